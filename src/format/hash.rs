@@ -1,0 +1,75 @@
+//! FNV-1a 64 asset hashes and canonical asset refs.
+//!
+//! Every baked asset is addressed by a 64-bit hash of its *canonical ref*: the runtime path,
+//! forward-slash separated, with ASCII letters lowercased. Textures and LUTs (`.ktx2`) hash
+//! their path without the `.ktx2` extension, as `assetc` does for texture refs; every other kind
+//! hashes its full runtime path, extension included (`models/chair.hmesh`).
+
+/// FNV-1a 64 offset basis.
+pub const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a 64 prime.
+pub const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a 64 over the UTF-8 bytes of `text`, with ASCII `A-Z` folded to lowercase.
+///
+/// ```
+/// use hearth::format::hash::hash_asset_ref;
+/// assert_eq!(hash_asset_ref(""), 0xcbf29ce484222325);
+/// assert_eq!(hash_asset_ref("a"), 0xaf63dc4c8601ec8c);
+/// assert_eq!(hash_asset_ref("Court/TEX_0"), 0xad44c4a2970495b9);
+/// ```
+pub const fn hash_asset_ref(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut hash = FNV_OFFSET_BASIS;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i].to_ascii_lowercase() as u64;
+        hash = hash.wrapping_mul(FNV_PRIME);
+        i += 1;
+    }
+    hash
+}
+
+/// The canonical ref of a runtime path: `.ktx2` files drop their extension, every other file keeps it.
+///
+/// The result is not lowercased here; [`hash_asset_ref`] folds case, so the ref keeps the
+/// path's spelling for display.
+pub fn canonical_ref(runtime_path: &str) -> &str {
+    runtime_path.strip_suffix(".ktx2").unwrap_or(runtime_path)
+}
+
+/// The asset hash of a runtime path: `hash_asset_ref(canonical_ref(path))`.
+pub fn hash_runtime_path(runtime_path: &str) -> u64 {
+    hash_asset_ref(canonical_ref(runtime_path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_test_vectors() {
+        assert_eq!(hash_asset_ref(""), 0xcbf29ce484222325);
+        assert_eq!(hash_asset_ref("a"), 0xaf63dc4c8601ec8c);
+        assert_eq!(hash_asset_ref("court/tex_0"), 0xad44c4a2970495b9);
+    }
+
+    #[test]
+    fn case_folds_ascii_only() {
+        assert_eq!(
+            hash_asset_ref("Models/Chair"),
+            hash_asset_ref("models/chair")
+        );
+        // Non-ASCII bytes are hashed as they are.
+        assert_ne!(hash_asset_ref("É"), hash_asset_ref("é"));
+    }
+
+    #[test]
+    fn textures_hash_without_extension() {
+        assert_eq!(hash_runtime_path("court/tex_0.ktx2"), 0xad44c4a2970495b9);
+        assert_eq!(
+            hash_runtime_path("models/chair.hmesh"),
+            hash_asset_ref("models/chair.hmesh")
+        );
+    }
+}

@@ -1,0 +1,772 @@
+//! `.hpack`: the single-file pack of a runtime tree, versions 2 and 3.
+//!
+//! **v2** is assetc's format, read and written byte for byte:
+//!
+//! ```text
+//! PackHeader (24 B): magic "HPAK" | version u32 = 2 | count u32 | flags u32 = 0 | tocBytes u64
+//! TOC (tocBytes), count entries sorted by path ascending:
+//!     offset u64 | size u64 | kind u8 | pathLen u16 | path [u8; pathLen]
+//! Payloads: each file's bytes at its 16-aligned offset, zero-padded to 16 bytes.
+//! ```
+//!
+//! **v3** (hearth's default) adds per-entry compression, checksums and an O(1) open. Every table
+//! is fixed-stride, every offset is validated at open (tables) or on access (entries), and the
+//! header, the tables and each payload carry an xxh3-64 checksum:
+//!
+//! ```text
+//! Header (96 B)
+//!    0 magic "HPAK"       4 version u32 = 3     8 entryCount u32     12 dirCount u32
+//!   16 flags u32 = 0     20 headerSize u32 = 96 24 fileSize u64
+//!   32 entriesOffset u64 (= 96)                 40 dirsOffset u64 (= entries + 48 * entryCount)
+//!   48 hashIndexOffset u64 (= dirs + 8 * dirCount)
+//!   56 stringsOffset u64 (= hashIndex + 16 * entryCount)   64 stringsSize u64
+//!   72 dataOffset u64 (= align16(strings + stringsSize))
+//!   80 tablesChecksum u64: xxh3-64 of header bytes [0, 80) then file bytes [96, dataOffset)
+//!   88 reserved u64 = 0
+//! Entry (48 B) [entryCount], sorted by full path (bytewise):
+//!    0 offset u64 (16-aligned, >= dataOffset)   8 storedSize u64   16 size u64 (uncompressed)
+//!   24 checksum u64 (xxh3-64 of the stored bytes)
+//!   32 dir u32 (index into Dir, 0xFFFFFFFF = root)   36 nameOffset u32   40 nameLen u16
+//!   42 kind u8 (PackKind)   43 codec u8 (Codec)   44 reserved u32 = 0
+//! Dir (8 B) [dirCount]: offset u32 | len u32 into the string table; sorted, unique
+//! HashSlot (16 B) [entryCount]: hash u64 | entry u32 | reserved u32 = 0; sorted by (hash, entry)
+//! Strings: UTF-8 bytes; every directory and every file name is stored once and shared
+//! Payloads: 16-aligned, zero-padded to 16 bytes.
+//! ```
+//!
+//! An entry's full path is `dir + "/" + name` (just `name` at the root). Its asset hash is
+//! [`hash_runtime_path`] of that path.
+
+use crate::format::hash::hash_runtime_path;
+use crate::read::error::{to_usize, ReadBytes, ReadError};
+use bytemuck::{Pod, Zeroable};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// Magic bytes of an `.hpack`.
+pub const MAGIC: [u8; 4] = *b"HPAK";
+/// Payload alignment, in bytes.
+pub const ALIGN: u64 = 16;
+/// v2 header size.
+pub const V2_HEADER_SIZE: usize = 24;
+/// v3 header size.
+pub const V3_HEADER_SIZE: usize = 96;
+/// v3 entry stride.
+pub const V3_ENTRY_SIZE: usize = 48;
+/// v3 directory-table stride.
+pub const V3_DIR_SIZE: usize = 8;
+/// v3 hash-index stride.
+pub const V3_HASH_SLOT_SIZE: usize = 16;
+/// The `dir` value of an entry at the root of the tree.
+pub const ROOT_DIR: u32 = u32::MAX;
+const FORMAT: &str = ".hpack";
+
+/// Rounds `value` up to the payload alignment.
+pub const fn align_up(value: u64) -> u64 {
+    value.div_ceil(ALIGN) * ALIGN
+}
+
+/// The asset type of a pack entry, derived from its extension (assetc's `PackKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum PackKind {
+    /// Anything else.
+    Other = 0,
+    /// `.hmesh`
+    Mesh = 1,
+    /// `.hmat`
+    Material = 2,
+    /// `.hman`
+    Manifest = 3,
+    /// `.hanim`
+    Animation = 4,
+    /// `.ktx2`
+    Texture = 5,
+    /// `.spv`
+    Shader = 6,
+}
+
+impl PackKind {
+    /// All kinds, in value order.
+    pub const ALL: [PackKind; 7] = [
+        Self::Other,
+        Self::Mesh,
+        Self::Material,
+        Self::Manifest,
+        Self::Animation,
+        Self::Texture,
+        Self::Shader,
+    ];
+
+    /// The kind of a runtime path, by its extension.
+    pub fn from_path(path: &str) -> Self {
+        let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        match ext {
+            "hmesh" => Self::Mesh,
+            "hmat" => Self::Material,
+            "hman" => Self::Manifest,
+            "hanim" => Self::Animation,
+            "ktx2" => Self::Texture,
+            "spv" => Self::Shader,
+            _ => Self::Other,
+        }
+    }
+
+    /// The kind for a stored byte, if it is a known one.
+    pub fn from_u8(value: u8) -> Option<Self> {
+        Self::ALL.get(value as usize).copied()
+    }
+
+    /// A short lowercase name, for tools.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Other => "other",
+            Self::Mesh => "mesh",
+            Self::Material => "material",
+            Self::Manifest => "manifest",
+            Self::Animation => "animation",
+            Self::Texture => "texture",
+            Self::Shader => "shader",
+        }
+    }
+}
+
+/// How a v3 entry's payload is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(u8)]
+pub enum Codec {
+    /// Stored as is; readable zero-copy.
+    #[default]
+    None = 0,
+    /// A zstd frame.
+    Zstd = 1,
+    /// The Snappy frame format (with its CRC-32C per frame).
+    Snap = 2,
+    /// A Brotli stream.
+    Brotli = 3,
+}
+
+impl Codec {
+    /// The codec for a stored byte, if it is a known one.
+    pub fn from_u8(value: u8) -> Option<Self> {
+        Some(match value {
+            0 => Self::None,
+            1 => Self::Zstd,
+            2 => Self::Snap,
+            3 => Self::Brotli,
+            _ => return None,
+        })
+    }
+
+    /// The codec's lowercase name, as the manifest spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Zstd => "zstd",
+            Self::Snap => "snap",
+            Self::Brotli => "brotli",
+        }
+    }
+}
+
+/// v3 header, as laid out on disk (little-endian host assumed; see the crate docs).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
+pub struct V3Header {
+    /// `"HPAK"`.
+    pub magic: [u8; 4],
+    /// 3.
+    pub version: u32,
+    /// Number of entries (and hash slots).
+    pub entry_count: u32,
+    /// Number of directory strings.
+    pub dir_count: u32,
+    /// Reserved, 0.
+    pub flags: u32,
+    /// 96.
+    pub header_size: u32,
+    /// Total file size in bytes: any truncation is caught at open.
+    pub file_size: u64,
+    /// Offset of the entry table.
+    pub entries_offset: u64,
+    /// Offset of the directory table.
+    pub dirs_offset: u64,
+    /// Offset of the hash index.
+    pub hash_index_offset: u64,
+    /// Offset of the string table.
+    pub strings_offset: u64,
+    /// Size of the string table.
+    pub strings_size: u64,
+    /// Offset of the first payload.
+    pub data_offset: u64,
+    /// xxh3-64 of header bytes `[0, 80)` followed by the tables `[96, data_offset)`.
+    pub tables_checksum: u64,
+    /// Reserved, 0.
+    pub reserved: u64,
+}
+const _: () = assert!(std::mem::size_of::<V3Header>() == V3_HEADER_SIZE);
+
+/// v3 entry-table row.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
+pub struct V3Entry {
+    /// Payload offset from the file start (16-aligned).
+    pub offset: u64,
+    /// Payload bytes as stored.
+    pub stored_size: u64,
+    /// Payload bytes once decompressed.
+    pub size: u64,
+    /// xxh3-64 of the stored bytes.
+    pub checksum: u64,
+    /// Directory index, or [`ROOT_DIR`].
+    pub dir: u32,
+    /// File name offset in the string table.
+    pub name_offset: u32,
+    /// File name length.
+    pub name_len: u16,
+    /// [`PackKind`] value.
+    pub kind: u8,
+    /// [`Codec`] value.
+    pub codec: u8,
+    /// Reserved, 0.
+    pub reserved: u32,
+}
+const _: () = assert!(std::mem::size_of::<V3Entry>() == V3_ENTRY_SIZE);
+
+/// v3 directory-table row: a string-table range.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
+pub struct V3Dir {
+    /// Offset in the string table.
+    pub offset: u32,
+    /// Length in bytes.
+    pub len: u32,
+}
+const _: () = assert!(std::mem::size_of::<V3Dir>() == V3_DIR_SIZE);
+
+/// v3 hash-index row.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
+pub struct V3HashSlot {
+    /// Asset hash of the entry's path.
+    pub hash: u64,
+    /// Entry index.
+    pub entry: u32,
+    /// Reserved, 0.
+    pub reserved: u32,
+}
+const _: () = assert!(std::mem::size_of::<V3HashSlot>() == V3_HASH_SLOT_SIZE);
+
+/// The pack version in a file's first 8 bytes, after checking the magic.
+pub fn sniff_version(bytes: &[u8]) -> Result<u32, ReadError> {
+    if bytes.slice_at(0, 4, "pack header")? != MAGIC {
+        return Err(ReadError::BadMagic { format: FORMAT });
+    }
+    bytes.u32_at(4, "pack header")
+}
+
+/// A v3 pack whose header and table extents have been validated (O(1), no per-entry work).
+#[derive(Debug, Clone, Copy)]
+pub struct V3Layout {
+    /// The validated header.
+    pub header: V3Header,
+}
+
+impl V3Layout {
+    /// Validates the header against the file's length.
+    pub fn parse(bytes: &[u8]) -> Result<Self, ReadError> {
+        let header: V3Header =
+            bytemuck::pod_read_unaligned(bytes.slice_at(0, V3_HEADER_SIZE, "pack header")?);
+        if header.magic != MAGIC {
+            return Err(ReadError::BadMagic { format: FORMAT });
+        }
+        if header.version != 3 {
+            return Err(ReadError::UnsupportedVersion {
+                format: FORMAT,
+                version: header.version,
+            });
+        }
+        if header.header_size as usize != V3_HEADER_SIZE {
+            return Err(ReadError::Invalid {
+                what: "pack header size",
+            });
+        }
+        if header.flags != 0 || header.reserved != 0 {
+            return Err(ReadError::Invalid {
+                what: "pack header flags (unknown bits set)",
+            });
+        }
+        let len = bytes.len() as u64;
+        match header.file_size.cmp(&len) {
+            Ordering::Greater => return Err(ReadError::Truncated { what: "pack file" }),
+            Ordering::Less => {
+                return Err(ReadError::Invalid {
+                    what: "pack file size (trailing bytes)",
+                })
+            }
+            Ordering::Equal => {}
+        }
+        let n = header.entry_count as u64;
+        let d = header.dir_count as u64;
+        let extent = |offset: u64, stride: usize, count: u64, what: &'static str| {
+            count
+                .checked_mul(stride as u64)
+                .and_then(|size| offset.checked_add(size))
+                .filter(|end| *end <= len)
+                .ok_or(ReadError::Truncated { what })
+        };
+        if header.entries_offset != V3_HEADER_SIZE as u64 {
+            return Err(ReadError::Invalid {
+                what: "pack entry table offset",
+            });
+        }
+        let entries_end = extent(header.entries_offset, V3_ENTRY_SIZE, n, "pack entry table")?;
+        if header.dirs_offset != entries_end {
+            return Err(ReadError::Invalid {
+                what: "pack directory table offset",
+            });
+        }
+        let dirs_end = extent(header.dirs_offset, V3_DIR_SIZE, d, "pack directory table")?;
+        if header.hash_index_offset != dirs_end {
+            return Err(ReadError::Invalid {
+                what: "pack hash index offset",
+            });
+        }
+        let hashes_end = extent(
+            header.hash_index_offset,
+            V3_HASH_SLOT_SIZE,
+            n,
+            "pack hash index",
+        )?;
+        if header.strings_offset != hashes_end {
+            return Err(ReadError::Invalid {
+                what: "pack string table offset",
+            });
+        }
+        let strings_end = extent(
+            header.strings_offset,
+            1,
+            header.strings_size,
+            "pack string table",
+        )?;
+        if header.strings_size > u32::MAX as u64 {
+            return Err(ReadError::Invalid {
+                what: "pack string table size",
+            });
+        }
+        if header.data_offset != align_up(strings_end) || header.data_offset > len {
+            return Err(ReadError::Invalid {
+                what: "pack data offset",
+            });
+        }
+        Ok(Self { header })
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.header.entry_count as usize
+    }
+
+    /// Whether the pack has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.header.entry_count == 0
+    }
+
+    /// The string table.
+    fn strings<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        // Extent validated in `parse`.
+        let start = self.header.strings_offset as usize;
+        &bytes[start..start + self.header.strings_size as usize]
+    }
+
+    fn string<'a>(
+        &self,
+        bytes: &'a [u8],
+        offset: u32,
+        len: usize,
+        what: &'static str,
+    ) -> Result<&'a [u8], ReadError> {
+        self.strings(bytes)
+            .get(offset as usize..)
+            .and_then(|s| s.get(..len))
+            .ok_or(ReadError::OutOfBounds { what })
+    }
+
+    /// The raw row of entry `index` (which must be below [`len`](Self::len)).
+    pub fn raw_entry(&self, bytes: &[u8], index: usize) -> V3Entry {
+        assert!(index < self.len(), "entry index out of range");
+        // Extent validated in `parse`.
+        let at = self.header.entries_offset as usize + index * V3_ENTRY_SIZE;
+        bytemuck::pod_read_unaligned(&bytes[at..at + V3_ENTRY_SIZE])
+    }
+
+    /// The raw row of hash slot `index` (which must be below [`len`](Self::len)).
+    pub fn raw_hash_slot(&self, bytes: &[u8], index: usize) -> V3HashSlot {
+        assert!(index < self.len(), "hash slot index out of range");
+        let at = self.header.hash_index_offset as usize + index * V3_HASH_SLOT_SIZE;
+        bytemuck::pod_read_unaligned(&bytes[at..at + V3_HASH_SLOT_SIZE])
+    }
+
+    /// The directory and name bytes of an entry row, bounds-checked.
+    pub fn path_parts<'a>(
+        &self,
+        bytes: &'a [u8],
+        raw: &V3Entry,
+    ) -> Result<(&'a [u8], &'a [u8]), ReadError> {
+        let name = self.string(
+            bytes,
+            raw.name_offset,
+            raw.name_len as usize,
+            "pack entry name",
+        )?;
+        if raw.dir == ROOT_DIR {
+            return Ok((&[], name));
+        }
+        if raw.dir >= self.header.dir_count {
+            return Err(ReadError::OutOfBounds {
+                what: "pack entry directory index",
+            });
+        }
+        let at = self.header.dirs_offset as usize + raw.dir as usize * V3_DIR_SIZE;
+        let row: V3Dir = bytemuck::pod_read_unaligned(&bytes[at..at + V3_DIR_SIZE]);
+        let dir = self.string(bytes, row.offset, row.len as usize, "pack directory name")?;
+        Ok((dir, name))
+    }
+
+    /// Validates an entry row's payload range, codec, kind and reserved fields.
+    pub fn check_entry(
+        &self,
+        raw: &V3Entry,
+        max_entry_size: u64,
+    ) -> Result<(PackKind, Codec), ReadError> {
+        let kind = PackKind::from_u8(raw.kind).ok_or(ReadError::Invalid {
+            what: "pack entry kind",
+        })?;
+        let codec = Codec::from_u8(raw.codec).ok_or(ReadError::Invalid {
+            what: "pack entry codec",
+        })?;
+        if raw.reserved != 0 {
+            return Err(ReadError::Invalid {
+                what: "pack entry reserved field",
+            });
+        }
+        if raw.offset % ALIGN != 0 {
+            return Err(ReadError::Misaligned {
+                what: "pack entry offset",
+            });
+        }
+        let end = raw.offset.checked_add(raw.stored_size);
+        if raw.offset < self.header.data_offset || end.is_none_or(|end| end > self.header.file_size)
+        {
+            return Err(ReadError::OutOfBounds {
+                what: "pack entry payload range",
+            });
+        }
+        if codec == Codec::None && raw.size != raw.stored_size {
+            return Err(ReadError::Invalid {
+                what: "pack entry size (stored entry with two sizes)",
+            });
+        }
+        if raw.size > max_entry_size {
+            return Err(ReadError::LimitExceeded {
+                what: "pack entry size",
+            });
+        }
+        Ok((kind, codec))
+    }
+
+    /// Bytes covered by the tables checksum, in order.
+    pub fn checksummed_parts<'a>(&self, bytes: &'a [u8]) -> [&'a [u8]; 2] {
+        [
+            &bytes[..80],
+            &bytes[V3_HEADER_SIZE..self.header.data_offset as usize],
+        ]
+    }
+}
+
+/// Compares the path `dir/name` (or `name` when `dir` is empty) with `query`, bytewise.
+pub fn cmp_path(dir: &[u8], name: &[u8], query: &[u8]) -> Ordering {
+    if dir.is_empty() {
+        return name.cmp(query);
+    }
+    let sep: &[u8] = b"/";
+    dir.iter().chain(sep).chain(name).cmp(query.iter())
+}
+
+/// One parsed v2 table-of-contents row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V2Entry {
+    /// Payload offset.
+    pub offset: u64,
+    /// Payload size.
+    pub size: u64,
+    /// Kind.
+    pub kind: PackKind,
+    /// Where the path's bytes start in the file.
+    pub path_start: usize,
+    /// Path length.
+    pub path_len: usize,
+}
+
+/// Parses and validates a whole v2 TOC (v2 has variable-length rows, so this is O(entries)).
+pub fn parse_v2(bytes: &[u8], max_entries: usize) -> Result<Vec<V2Entry>, ReadError> {
+    if sniff_version(bytes)? != 2 {
+        return Err(ReadError::Invalid {
+            what: "pack version (expected 2)",
+        });
+    }
+    let count = bytes.u32_at(8, "pack header")? as usize;
+    if bytes.u32_at(12, "pack header")? != 0 {
+        return Err(ReadError::Invalid {
+            what: "pack header flags (unknown bits set)",
+        });
+    }
+    let toc_bytes = to_usize(bytes.u64_at(16, "pack header")?, "pack TOC size")?;
+    let toc = bytes.slice_at(V2_HEADER_SIZE, toc_bytes, "pack TOC")?;
+    let toc_end = (V2_HEADER_SIZE + toc_bytes) as u64;
+    if count > max_entries {
+        return Err(ReadError::LimitExceeded {
+            what: "pack entry count",
+        });
+    }
+    if count > toc_bytes / 19 {
+        return Err(ReadError::Truncated { what: "pack TOC" });
+    }
+    let mut entries: Vec<V2Entry> = Vec::with_capacity(count);
+    let mut at = 0usize;
+    for _ in 0..count {
+        let offset = toc.u64_at(at, "pack TOC entry")?;
+        let size = toc.u64_at(at + 8, "pack TOC entry")?;
+        let kind = PackKind::from_u8(toc.slice_at(at + 16, 1, "pack TOC entry")?[0]).ok_or(
+            ReadError::Invalid {
+                what: "pack entry kind",
+            },
+        )?;
+        let path_len = toc.u16_at(at + 17, "pack TOC entry")? as usize;
+        let path = toc.slice_at(at + 19, path_len, "pack TOC path")?;
+        std::str::from_utf8(path).map_err(|_| ReadError::Invalid {
+            what: "pack entry path (not UTF-8)",
+        })?;
+        if offset % ALIGN != 0 {
+            return Err(ReadError::Misaligned {
+                what: "pack entry offset",
+            });
+        }
+        if offset < toc_end
+            || offset
+                .checked_add(size)
+                .is_none_or(|end| end > bytes.len() as u64)
+        {
+            return Err(ReadError::OutOfBounds {
+                what: "pack entry payload range",
+            });
+        }
+        let path_start = V2_HEADER_SIZE + at + 19;
+        if let Some(previous) = entries.last() {
+            let previous = &bytes[previous.path_start..previous.path_start + previous.path_len];
+            if previous >= path {
+                return Err(ReadError::Invalid {
+                    what: "pack TOC order (paths must ascend)",
+                });
+            }
+        }
+        entries.push(V2Entry {
+            offset,
+            size,
+            kind,
+            path_start,
+            path_len,
+        });
+        at += 19 + path_len;
+    }
+    if at != toc_bytes {
+        return Err(ReadError::Invalid {
+            what: "pack TOC size",
+        });
+    }
+    Ok(entries)
+}
+
+/// One file to be written into a pack.
+#[derive(Debug, Clone, Copy)]
+pub struct PackInput<'a> {
+    /// Runtime path, `/`-separated, relative to the runtime root.
+    pub path: &'a str,
+    /// How `stored` is encoded (v2 allows only [`Codec::None`]).
+    pub codec: Codec,
+    /// The payload as stored.
+    pub stored: &'a [u8],
+    /// The payload's uncompressed size.
+    pub size: u64,
+}
+
+fn pad_to_alignment(out: &mut Vec<u8>) {
+    out.resize(align_up(out.len() as u64) as usize, 0);
+}
+
+fn check_inputs(inputs: &[PackInput<'_>]) {
+    assert!(
+        inputs.windows(2).all(|w| w[0].path < w[1].path),
+        "pack inputs must be sorted by path and unique"
+    );
+}
+
+/// Writes a v2 pack. Inputs must be sorted by path, unique and uncompressed.
+///
+/// # Panics
+/// On unsorted or compressed inputs, or a path over 65535 bytes (caller bugs; the baker checks).
+pub fn write_v2(inputs: &[PackInput<'_>]) -> Vec<u8> {
+    check_inputs(inputs);
+    assert!(
+        inputs.iter().all(|i| i.codec == Codec::None),
+        "pack v2 cannot hold compressed entries"
+    );
+    let toc_bytes: usize = inputs.iter().map(|i| 19 + i.path.len()).sum();
+    let mut offset = align_up((V2_HEADER_SIZE + toc_bytes) as u64);
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(inputs.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(toc_bytes as u64).to_le_bytes());
+    for input in inputs {
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&(input.stored.len() as u64).to_le_bytes());
+        out.push(PackKind::from_path(input.path) as u8);
+        out.extend_from_slice(
+            &u16::try_from(input.path.len())
+                .expect("path over 65535 bytes")
+                .to_le_bytes(),
+        );
+        out.extend_from_slice(input.path.as_bytes());
+        offset = align_up(offset + input.stored.len() as u64);
+    }
+    for input in inputs {
+        pad_to_alignment(&mut out);
+        out.extend_from_slice(input.stored);
+    }
+    pad_to_alignment(&mut out);
+    out
+}
+
+/// Writes a v3 pack. Inputs must be sorted by path and unique.
+///
+/// # Panics
+/// On unsorted inputs, or a file name over 65535 bytes (caller bugs; the baker checks).
+pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
+    check_inputs(inputs);
+    let parts: Vec<(&str, &str)> = inputs
+        .iter()
+        .map(|i| i.path.rsplit_once('/').unwrap_or(("", i.path)))
+        .collect();
+
+    // Deduplicated string table: each directory and each file name once, in first-use order.
+    let mut strings = Vec::new();
+    let mut string_offsets: BTreeMap<&str, u32> = BTreeMap::new();
+    fn intern<'s>(
+        text: &'s str,
+        strings: &mut Vec<u8>,
+        offsets: &mut BTreeMap<&'s str, u32>,
+    ) -> u32 {
+        *offsets.entry(text).or_insert_with(|| {
+            let offset = strings.len() as u32;
+            strings.extend_from_slice(text.as_bytes());
+            offset
+        })
+    }
+    let mut dir_index: BTreeMap<&str, u32> = BTreeMap::new();
+    for (dir, _) in &parts {
+        if !dir.is_empty() {
+            dir_index.insert(dir, 0);
+        }
+    }
+    let mut dirs = Vec::with_capacity(dir_index.len());
+    for (index, (dir, slot)) in dir_index.iter_mut().enumerate() {
+        *slot = index as u32;
+        dirs.push(V3Dir {
+            offset: intern(dir, &mut strings, &mut string_offsets),
+            len: dir.len() as u32,
+        });
+    }
+
+    let n = inputs.len() as u64;
+    let entries_offset = V3_HEADER_SIZE as u64;
+    let dirs_offset = entries_offset + n * V3_ENTRY_SIZE as u64;
+    let hash_index_offset = dirs_offset + dirs.len() as u64 * V3_DIR_SIZE as u64;
+    let strings_offset = hash_index_offset + n * V3_HASH_SLOT_SIZE as u64;
+
+    let mut entries = Vec::with_capacity(inputs.len());
+    let mut hash_slots = Vec::with_capacity(inputs.len());
+    for (index, (input, (dir, name))) in inputs.iter().zip(&parts).enumerate() {
+        entries.push(V3Entry {
+            offset: 0, // assigned below, once the string table's size is known
+            stored_size: input.stored.len() as u64,
+            size: input.size,
+            checksum: xxhash_rust::xxh3::xxh3_64(input.stored),
+            dir: if dir.is_empty() {
+                ROOT_DIR
+            } else {
+                dir_index[dir]
+            },
+            name_offset: intern(name, &mut strings, &mut string_offsets),
+            name_len: u16::try_from(name.len()).expect("file name over 65535 bytes"),
+            kind: PackKind::from_path(input.path) as u8,
+            codec: input.codec as u8,
+            reserved: 0,
+        });
+        hash_slots.push(V3HashSlot {
+            hash: hash_runtime_path(input.path),
+            entry: index as u32,
+            reserved: 0,
+        });
+    }
+    hash_slots.sort_by_key(|slot| (slot.hash, slot.entry));
+
+    let data_offset = align_up(strings_offset + strings.len() as u64);
+    let mut offset = data_offset;
+    for entry in &mut entries {
+        entry.offset = offset;
+        offset = align_up(offset + entry.stored_size);
+    }
+    let mut header = V3Header {
+        magic: MAGIC,
+        version: 3,
+        entry_count: inputs.len() as u32,
+        dir_count: dirs.len() as u32,
+        flags: 0,
+        header_size: V3_HEADER_SIZE as u32,
+        file_size: offset,
+        entries_offset,
+        dirs_offset,
+        hash_index_offset,
+        strings_offset,
+        strings_size: strings.len() as u64,
+        data_offset,
+        tables_checksum: 0,
+        reserved: 0,
+    };
+
+    let mut out = Vec::with_capacity(offset as usize);
+    out.extend_from_slice(bytemuck::bytes_of(&header));
+    out.extend_from_slice(bytemuck::cast_slice(&entries));
+    out.extend_from_slice(bytemuck::cast_slice(&dirs));
+    out.extend_from_slice(bytemuck::cast_slice(&hash_slots));
+    out.extend_from_slice(&strings);
+    pad_to_alignment(&mut out);
+    header.tables_checksum = tables_checksum(&out[..80], &out[V3_HEADER_SIZE..]);
+    out[..V3_HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
+    for input in inputs {
+        out.extend_from_slice(input.stored);
+        pad_to_alignment(&mut out);
+    }
+    debug_assert_eq!(out.len() as u64, offset);
+    out
+}
+
+/// The v3 tables checksum over the first 80 header bytes and the table region.
+pub fn tables_checksum(header_prefix: &[u8], tables: &[u8]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(header_prefix);
+    hasher.update(tables);
+    hasher.digest()
+}

@@ -1,0 +1,6 @@
+//! The on-disk contract shared by the reader and the baker: one module per format.
+//! Plain data and (de)serialization only; no file I/O.
+
+pub mod hash;
+pub mod hman;
+pub mod hpack;

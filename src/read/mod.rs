@@ -1,0 +1,5 @@
+//! The runtime reader: always compiled, no encoders.
+
+pub mod aligned;
+pub mod error;
+pub mod pak;

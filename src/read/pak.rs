@@ -1,0 +1,531 @@
+//! [`PakReader`]: opens `.hpack` v2 and v3 files and reads their entries.
+
+use crate::format::hash::hash_runtime_path;
+use crate::format::hman::{self, AssetKind, ColorSpace};
+use crate::format::hpack::{self, cmp_path, Codec, PackKind, V2Entry, V3Layout};
+use crate::read::aligned::AlignedBytes;
+use crate::read::error::ReadError;
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::io::Read;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Resource limits applied to untrusted packs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most entries a pack may declare.
+    pub max_entries: usize,
+    /// Largest uncompressed size of one entry, in bytes.
+    pub max_entry_size: u64,
+}
+
+impl Default for Limits {
+    /// 16 Mi entries, 4 GiB per entry.
+    fn default() -> Self {
+        Self {
+            max_entries: 1 << 24,
+            max_entry_size: 1 << 32,
+        }
+    }
+}
+
+enum Backing {
+    Mapped(memmap2::Mmap),
+    Static(&'static [u8]),
+    Owned(AlignedBytes),
+}
+
+enum Layout {
+    /// v2 has variable-length TOC rows: parsed and validated once at open.
+    V2(Vec<V2Entry>),
+    /// v3: header and table extents validated at open, each row on access.
+    V3(V3Layout),
+}
+
+/// An owned row of the pack's `assets.hman`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestRecord {
+    /// Asset hash.
+    pub hash: u64,
+    /// Asset kind.
+    pub kind: AssetKind,
+    /// Color space baked into the asset.
+    pub color_space: ColorSpace,
+    /// Runtime path.
+    pub path: Box<str>,
+}
+
+/// A read-only `.hpack` (v2 or v3): entries by path, by asset hash, or by index.
+///
+/// Opening validates the header and the table extents (v3: O(1); v2: one pass over its TOC).
+/// Each entry's range, codec and path are validated when the entry is accessed, so a corrupt
+/// pack yields [`ReadError`]s, never a panic or an out-of-bounds read. [`verify`](Self::verify)
+/// checks every checksum.
+pub struct PakReader {
+    backing: Backing,
+    layout: Layout,
+    limits: Limits,
+    manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
+    /// v2 has no hash index; built on the first lookup by hash.
+    v2_hashes: OnceLock<Vec<(u64, u32)>>,
+}
+
+impl std::fmt::Debug for PakReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PakReader")
+            .field("version", &self.version())
+            .field("entries", &self.len())
+            .field("bytes", &self.bytes().len())
+            .finish()
+    }
+}
+
+impl PakReader {
+    /// Memory-maps and opens the pack at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        Self::open_with_limits(path, Limits::default())
+    }
+
+    /// [`open`](Self::open), then [`verify`](Self::verify) every checksum (O(pack size)).
+    pub fn open_verified(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        let pak = Self::open(path)?;
+        pak.verify()?;
+        Ok(pak)
+    }
+
+    /// [`open`](Self::open) with custom [`Limits`].
+    pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, ReadError> {
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.len() == 0 {
+            return Err(ReadError::Truncated {
+                what: "pack header",
+            });
+        }
+        // SAFETY: `Mmap::map` is unsafe because the mapping aliases a file that another process
+        // could modify or truncate while we hold it. The bytes are never trusted: every offset
+        // and size is validated before use, so modified contents can only yield errors. hearth's
+        // own writer never modifies a pack in place (it writes a temp file and renames it over
+        // the old one, leaving existing mappings intact); truncation by a third party while
+        // mapped would raise SIGBUS, the documented limit of reading through mmap.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Self::with_backing(Backing::Mapped(map), limits)
+    }
+
+    /// Opens a pack in static memory, such as one embedded by [`include_pak!`](crate::include_pak).
+    /// Zero-copy; stored entries are aligned when `bytes` is 16-aligned.
+    pub fn from_static(bytes: &'static [u8]) -> Result<Self, ReadError> {
+        Self::with_backing(Backing::Static(bytes), Limits::default())
+    }
+
+    /// Opens a pack from owned bytes (copied once into a 16-aligned buffer).
+    pub fn from_bytes(bytes: impl AsRef<[u8]>) -> Result<Self, ReadError> {
+        Self::from_bytes_with_limits(bytes, Limits::default())
+    }
+
+    /// [`from_bytes`](Self::from_bytes) with custom [`Limits`].
+    pub fn from_bytes_with_limits(
+        bytes: impl AsRef<[u8]>,
+        limits: Limits,
+    ) -> Result<Self, ReadError> {
+        Self::with_backing(
+            Backing::Owned(AlignedBytes::copy_from(bytes.as_ref())),
+            limits,
+        )
+    }
+
+    fn with_backing(backing: Backing, limits: Limits) -> Result<Self, ReadError> {
+        let bytes: &[u8] = match &backing {
+            Backing::Mapped(map) => map,
+            Backing::Static(bytes) => bytes,
+            Backing::Owned(owned) => owned.as_slice(),
+        };
+        let layout = match hpack::sniff_version(bytes)? {
+            2 => Layout::V2(hpack::parse_v2(bytes, limits.max_entries)?),
+            3 => {
+                let layout = V3Layout::parse(bytes)?;
+                if layout.len() > limits.max_entries {
+                    return Err(ReadError::LimitExceeded {
+                        what: "pack entry count",
+                    });
+                }
+                Layout::V3(layout)
+            }
+            version => {
+                return Err(ReadError::UnsupportedVersion {
+                    format: ".hpack",
+                    version,
+                })
+            }
+        };
+        Ok(Self {
+            backing,
+            layout,
+            limits,
+            manifest: OnceLock::new(),
+            v2_hashes: OnceLock::new(),
+        })
+    }
+
+    /// The whole pack's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.backing {
+            Backing::Mapped(map) => map,
+            Backing::Static(bytes) => bytes,
+            Backing::Owned(owned) => owned.as_slice(),
+        }
+    }
+
+    /// The pack format version (2 or 3).
+    pub fn version(&self) -> u32 {
+        match self.layout {
+            Layout::V2(_) => 2,
+            Layout::V3(_) => 3,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        match &self.layout {
+            Layout::V2(entries) => entries.len(),
+            Layout::V3(layout) => layout.len(),
+        }
+    }
+
+    /// Whether the pack has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The v3 header, for tools (`None` for v2 packs).
+    pub fn v3_header(&self) -> Option<&hpack::V3Header> {
+        match &self.layout {
+            Layout::V3(layout) => Some(&layout.header),
+            Layout::V2(_) => None,
+        }
+    }
+
+    /// Entry `index`, in path order, validated.
+    pub fn entry(&self, index: usize) -> Result<Entry<'_>, ReadError> {
+        if index >= self.len() {
+            return Err(ReadError::OutOfBounds {
+                what: "entry index",
+            });
+        }
+        let bytes = self.bytes();
+        match &self.layout {
+            Layout::V2(entries) => {
+                let row = entries[index];
+                // Path range and UTF-8 validated by `parse_v2`.
+                let path =
+                    std::str::from_utf8(&bytes[row.path_start..row.path_start + row.path_len])
+                        .map_err(|_| ReadError::Invalid {
+                            what: "pack entry path (not UTF-8)",
+                        })?;
+                Ok(Entry {
+                    pack: self,
+                    index: index as u32,
+                    dir: "",
+                    name: path,
+                    kind: row.kind,
+                    codec: Codec::None,
+                    offset: row.offset,
+                    stored_size: row.size,
+                    size: row.size,
+                    checksum: None,
+                })
+            }
+            Layout::V3(layout) => {
+                let raw = layout.raw_entry(bytes, index);
+                let (kind, codec) = layout.check_entry(&raw, self.limits.max_entry_size)?;
+                let (dir, name) = layout.path_parts(bytes, &raw)?;
+                let utf8 = |b| {
+                    std::str::from_utf8(b).map_err(|_| ReadError::Invalid {
+                        what: "pack entry path (not UTF-8)",
+                    })
+                };
+                Ok(Entry {
+                    pack: self,
+                    index: index as u32,
+                    dir: utf8(dir)?,
+                    name: utf8(name)?,
+                    kind,
+                    codec,
+                    offset: raw.offset,
+                    stored_size: raw.stored_size,
+                    size: raw.size,
+                    checksum: Some(raw.checksum),
+                })
+            }
+        }
+    }
+
+    /// All entries in path order; each item is validated as it is produced.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = Result<Entry<'_>, ReadError>> + '_ {
+        (0..self.len()).map(move |index| self.entry(index))
+    }
+
+    /// The entry at runtime path `path` (binary search over the sorted table).
+    pub fn find(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
+        let bytes = self.bytes();
+        let query = path.as_bytes();
+        let (mut low, mut high) = (0usize, self.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let order = match &self.layout {
+                Layout::V2(entries) => {
+                    let row = entries[mid];
+                    bytes[row.path_start..row.path_start + row.path_len].cmp(query)
+                }
+                Layout::V3(layout) => {
+                    let raw = layout.raw_entry(bytes, mid);
+                    let (dir, name) = layout.path_parts(bytes, &raw)?;
+                    cmp_path(dir, name, query)
+                }
+            };
+            match order {
+                Ordering::Less => low = mid + 1,
+                Ordering::Greater => high = mid,
+                Ordering::Equal => return self.entry(mid).map(Some),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The bytes of the entry at `path`: borrowed when stored, decompressed otherwise.
+    pub fn get(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, ReadError> {
+        self.find(path)?.map(|entry| entry.bytes()).transpose()
+    }
+
+    /// The entry whose asset hash (see [`crate::format::hash`]) is `hash`.
+    pub fn find_by_hash(&self, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
+        let index = match &self.layout {
+            Layout::V3(layout) => {
+                let bytes = self.bytes();
+                let (mut low, mut high) = (0usize, layout.len());
+                while low < high {
+                    let mid = low + (high - low) / 2;
+                    if layout.raw_hash_slot(bytes, mid).hash < hash {
+                        low = mid + 1;
+                    } else {
+                        high = mid;
+                    }
+                }
+                if low == layout.len() {
+                    return Ok(None);
+                }
+                let slot = layout.raw_hash_slot(bytes, low);
+                if slot.hash != hash {
+                    return Ok(None);
+                }
+                slot.entry as usize
+            }
+            Layout::V2(_) => {
+                let hashes = self.v2_hashes.get_or_init(|| {
+                    let mut hashes: Vec<(u64, u32)> = self
+                        .entries()
+                        .filter_map(|e| e.ok().map(|e| (hash_runtime_path(&e.path()), e.index)))
+                        .collect();
+                    hashes.sort_unstable();
+                    hashes
+                });
+                let at = hashes.partition_point(|(h, _)| *h < hash);
+                match hashes.get(at) {
+                    Some((h, index)) if *h == hash => *index as usize,
+                    _ => return Ok(None),
+                }
+            }
+        };
+        self.entry(index).map(Some)
+    }
+
+    /// The bytes of the entry whose asset hash is `hash`.
+    pub fn get_by_hash(&self, hash: u64) -> Result<Option<Cow<'_, [u8]>>, ReadError> {
+        self.find_by_hash(hash)?
+            .map(|entry| entry.bytes())
+            .transpose()
+    }
+
+    /// The pack's `assets.hman`, parsed once and kept (empty if the pack has none).
+    pub fn manifest(&self) -> Result<&[ManifestRecord], ReadError> {
+        let manifest = self.manifest.get_or_init(|| {
+            let Some(bytes) = self.get(hman::MANIFEST_PATH)? else {
+                return Ok(Vec::new());
+            };
+            Ok(hman::parse(&bytes)?
+                .into_iter()
+                .map(|e| ManifestRecord {
+                    hash: e.hash,
+                    kind: e.kind,
+                    color_space: e.color_space,
+                    path: e.path.into(),
+                })
+                .collect())
+        });
+        manifest.as_deref().map_err(Clone::clone)
+    }
+
+    /// Resolves an asset hash to its runtime path through the pack's `assets.hman`.
+    pub fn resolve(&self, hash: u64) -> Result<Option<&ManifestRecord>, ReadError> {
+        let manifest = self.manifest()?;
+        Ok(manifest
+            .binary_search_by_key(&hash, |r| r.hash)
+            .ok()
+            .map(|i| &manifest[i]))
+    }
+
+    /// Checks everything: the tables checksum (v3), path order, the hash index against the
+    /// paths (v3), and every entry's range, checksum and decompressed size.
+    pub fn verify(&self) -> Result<(), ReadError> {
+        if let Layout::V3(layout) = &self.layout {
+            let [prefix, tables] = layout.checksummed_parts(self.bytes());
+            if hpack::tables_checksum(prefix, tables) != layout.header.tables_checksum {
+                return Err(ReadError::ChecksumMismatch {
+                    what: "pack header and tables",
+                    entry: None,
+                });
+            }
+        }
+        let mut previous: Option<String> = None;
+        for entry in self.entries() {
+            let entry = entry?;
+            let path = entry.path();
+            if previous.as_deref().is_some_and(|p| p >= &*path) {
+                return Err(ReadError::Invalid {
+                    what: "pack entry order (paths must ascend)",
+                });
+            }
+            entry.verify()?;
+            entry.bytes()?;
+            previous = Some(path.into_owned());
+        }
+        if let Layout::V3(layout) = &self.layout {
+            let mut last = None;
+            for slot_index in 0..layout.len() {
+                let slot = layout.raw_hash_slot(self.bytes(), slot_index);
+                let entry = self.entry(slot.entry as usize)?;
+                if slot.reserved != 0 || hash_runtime_path(&entry.path()) != slot.hash {
+                    return Err(ReadError::Invalid {
+                        what: "pack hash index (hash does not match path)",
+                    });
+                }
+                if last.is_some_and(|l| l >= (slot.hash, slot.entry)) {
+                    return Err(ReadError::Invalid {
+                        what: "pack hash index order",
+                    });
+                }
+                last = Some((slot.hash, slot.entry));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One validated pack entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pack: &'a PakReader,
+    index: u32,
+    dir: &'a str,
+    name: &'a str,
+    kind: PackKind,
+    codec: Codec,
+    offset: u64,
+    stored_size: u64,
+    size: u64,
+    checksum: Option<u64>,
+}
+
+impl<'a> Entry<'a> {
+    /// Index in path order.
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    /// Runtime path, `/`-separated.
+    pub fn path(&self) -> Cow<'a, str> {
+        if self.dir.is_empty() {
+            Cow::Borrowed(self.name)
+        } else {
+            Cow::Owned(format!("{}/{}", self.dir, self.name))
+        }
+    }
+
+    /// The asset hash of the path.
+    pub fn hash(&self) -> u64 {
+        hash_runtime_path(&self.path())
+    }
+
+    /// Kind, by extension.
+    pub fn kind(&self) -> PackKind {
+        self.kind
+    }
+
+    /// How the payload is stored.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// Payload offset in the pack.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Uncompressed size.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Size as stored in the pack.
+    pub fn stored_size(&self) -> u64 {
+        self.stored_size
+    }
+
+    /// The stored payload (compressed when [`codec`](Self::codec) is not `None`). Zero-copy.
+    pub fn stored_bytes(&self) -> &'a [u8] {
+        // Range validated when the entry was made.
+        &self.pack.bytes()[self.offset as usize..(self.offset + self.stored_size) as usize]
+    }
+
+    /// The entry's bytes: borrowed from the pack when stored, decompressed otherwise.
+    pub fn bytes(&self) -> Result<Cow<'a, [u8]>, ReadError> {
+        let stored = self.stored_bytes();
+        let capacity = (self.size as usize).min(stored.len().saturating_mul(32).max(4096));
+        let limit = self.size + 1; // one byte more reveals an overlong stream
+        let mut out = Vec::with_capacity(capacity);
+        let decompress_error = || ReadError::Decompress {
+            codec: self.codec.name(),
+            entry: self.index,
+        };
+        let result = match self.codec {
+            Codec::None => return Ok(Cow::Borrowed(stored)),
+            Codec::Zstd => zstd::stream::read::Decoder::with_buffer(stored)
+                .map_err(|_| decompress_error())?
+                .take(limit)
+                .read_to_end(&mut out),
+            Codec::Snap => snap::read::FrameDecoder::new(stored)
+                .take(limit)
+                .read_to_end(&mut out),
+            Codec::Brotli => brotli_decompressor::Decompressor::new(stored, 4096)
+                .take(limit)
+                .read_to_end(&mut out),
+        };
+        match result {
+            Ok(_) if out.len() as u64 == self.size => Ok(Cow::Owned(out)),
+            _ => Err(decompress_error()),
+        }
+    }
+
+    /// Checks the stored bytes against the entry's checksum (v3; v2 has none).
+    pub fn verify(&self) -> Result<(), ReadError> {
+        match self.checksum {
+            Some(sum) if xxhash_rust::xxh3::xxh3_64(self.stored_bytes()) != sum => {
+                Err(ReadError::ChecksumMismatch {
+                    what: "payload",
+                    entry: Some(self.index),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
