@@ -1,1 +1,4 @@
 //! The baker.
+pub mod error;
+pub mod manifest;
+pub mod settings;

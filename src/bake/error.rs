@@ -1,0 +1,62 @@
+//! Errors of the baker: each names the file and what is wrong with it.
+
+use std::path::PathBuf;
+
+/// Why a bake failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BakeError {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest is malformed or asks for something impossible.
+    #[error("{}: {message}", file.display())]
+    Config {
+        /// The manifest file.
+        file: PathBuf,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// One asset could not be baked.
+    #[error("{}: {message}", file.display())]
+    Asset {
+        /// The source file.
+        file: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Two assets claim one runtime path or one asset hash.
+    #[error("{message}")]
+    Collision {
+        /// Both claimants and the contested path or hash.
+        message: String,
+    },
+    /// Several assets failed (keep-going mode reports them all).
+    #[error("{} assets failed:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Failed(Vec<BakeError>),
+    /// A cargo-provided input is missing (build-script mode).
+    #[error("build script: {0}")]
+    Cargo(String),
+}
+
+impl BakeError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        BakeError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn asset(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        BakeError::Asset {
+            file: file.into(),
+            message: message.into(),
+        }
+    }
+}

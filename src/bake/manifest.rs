@@ -1,0 +1,607 @@
+//! The TOML manifest: content groups (pak-style) and layered settings (assetc-style).
+//!
+//! ```toml
+//! preset = "desktop"                 # used when none is chosen
+//! [content]
+//! name = "assets"                    # the pack is <name>.hpack
+//! pack_version = 3                   # 2 = assetc's format, uncompressed
+//! compression = "zstd"               # none | snap | brotli | zstd
+//! compression_level = 19
+//! [[content.group]]
+//! assets = ["textures/**/*.png", "models/*.glb"]
+//! exclude = ["**/wip/**"]
+//! [default]
+//! texture = { compress = true }
+//! [[default.rules]]
+//! match = "ui/*"
+//! texture = { compress = false }
+//! [presets.mobile]
+//! output = "mobile"
+//! [[presets.mobile.rules]]
+//! match = "decals/*"
+//! texture = { compress = false }
+//! ```
+
+use crate::bake::error::BakeError;
+use crate::bake::settings::{CodecName, MeshLayer, Settings, SettingsLayer, TextureLayer};
+use crate::format::hpack::Codec;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Glob options for `match` and `exclude`: `*` spans `/` (as in assetc), `?` is one character.
+pub(crate) const MATCH_OPTIONS: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: false,
+    require_literal_leading_dot: false,
+};
+
+/// Any settings-bearing table. One struct for all of them keeps unknown-key detection exact;
+/// keys that are valid only in some tables (`match`, `rules`, `output`, `assets`, `exclude`)
+/// are checked by the caller.
+#[derive(Debug, Default, Deserialize)]
+struct RawTable {
+    compression: Option<CodecName>,
+    compression_level: Option<i32>,
+    texture: Option<TextureLayer>,
+    mesh: Option<MeshLayer>,
+    #[serde(rename = "match")]
+    match_glob: Option<String>,
+    rules: Option<Vec<RawTable>>,
+    output: Option<String>,
+    assets: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+}
+
+impl RawTable {
+    fn layer(&self) -> SettingsLayer {
+        SettingsLayer {
+            compression: self.compression,
+            compression_level: self.compression_level,
+            texture: self.texture.clone(),
+            mesh: self.mesh.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawContent {
+    name: Option<String>,
+    pack_version: Option<u32>,
+    compression: Option<CodecName>,
+    compression_level: Option<i32>,
+    #[serde(default)]
+    group: Vec<RawTable>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawManifest {
+    preset: Option<String>,
+    content: Option<RawContent>,
+    default: Option<RawTable>,
+    #[serde(default)]
+    presets: BTreeMap<String, RawTable>,
+}
+
+/// A TOML key path (`default.rules[0].texture.compres`) from serde_ignored's path, which also
+/// has nodes for `Option`s and newtypes.
+fn key_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", key_path(parent)),
+        Path::Map { parent, key } => match key_path(parent) {
+            prefix if prefix.is_empty() => key.clone(),
+            prefix => format!("{prefix}.{key}"),
+        },
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => key_path(parent),
+    }
+}
+
+/// Warns about structural keys (`match`, `rules`, …) used in a table where they mean nothing.
+fn misplaced_keys(
+    table: &RawTable,
+    at: &str,
+    allowed: &[&str],
+    file: &Path,
+    warnings: &mut Vec<String>,
+) {
+    let present = [
+        ("match", table.match_glob.is_some()),
+        ("rules", table.rules.is_some()),
+        ("output", table.output.is_some()),
+        ("assets", table.assets.is_some()),
+        ("exclude", table.exclude.is_some()),
+    ];
+    for (key, _) in present
+        .iter()
+        .filter(|(key, set)| *set && !allowed.contains(key))
+    {
+        warnings.push(format!(
+            "{}: key `{at}.{key}` is not valid there; ignored",
+            file.display()
+        ));
+    }
+}
+
+/// A `[[content.group]]`: globs relative to the content root, with optional settings.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Globs of files to bake.
+    pub assets: Vec<String>,
+    /// Globs of files to leave out.
+    pub exclude: Vec<glob::Pattern>,
+    /// The group's own settings.
+    pub layer: SettingsLayer,
+}
+
+/// A `[[default.rules]]` or `[[presets.NAME.rules]]` entry.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The `match` glob over the source-relative path.
+    pub pattern: glob::Pattern,
+    /// Settings applied when it matches.
+    pub layer: SettingsLayer,
+}
+
+/// A `[presets.NAME]` table.
+#[derive(Debug, Clone, Default)]
+pub struct Preset {
+    /// Output subfolder, relative to the bake's output folder.
+    pub output: Option<String>,
+    /// The preset's globals.
+    pub layer: SettingsLayer,
+    /// The preset's rules, in file order.
+    pub rules: Vec<Rule>,
+}
+
+/// A parsed, validated manifest.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The manifest file, for messages.
+    pub file: PathBuf,
+    /// The content root: globs and rules are relative to it (the manifest's folder).
+    pub root: PathBuf,
+    /// Preset used when the baker selects none.
+    pub default_preset: Option<String>,
+    /// The pack's file stem (`<name>.hpack`).
+    pub pack_name: String,
+    /// The pack format version written (2 or 3).
+    pub pack_version: u32,
+    /// `[content]` compression.
+    pub content: SettingsLayer,
+    /// Content groups, in file order.
+    pub groups: Vec<Group>,
+    /// `[default]` globals.
+    pub default: SettingsLayer,
+    /// `[[default.rules]]`, in file order.
+    pub rules: Vec<Rule>,
+    /// Presets by name.
+    pub presets: BTreeMap<String, Preset>,
+    /// Unknown or misplaced keys, each naming the key and the file.
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// Reads and parses the manifest at `path`; its folder is the content root.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, BakeError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
+        let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let root = if root.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            root
+        };
+        Self::parse(&text, path, &root)
+    }
+
+    /// Parses manifest text. `file` names it in messages; `root` is the content root.
+    pub fn parse(
+        text: &str,
+        file: impl Into<PathBuf>,
+        root: impl Into<PathBuf>,
+    ) -> Result<Self, BakeError> {
+        let file = file.into();
+        let config_error = |message: String| BakeError::Config {
+            file: file.clone(),
+            message,
+        };
+        let mut warnings = Vec::new();
+        let deserializer =
+            toml::Deserializer::parse(text).map_err(|e| config_error(e.to_string()))?;
+        let raw: RawManifest = serde_ignored::deserialize(deserializer, |key| {
+            warnings.push(format!(
+                "{}: unknown key `{}` ignored",
+                file.display(),
+                key_path(&key)
+            ))
+        })
+        .map_err(|e| config_error(e.to_string()))?;
+
+        let content = raw.content.unwrap_or_default();
+        let pack_version = content.pack_version.unwrap_or(3);
+        if !matches!(pack_version, 2 | 3) {
+            return Err(config_error(format!(
+                "`content.pack_version` = {pack_version}: hearth writes versions 2 and 3"
+            )));
+        }
+        let pack_name = content.name.unwrap_or_else(|| "assets".to_owned());
+        if pack_name.is_empty() || pack_name.contains(['/', '\\']) || pack_name.starts_with('.') {
+            return Err(config_error(format!(
+                "`content.name` = {pack_name:?}: must be a plain file stem"
+            )));
+        }
+        let content_layer = SettingsLayer {
+            compression: content.compression,
+            compression_level: content.compression_level,
+            ..Default::default()
+        };
+
+        let compile = |glob: &str, key: String| {
+            glob::Pattern::new(glob)
+                .map_err(|e| config_error(format!("`{key}` = {glob:?}: invalid glob: {}", e.msg)))
+        };
+        let mut groups = Vec::new();
+        for (index, table) in content.group.iter().enumerate() {
+            let at = format!("content.group[{index}]");
+            misplaced_keys(table, &at, &["assets", "exclude"], &file, &mut warnings);
+            let assets = table.assets.clone().unwrap_or_default();
+            if assets.is_empty() {
+                warnings.push(format!("{}: `{at}` lists no assets", file.display()));
+            }
+            for (i, glob) in assets.iter().enumerate() {
+                compile(glob, format!("{at}.assets[{i}]"))?;
+                if Path::new(glob).is_absolute() || glob.split(['/', '\\']).any(|part| part == "..")
+                {
+                    return Err(config_error(format!(
+                        "`{at}.assets[{i}]` = {glob:?}: globs must stay inside the content root"
+                    )));
+                }
+            }
+            let exclude = (table.exclude.iter().flatten().enumerate())
+                .map(|(i, glob)| compile(glob, format!("{at}.exclude[{i}]")))
+                .collect::<Result<_, _>>()?;
+            groups.push(Group {
+                assets,
+                exclude,
+                layer: table.layer(),
+            });
+        }
+        if groups.is_empty() {
+            warnings.push(format!(
+                "{}: no [[content.group]]: nothing to bake",
+                file.display()
+            ));
+        }
+
+        let rules = |table: &RawTable, at: &str| -> Result<Vec<Rule>, BakeError> {
+            let mut rules = Vec::new();
+            for (index, rule) in table.rules.iter().flatten().enumerate() {
+                let at = format!("{at}.rules[{index}]");
+                let Some(glob) = &rule.match_glob else {
+                    return Err(config_error(format!("`{at}` has no `match` glob")));
+                };
+                rules.push(Rule {
+                    pattern: compile(glob, format!("{at}.match"))?,
+                    layer: rule.layer(),
+                });
+            }
+            Ok(rules)
+        };
+        let default = raw.default.unwrap_or_default();
+        misplaced_keys(&default, "default", &["rules"], &file, &mut warnings);
+        for (index, rule) in default.rules.iter().flatten().enumerate() {
+            misplaced_keys(
+                rule,
+                &format!("default.rules[{index}]"),
+                &["match"],
+                &file,
+                &mut warnings,
+            );
+        }
+        let default_rules = rules(&default, "default")?;
+
+        let mut presets = BTreeMap::new();
+        for (name, table) in &raw.presets {
+            let at = format!("presets.{name}");
+            misplaced_keys(table, &at, &["rules", "output"], &file, &mut warnings);
+            for (index, rule) in table.rules.iter().flatten().enumerate() {
+                misplaced_keys(
+                    rule,
+                    &format!("{at}.rules[{index}]"),
+                    &["match"],
+                    &file,
+                    &mut warnings,
+                );
+            }
+            if let Some(output) = &table.output {
+                if Path::new(output).is_absolute()
+                    || output.split(['/', '\\']).any(|part| part == "..")
+                {
+                    return Err(config_error(format!(
+                        "`{at}.output` = {output:?}: must be a folder inside the output folder"
+                    )));
+                }
+            }
+            let preset = Preset {
+                output: table.output.clone(),
+                layer: table.layer(),
+                rules: rules(table, &at)?,
+            };
+            presets.insert(name.clone(), preset);
+        }
+
+        let config = Config {
+            file,
+            root: root.into(),
+            default_preset: raw.preset,
+            pack_name,
+            pack_version,
+            content: content_layer,
+            groups,
+            default: default.layer(),
+            rules: default_rules,
+            presets,
+            warnings,
+        };
+        if let Some(name) = &config.default_preset {
+            config.preset(Some(name))?;
+        }
+        Ok(config)
+    }
+
+    /// The preset called `name`; an unknown name is an error listing the defined ones.
+    pub fn preset(&self, name: Option<&str>) -> Result<Option<&Preset>, BakeError> {
+        let Some(name) = name else { return Ok(None) };
+        self.presets
+            .get(name)
+            .map(Some)
+            .ok_or_else(|| BakeError::Config {
+                file: self.file.clone(),
+                message: format!(
+                    "unknown preset `{name}`; defined presets: {}",
+                    self.preset_list()
+                ),
+            })
+    }
+
+    /// The defined preset names, comma-separated (or "none").
+    pub fn preset_list(&self) -> String {
+        if self.presets.is_empty() {
+            "none".to_owned()
+        } else {
+            self.presets.keys().cloned().collect::<Vec<_>>().join(", ")
+        }
+    }
+
+    /// The settings of the asset at source-relative path `rel`, baked in `group` under `preset`.
+    pub fn resolve(
+        &self,
+        preset: Option<&Preset>,
+        group: Option<&Group>,
+        rel: &str,
+    ) -> Result<Settings, BakeError> {
+        let mut settings = Settings::default();
+        if self.pack_version == 2 {
+            settings.compression = Codec::None;
+        }
+        let mut layers: Vec<&SettingsLayer> = vec![&self.content, &self.default];
+        layers.extend(preset.map(|p| &p.layer));
+        layers.extend(group.map(|g| &g.layer));
+        let rules = self
+            .rules
+            .iter()
+            .chain(preset.into_iter().flat_map(|p| &p.rules));
+        layers.extend(
+            rules
+                .filter(|r| r.pattern.matches_with(rel, MATCH_OPTIONS))
+                .map(|r| &r.layer),
+        );
+        for layer in layers {
+            settings.apply(layer);
+        }
+        self.check_compression(&settings, rel)?;
+        Ok(settings)
+    }
+
+    fn check_compression(&self, settings: &Settings, rel: &str) -> Result<(), BakeError> {
+        let error = |message: String| {
+            Err(BakeError::Config {
+                file: self.file.clone(),
+                message,
+            })
+        };
+        if self.pack_version == 2 && settings.compression != Codec::None {
+            return error(format!(
+                "`content.pack_version = 2` stores entries uncompressed, but `{rel}` resolves to compression = \"{}\"; \
+                 use pack_version = 3 or compression = \"none\"",
+                settings.compression.name()
+            ));
+        }
+        let valid = match (settings.compression, settings.compression_level) {
+            (_, None) => true,
+            (Codec::Zstd, Some(level)) => (-7..=22).contains(&level),
+            (Codec::Brotli, Some(level)) => (0..=11).contains(&level),
+            (Codec::None | Codec::Snap, Some(_)) => false,
+        };
+        if !valid {
+            return error(format!(
+                "`compression_level = {}` is not valid for \"{}\" (zstd: -7..=22, brotli: 0..=11, snap and none: no level) at `{rel}`",
+                settings.compression_level.unwrap_or_default(),
+                settings.compression.name()
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ISSUE_EXAMPLE: &str = r#"
+preset = "desktop"
+[content]
+compression = "zstd"
+[[content.group]]
+assets = ["textures/**/*.png", "models/*.glb", "sounds/*.ogg"]
+exclude = ["**/wip/**"]
+[default]
+texture = { compress = true }
+mesh = { merge = true }
+[[default.rules]]
+match = "ui/*"
+texture = { compress = false }
+[presets.desktop]
+[presets.mobile]
+output = "mobile"
+[[presets.mobile.rules]]
+match = "decals/*"
+texture = { compress = false }
+"#;
+
+    fn parse(text: &str) -> Result<Config, BakeError> {
+        Config::parse(text, "hearth.toml", ".")
+    }
+
+    #[test]
+    fn parses_the_documented_example() {
+        let config = parse(ISSUE_EXAMPLE).unwrap();
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+        assert_eq!(config.default_preset.as_deref(), Some("desktop"));
+        assert_eq!(config.groups[0].assets.len(), 3);
+        let mobile = config.preset(Some("mobile")).unwrap();
+        assert_eq!(mobile.unwrap().output.as_deref(), Some("mobile"));
+        let group = Some(&config.groups[0]);
+        assert!(
+            config
+                .resolve(None, group, "decals/x.png")
+                .unwrap()
+                .texture
+                .compress
+        );
+        assert!(
+            !config
+                .resolve(mobile, group, "decals/x.png")
+                .unwrap()
+                .texture
+                .compress
+        );
+        // `*` spans '/', as in assetc.
+        assert!(
+            !config
+                .resolve(None, group, "ui/icons/a.png")
+                .unwrap()
+                .texture
+                .compress
+        );
+    }
+
+    #[test]
+    fn precedence_is_content_default_preset_group_rules() {
+        let config = parse(
+            r#"
+[content]
+compression = "snap"
+[[content.group]]
+assets = ["a/*"]
+compression = "brotli"
+[[content.group]]
+assets = ["b/*"]
+[default]
+compression = "zstd"
+[[default.rules]]
+match = "a/keep*"
+compression = "none"
+[presets.p]
+compression = "snap"
+[[presets.p.rules]]
+match = "*"
+texture = { compress = false }
+"#,
+        )
+        .unwrap();
+        let (a, b) = (Some(&config.groups[0]), Some(&config.groups[1]));
+        let p = config.preset(Some("p")).unwrap();
+        assert_eq!(
+            config.resolve(None, b, "b/x").unwrap().compression,
+            Codec::Zstd
+        );
+        assert_eq!(
+            config.resolve(p, b, "b/x").unwrap().compression,
+            Codec::Snap
+        );
+        assert_eq!(
+            config.resolve(p, a, "a/x").unwrap().compression,
+            Codec::Brotli
+        );
+        assert_eq!(
+            config.resolve(p, a, "a/keep").unwrap().compression,
+            Codec::None
+        );
+        assert!(!config.resolve(p, a, "a/keep").unwrap().texture.compress);
+    }
+
+    #[test]
+    fn unknown_keys_warn_with_their_name() {
+        let config = parse(
+            "[content]\ncompresion = \"zstd\"\n[[content.group]]\nassets = [\"*\"]\n[default]\ntexture = { compres = true }\noutput = \"x\"\n",
+        )
+        .unwrap();
+        let all = config.warnings.join("\n");
+        assert!(all.contains("`content.compresion`"), "{all}");
+        assert!(all.contains("`default.texture.compres`"), "{all}");
+        assert!(all.contains("`default.output`"), "{all}");
+        assert!(all.contains("hearth.toml"), "{all}");
+    }
+
+    #[test]
+    fn unknown_preset_lists_the_defined_ones() {
+        let err = parse("preset = \"nope\"\n[presets.a]\n[presets.b]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown preset `nope`") && err.contains("a, b"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn rejects_impossible_settings() {
+        let v2 = parse("[content]\npack_version = 2\ncompression = \"zstd\"\n[[content.group]]\nassets=[\"*\"]").unwrap();
+        let err = v2
+            .resolve(None, Some(&v2.groups[0]), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pack_version = 2"), "{err}");
+        // v2 without an explicit codec defaults to none.
+        let v2 = parse("[content]\npack_version = 2\n").unwrap();
+        assert_eq!(
+            v2.resolve(None, None, "x").unwrap().compression,
+            Codec::None
+        );
+        let level = parse("[content]\ncompression = \"brotli\"\ncompression_level = 40\n").unwrap();
+        assert!(level
+            .resolve(None, None, "x")
+            .unwrap_err()
+            .to_string()
+            .contains("compression_level = 40"));
+        assert!(parse("[content]\npack_version = 9\n").is_err());
+        assert!(parse("[content]\ncompression = \"lzma\"\n")
+            .unwrap_err()
+            .to_string()
+            .contains("lzma"));
+        assert!(parse("[[content.group]]\nassets = [\"../x/*\"]\n").is_err());
+        assert!(parse("[[content.group]]\nassets = [\"[\"]\n")
+            .unwrap_err()
+            .to_string()
+            .contains("content.group[0].assets[0]"));
+        assert!(parse("[[default.rules]]\ntexture = {}\n")
+            .unwrap_err()
+            .to_string()
+            .contains("no `match`"));
+    }
+}
