@@ -1,4 +1,17 @@
-//! The baker.
-pub mod error;
+//! The baker (feature `bake`): manifest, planning, per-kind pipelines, pack writing, cache and
+//! cargo integration.
+
+mod baker;
+pub mod cache;
+pub mod cargo;
+mod error;
 pub mod manifest;
+mod output;
+pub mod pack;
+pub mod pipeline;
+pub mod plan;
 pub mod settings;
+
+pub use baker::{Baker, ConfigSource, Progress, Report};
+pub use error::BakeError;
+pub use manifest::Config;

@@ -450,7 +450,7 @@ impl V3Layout {
                 what: "pack entry reserved field",
             });
         }
-        if raw.offset % ALIGN != 0 {
+        if !raw.offset.is_multiple_of(ALIGN) {
             return Err(ReadError::Misaligned {
                 what: "pack entry offset",
             });
@@ -547,7 +547,7 @@ pub fn parse_v2(bytes: &[u8], max_entries: usize) -> Result<Vec<V2Entry>, ReadEr
         std::str::from_utf8(path).map_err(|_| ReadError::Invalid {
             what: "pack entry path (not UTF-8)",
         })?;
-        if offset % ALIGN != 0 {
+        if !offset.is_multiple_of(ALIGN) {
             return Err(ReadError::Misaligned {
                 what: "pack entry offset",
             });

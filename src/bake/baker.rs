@@ -1,0 +1,643 @@
+//! [`Baker`]: manifest -> plan -> pipelines (parallel, cached) -> runtime tree, `assets.hman`
+//! and the `.hpack`.
+
+use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
+use crate::bake::error::BakeError;
+use crate::bake::manifest::Config;
+use crate::bake::output::{remove_stale, write_if_changed, OutputLock};
+use crate::bake::pack::{self, PackFile};
+use crate::bake::pipeline::{BakedFile, ManifestRow};
+use crate::bake::plan::{plan, Job};
+use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
+use crate::format::hpack::Codec;
+use rayon::prelude::*;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// Where the baker gets its manifest.
+#[derive(Debug, Clone)]
+pub enum ConfigSource {
+    /// A TOML manifest on disk; its folder is the content root.
+    Path(PathBuf),
+    /// An already parsed manifest.
+    Parsed(Box<Config>),
+}
+
+impl From<&str> for ConfigSource {
+    fn from(path: &str) -> Self {
+        ConfigSource::Path(path.into())
+    }
+}
+impl From<&Path> for ConfigSource {
+    fn from(path: &Path) -> Self {
+        ConfigSource::Path(path.into())
+    }
+}
+impl From<PathBuf> for ConfigSource {
+    fn from(path: PathBuf) -> Self {
+        ConfigSource::Path(path)
+    }
+}
+impl From<Config> for ConfigSource {
+    fn from(config: Config) -> Self {
+        ConfigSource::Parsed(Box::new(config))
+    }
+}
+
+/// A progress event, reported from worker threads.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Progress<'a> {
+    /// The plan is made: this many assets will be checked.
+    Planned {
+        /// Number of source assets.
+        assets: usize,
+    },
+    /// One asset is done (baked or taken from the cache).
+    Asset {
+        /// Assets done so far, this one included.
+        done: usize,
+        /// Total assets.
+        total: usize,
+        /// Source-relative path.
+        path: &'a str,
+        /// Whether the cache had it.
+        cached: bool,
+    },
+    /// Writing the pack.
+    Packing {
+        /// Entries in the pack.
+        entries: usize,
+    },
+}
+
+/// A pack entry before its bytes are loaded: (path, content hash, codec, level, owning asset
+/// index, or `None` for the manifest).
+type PackPlanEntry<'a> = (&'a str, u64, Codec, Option<i32>, Option<usize>);
+type WarningFn = Arc<dyn Fn(&str) + Send + Sync>;
+type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
+
+/// What a bake did.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// The runtime tree's root (the output folder, or a preset's subfolder of it).
+    pub out_dir: PathBuf,
+    /// The pack's path.
+    pub pack_path: PathBuf,
+    /// The preset used.
+    pub preset: Option<String>,
+    /// Source assets in the plan.
+    pub assets: usize,
+    /// Assets taken from the cache.
+    pub cache_hits: usize,
+    /// Source bytes of all assets.
+    pub bytes_in: u64,
+    /// Bytes of all runtime-tree files (the manifest included).
+    pub bytes_out: u64,
+    /// Pack size in bytes.
+    pub pack_bytes: u64,
+    /// Entries in the pack.
+    pub pack_entries: usize,
+    /// Rows in `assets.hman`.
+    pub manifest_entries: usize,
+    /// Files written (created or changed), the pack and manifest included.
+    pub files_written: usize,
+    /// Stale outputs of earlier bakes removed.
+    pub files_removed: usize,
+    /// Every source file read (for `rerun-if-changed`).
+    pub inputs: Vec<PathBuf>,
+    /// Every folder a glob walks (for `rerun-if-changed`).
+    pub watched_dirs: Vec<PathBuf>,
+    /// Warnings, also sent to the warning callback.
+    pub warnings: Vec<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Bakes a manifest's content into a runtime tree and a pack.
+///
+/// ```no_run
+/// let report = hearth::bake::Baker::new("assets/hearth.toml", "target/assets")
+///     .preset("release")
+///     .jobs(4)
+///     .run()?;
+/// println!("{} assets, {} from cache", report.assets, report.cache_hits);
+/// # Ok::<(), hearth::bake::BakeError>(())
+/// ```
+#[derive(Clone)]
+pub struct Baker {
+    config: ConfigSource,
+    out: PathBuf,
+    preset: Option<String>,
+    jobs: Option<usize>,
+    use_cache: bool,
+    keep_going: bool,
+    on_warning: Option<WarningFn>,
+    on_progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for Baker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Baker")
+            .field("config", &self.config)
+            .field("out", &self.out)
+            .field("preset", &self.preset)
+            .field("jobs", &self.jobs)
+            .field("use_cache", &self.use_cache)
+            .field("keep_going", &self.keep_going)
+            .finish_non_exhaustive()
+    }
+}
+
+struct AssetResult {
+    record: CachedAsset,
+    /// Files baked this time (empty for cache hits, whose files are already on disk).
+    files: Vec<BakedFile>,
+    cached: bool,
+    warnings: Vec<String>,
+}
+
+impl Baker {
+    /// A baker for `config` (a manifest path or a parsed [`Config`]) writing into `out`.
+    pub fn new(config: impl Into<ConfigSource>, out: impl Into<PathBuf>) -> Self {
+        Self {
+            config: config.into(),
+            out: out.into(),
+            preset: None,
+            jobs: None,
+            use_cache: true,
+            keep_going: false,
+            on_warning: None,
+            on_progress: None,
+        }
+    }
+
+    /// Bakes `config` into `out` with default options.
+    pub fn bake(
+        config: impl Into<ConfigSource>,
+        out: impl Into<PathBuf>,
+    ) -> Result<Report, BakeError> {
+        Self::new(config, out).run()
+    }
+
+    /// Selects a preset (else the manifest's `preset`, else none).
+    pub fn preset(&mut self, name: impl Into<String>) -> &mut Self {
+        self.preset = Some(name.into());
+        self
+    }
+
+    /// Selects a preset or clears the selection.
+    pub fn preset_opt(&mut self, name: Option<String>) -> &mut Self {
+        self.preset = name;
+        self
+    }
+
+    /// Worker threads (else `NUM_JOBS`, else the number of cores).
+    pub fn jobs(&mut self, jobs: usize) -> &mut Self {
+        self.jobs = Some(jobs.max(1));
+        self
+    }
+
+    /// Use the incremental cache (default `true`). `false` rebuilds everything.
+    pub fn cache(&mut self, use_cache: bool) -> &mut Self {
+        self.use_cache = use_cache;
+        self
+    }
+
+    /// Bake every asset even after a failure, and report all failures together.
+    pub fn keep_going(&mut self, keep_going: bool) -> &mut Self {
+        self.keep_going = keep_going;
+        self
+    }
+
+    /// Receives each warning (the library never prints).
+    pub fn on_warning(&mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> &mut Self {
+        self.on_warning = Some(Arc::new(callback));
+        self
+    }
+
+    /// Receives progress events, from worker threads.
+    pub fn on_progress(
+        &mut self,
+        callback: impl Fn(Progress<'_>) + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.on_progress = Some(Arc::new(callback));
+        self
+    }
+
+    fn thread_count(&self) -> usize {
+        self.jobs
+            .or_else(|| std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()))
+            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// Runs the bake. On error nothing of the previous manifest or pack is lost: outputs are
+    /// written only once every asset has baked, each atomically, the pack last.
+    pub fn run(&self) -> Result<Report, BakeError> {
+        let started = Instant::now();
+        let config = match &self.config {
+            ConfigSource::Path(path) => Config::load(path)?,
+            ConfigSource::Parsed(config) => (**config).clone(),
+        };
+        let mut warnings = Vec::new();
+        let mut warn = |message: String| {
+            if let Some(callback) = &self.on_warning {
+                callback(&message);
+            }
+            warnings.push(message);
+        };
+        config.warnings.iter().cloned().for_each(&mut warn);
+
+        let preset_name = self
+            .preset
+            .clone()
+            .or_else(|| config.default_preset.clone());
+        let preset = config.preset(preset_name.as_deref())?;
+        let out_dir = match preset.and_then(|p| p.output.as_deref()) {
+            Some(sub) => self.out.join(sub),
+            None => self.out.clone(),
+        };
+        std::fs::create_dir_all(&out_dir).map_err(|e| BakeError::io(&out_dir, e))?;
+        let _lock = OutputLock::acquire(&out_dir)?;
+
+        let plan = plan(&config, preset, Some(&out_dir))?;
+        plan.warnings.iter().cloned().for_each(&mut warn);
+        let (old_cache, cache_warning) = if self.use_cache {
+            Cache::load(&out_dir)
+        } else {
+            (Cache::default(), None)
+        };
+        cache_warning.into_iter().for_each(&mut warn);
+        // Even with the cache off, the previous bake's outputs are known, so stale ones go.
+        let previous = if self.use_cache {
+            old_cache.clone()
+        } else {
+            Cache::load(&out_dir).0
+        };
+
+        if let Some(progress) = &self.on_progress {
+            progress(Progress::Planned {
+                assets: plan.jobs.len(),
+            });
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.thread_count())
+            .build()
+            .map_err(|e| BakeError::Cargo(format!("cannot start worker threads: {e}")))?;
+        let done = AtomicUsize::new(0);
+        let results: Vec<Result<AssetResult, BakeError>> = pool.install(|| {
+            plan.jobs
+                .par_iter()
+                .map(|job| {
+                    let result = bake_one(job, &old_cache, &out_dir);
+                    if let Some(progress) = &self.on_progress {
+                        let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+                        let cached = result.as_ref().is_ok_and(|r| r.cached);
+                        progress(Progress::Asset {
+                            done,
+                            total: plan.jobs.len(),
+                            path: &job.rel,
+                            cached,
+                        });
+                    }
+                    result
+                })
+                .collect()
+        });
+
+        let mut assets = Vec::with_capacity(results.len());
+        let mut failures = Vec::new();
+        for result in results {
+            match result {
+                Ok(asset) => assets.push(asset),
+                Err(error) if self.keep_going => failures.push(error),
+                Err(error) => return Err(error),
+            }
+        }
+        if !failures.is_empty() {
+            return Err(BakeError::Failed(failures));
+        }
+        for asset in &assets {
+            asset.warnings.iter().cloned().for_each(&mut warn);
+        }
+
+        // Every runtime path has one owner; the manifest path is reserved.
+        let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
+        owners.insert(MANIFEST_PATH, "(the manifest)");
+        for asset in &assets {
+            for output in &asset.record.outputs {
+                if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
+                    return Err(BakeError::Collision {
+                        message: format!(
+                            "`{owner}` and `{}` both produce `{}`",
+                            asset.record.rel, output.path
+                        ),
+                    });
+                }
+            }
+        }
+        let manifest_bytes = build_manifest(&assets)?;
+
+        let mut report = Report {
+            out_dir: out_dir.clone(),
+            pack_path: out_dir.join(format!("{}.hpack", config.pack_name)),
+            preset: preset_name.filter(|_| preset.is_some()),
+            assets: assets.len(),
+            inputs: plan.jobs.iter().map(|j| j.source.clone()).collect(),
+            watched_dirs: plan.watched_dirs.clone(),
+            ..Report::default()
+        };
+        for asset in &assets {
+            report.cache_hits += asset.cached as usize;
+            report.bytes_in += asset.record.source_size;
+            report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
+            for file in &asset.files {
+                report.files_written +=
+                    write_if_changed(&out_dir.join(&file.path), &file.bytes)? as usize;
+            }
+        }
+        for old in &previous.assets {
+            for output in &old.outputs {
+                if !owners.contains_key(output.path.as_str()) {
+                    report.files_removed += remove_stale(&out_dir, &output.path)? as usize;
+                }
+            }
+        }
+        report.bytes_out += manifest_bytes.len() as u64;
+        report.manifest_entries = hman::parse(&manifest_bytes)
+            .map(|m| m.len())
+            .unwrap_or_default();
+        report.files_written +=
+            write_if_changed(&out_dir.join(MANIFEST_PATH), &manifest_bytes)? as usize;
+
+        let new_cache_assets: Vec<CachedAsset> = assets.iter().map(|a| a.record.clone()).collect();
+        let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
+        let manifest_file = (
+            manifest_bytes.as_slice(),
+            manifest_settings.compression,
+            manifest_settings.compression_level,
+        );
+        let pack = self.write_pack(
+            &config,
+            &plan.jobs,
+            &assets,
+            manifest_file,
+            &old_cache,
+            &pool,
+            &mut report,
+        )?;
+        let new_cache = Cache {
+            assets: new_cache_assets,
+            pack: Some(pack),
+        };
+        write_if_changed(
+            &out_dir.join(crate::bake::cache::FILE_NAME),
+            &new_cache.encode(),
+        )?;
+
+        report.warnings = warnings;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// Writes the pack unless the cache shows an identical one is already there.
+    #[allow(clippy::too_many_arguments)]
+    fn write_pack(
+        &self,
+        config: &Config,
+        jobs: &[Job],
+        assets: &[AssetResult],
+        (manifest_bytes, manifest_codec, manifest_level): (&[u8], Codec, Option<i32>),
+        old_cache: &Cache,
+        pool: &rayon::ThreadPool,
+        report: &mut Report,
+    ) -> Result<CachedPack, BakeError> {
+        // (path, content hash, codec, level, the asset owning it)
+        let mut entries: Vec<PackPlanEntry<'_>> = vec![(
+            MANIFEST_PATH,
+            xxhash_rust::xxh3::xxh3_64(manifest_bytes),
+            manifest_codec,
+            manifest_level,
+            None,
+        )];
+        for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
+            for output in &asset.record.outputs {
+                entries.push((
+                    &output.path,
+                    output.hash,
+                    job.settings.compression,
+                    job.settings.compression_level,
+                    Some(index),
+                ));
+            }
+        }
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&config.pack_version.to_le_bytes());
+        for (path, hash, codec, level, _) in &entries {
+            hasher.update(path.as_bytes());
+            hasher.update(&[0, *codec as u8]);
+            hasher.update(&hash.to_le_bytes());
+            hasher.update(&level.unwrap_or(i32::MIN).to_le_bytes());
+        }
+        let fingerprint = hasher.digest();
+        report.pack_entries = entries.len();
+        let pack_path = &report.pack_path;
+        if let Some(old) = &old_cache.pack {
+            let size_on_disk = std::fs::metadata(pack_path).map(|m| m.len()).ok();
+            if old.fingerprint == fingerprint && size_on_disk == Some(old.size) {
+                report.pack_bytes = old.size;
+                return Ok(old.clone());
+            }
+        }
+        if let Some(progress) = &self.on_progress {
+            progress(Progress::Packing {
+                entries: entries.len(),
+            });
+        }
+
+        // Bytes of every entry: in memory for fresh bakes, read back for cache hits.
+        let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
+        for (path, hash, _, _, owner) in &entries {
+            let Some(owner) = *owner else {
+                sources.push(Cow::Borrowed(manifest_bytes));
+                continue;
+            };
+            if let Some(file) = assets[owner].files.iter().find(|f| f.path == *path) {
+                sources.push(Cow::Borrowed(&file.bytes));
+                continue;
+            }
+            let file_path = report.out_dir.join(path);
+            let bytes = std::fs::read(&file_path).map_err(|e| BakeError::io(&file_path, e))?;
+            if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
+                return Err(BakeError::asset(
+                    &file_path,
+                    format!(
+                        "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
+                        assets[owner].record.rel
+                    ),
+                ));
+            }
+            sources.push(Cow::Owned(bytes));
+        }
+        let files: Vec<PackFile<'_>> = entries
+            .iter()
+            .zip(&sources)
+            .map(|((path, _, codec, level, _), bytes)| PackFile {
+                path,
+                bytes,
+                codec: *codec,
+                level: *level,
+            })
+            .collect();
+        let bytes = pool.install(|| pack::build(config.pack_version, &files));
+        report.files_written += write_if_changed(pack_path, &bytes)? as usize;
+        report.pack_bytes = bytes.len() as u64;
+        Ok(CachedPack {
+            fingerprint,
+            size: bytes.len() as u64,
+        })
+    }
+}
+
+/// Nanoseconds since the Unix epoch of a file's mtime (0 when unknown).
+fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// Bakes one job, or proves from the cache that its outputs are current.
+fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, BakeError> {
+    let meta = std::fs::metadata(&job.source).map_err(|e| BakeError::io(&job.source, e))?;
+    let (size, mtime) = (meta.len(), mtime_ns(&meta));
+    let settings = job.settings.output_fingerprint();
+    let encoder = (
+        job.pipeline.name().to_owned(),
+        job.pipeline.encoder_version(),
+    );
+    let usable = cache.get(&job.rel).filter(|old| {
+        old.settings == settings
+            && old.encoder == encoder
+            && old
+                .outputs
+                .iter()
+                .all(|o| std::fs::metadata(out_dir.join(&o.path)).is_ok_and(|m| m.len() == o.size))
+    });
+    if let Some(old) = usable {
+        if old.source_size == size && old.source_mtime_ns == mtime {
+            return Ok(AssetResult {
+                record: old.clone(),
+                files: Vec::new(),
+                cached: true,
+                warnings: Vec::new(),
+            });
+        }
+    }
+    let bytes = std::fs::read(&job.source).map_err(|e| BakeError::io(&job.source, e))?;
+    let source_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    if let Some(old) =
+        usable.filter(|old| old.source_hash == source_hash && old.source_size == bytes.len() as u64)
+    {
+        // Touched but unchanged: keep the outputs, remember the new mtime.
+        let record = CachedAsset {
+            source_mtime_ns: mtime,
+            ..old.clone()
+        };
+        return Ok(AssetResult {
+            record,
+            files: Vec::new(),
+            cached: true,
+            warnings: Vec::new(),
+        });
+    }
+    let source_size = bytes.len() as u64;
+    let baked = job.pipeline.bake(job, bytes)?;
+    let outputs = baked
+        .files
+        .iter()
+        .map(|file| CachedOutput {
+            path: file.path.clone(),
+            size: file.bytes.len() as u64,
+            hash: xxhash_rust::xxh3::xxh3_64(&file.bytes),
+            manifest: file
+                .manifest
+                .map(|m| (m.hash, m.kind as u8, m.color_space as u8)),
+        })
+        .collect();
+    let record = CachedAsset {
+        rel: job.rel.clone(),
+        source_size,
+        source_mtime_ns: mtime,
+        source_hash,
+        settings,
+        encoder,
+        outputs,
+    };
+    Ok(AssetResult {
+        record,
+        files: baked.files,
+        cached: false,
+        warnings: baked.warnings,
+    })
+}
+
+/// `assets.hman` from every asset's manifest rows: sorted by hash, identical rows merged,
+/// two paths with one hash an error naming both.
+fn build_manifest(assets: &[AssetResult]) -> Result<Vec<u8>, BakeError> {
+    let mut rows: BTreeMap<u64, (ManifestRow, &str)> = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for asset in assets {
+        for output in &asset.record.outputs {
+            let Some((hash, kind, color_space)) = output.manifest else {
+                continue;
+            };
+            let kind = AssetKind::from_u8(kind).unwrap_or(AssetKind::Embed);
+            let color_space = if color_space == 1 {
+                ColorSpace::Srgb
+            } else {
+                ColorSpace::Linear
+            };
+            let row = ManifestRow {
+                hash,
+                kind,
+                color_space,
+            };
+            if !seen.insert((hash, output.path.as_str())) {
+                continue;
+            }
+            if let Some((_, other)) = rows.insert(hash, (row, &output.path)) {
+                return Err(BakeError::Collision {
+                    message: format!(
+                        "`{other}` and `{}` have the same asset hash {hash:#018x}; rename one",
+                        output.path
+                    ),
+                });
+            }
+        }
+    }
+    let entries: Vec<ManifestEntry<'_>> = rows
+        .values()
+        .map(|(row, path)| ManifestEntry {
+            hash: row.hash,
+            kind: row.kind,
+            color_space: row.color_space,
+            path,
+        })
+        .collect();
+    if let Some(long) = entries.iter().find(|e| e.path.len() > u16::MAX as usize) {
+        return Err(BakeError::asset(
+            long.path,
+            "runtime path longer than 65535 bytes",
+        ));
+    }
+    Ok(hman::write(&entries))
+}

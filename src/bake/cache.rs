@@ -1,0 +1,182 @@
+//! The incremental cache (`<out>/.hearth-cache`): bincode 2, behind a magic and a schema
+//! version. An asset is re-baked only when its source bytes, its output settings or its
+//! pipeline's encoder version changed, or one of its outputs went missing. Size + mtime are
+//! compared first; only when they differ are the source bytes hashed.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"HEARTHC\0";
+/// Bump when the cache's layout changes: old files are then discarded.
+const SCHEMA: u32 = 1;
+/// File name of the cache inside the output folder.
+pub const FILE_NAME: &str = ".hearth-cache";
+
+/// One output file of a cached asset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedOutput {
+    /// Runtime path.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// xxh3-64 of the bytes.
+    pub hash: u64,
+    /// Manifest row: (asset hash, kind, color space).
+    pub manifest: Option<(u64, u8, u8)>,
+}
+
+/// What the cache remembers of one source asset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedAsset {
+    /// Source path relative to the content root.
+    pub rel: String,
+    /// Source size.
+    pub source_size: u64,
+    /// Source mtime, nanoseconds since the Unix epoch.
+    pub source_mtime_ns: u128,
+    /// xxh3-64 of the source bytes.
+    pub source_hash: u64,
+    /// [`Settings::output_fingerprint`](crate::bake::settings::Settings::output_fingerprint).
+    pub settings: u64,
+    /// Pipeline name and encoder version.
+    pub encoder: (String, u32),
+    /// Output files.
+    pub outputs: Vec<CachedOutput>,
+}
+
+/// The last pack written, to skip rewriting an identical one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedPack {
+    /// Digest of everything that determines the pack's bytes.
+    pub fingerprint: u64,
+    /// Its size.
+    pub size: u64,
+}
+
+/// The whole cache file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cache {
+    /// Assets, sorted by `rel`.
+    pub assets: Vec<CachedAsset>,
+    /// The last pack.
+    pub pack: Option<CachedPack>,
+}
+
+impl Cache {
+    /// Loads the cache in `dir`. A missing file is an empty cache; a corrupt, truncated or
+    /// foreign one is discarded with the returned warning, never trusted.
+    pub fn load(dir: &Path) -> (Cache, Option<String>) {
+        let path = dir.join(FILE_NAME);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Cache::default(), None),
+            Err(e) => {
+                return (
+                    Cache::default(),
+                    Some(format!(
+                        "{}: cache unreadable ({e}); rebuilding",
+                        path.display()
+                    )),
+                )
+            }
+        };
+        match Self::decode(&bytes) {
+            Ok(cache) => (cache, None),
+            Err(why) => (
+                Cache::default(),
+                Some(format!(
+                    "{}: cache discarded ({why}); rebuilding",
+                    path.display()
+                )),
+            ),
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Cache, String> {
+        let rest = bytes
+            .strip_prefix(MAGIC.as_slice())
+            .ok_or("not a hearth cache")?;
+        let schema = rest.get(..4).ok_or("truncated")?;
+        let schema = u32::from_le_bytes(schema.try_into().expect("4 bytes"));
+        if schema != SCHEMA {
+            return Err(format!("schema {schema}, expected {SCHEMA}"));
+        }
+        let (cache, used): (Cache, usize) =
+            bincode::serde::decode_from_slice(&rest[4..], bincode::config::standard())
+                .map_err(|e| e.to_string())?;
+        if used != rest.len() - 4 {
+            return Err("trailing bytes".into());
+        }
+        if !cache.assets.windows(2).all(|w| w[0].rel < w[1].rel) {
+            return Err("assets out of order".into());
+        }
+        Ok(cache)
+    }
+
+    /// Serializes the cache (deterministic: same cache, same bytes).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&SCHEMA.to_le_bytes());
+        out.extend(
+            bincode::serde::encode_to_vec(self, bincode::config::standard())
+                .expect("in-memory encode"),
+        );
+        out
+    }
+
+    /// The cached record of source `rel`.
+    pub fn get(&self, rel: &str) -> Option<&CachedAsset> {
+        self.assets
+            .binary_search_by(|a| a.rel.as_str().cmp(rel))
+            .ok()
+            .map(|i| &self.assets[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Cache {
+        Cache {
+            assets: vec![CachedAsset {
+                rel: "a.bin".into(),
+                source_size: 3,
+                source_mtime_ns: 12345,
+                source_hash: 99,
+                settings: 7,
+                encoder: ("blob".into(), 1),
+                outputs: vec![CachedOutput {
+                    path: "a.bin".into(),
+                    size: 3,
+                    hash: 5,
+                    manifest: Some((1, 5, 0)),
+                }],
+            }],
+            pack: Some(CachedPack {
+                fingerprint: 4,
+                size: 128,
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trips_and_rejects_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = sample().encode();
+        std::fs::write(dir.path().join(FILE_NAME), &bytes).unwrap();
+        assert_eq!(Cache::load(dir.path()), (sample(), None));
+        assert_eq!(sample().get("a.bin").unwrap().source_hash, 99);
+        for len in 0..bytes.len() {
+            std::fs::write(dir.path().join(FILE_NAME), &bytes[..len]).unwrap();
+            let (cache, warning) = Cache::load(dir.path());
+            assert_eq!(cache, Cache::default(), "prefix {len} trusted");
+            assert!(warning.unwrap().contains("cache discarded"));
+        }
+        std::fs::write(dir.path().join(FILE_NAME), b"PK\x03\x04 some zip").unwrap();
+        assert!(Cache::load(dir.path())
+            .1
+            .unwrap()
+            .contains("not a hearth cache"));
+    }
+}

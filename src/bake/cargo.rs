@@ -1,0 +1,271 @@
+//! build.rs integration: bake into `OUT_DIR`, tell cargo what to watch, route warnings.
+//!
+//! ```no_run
+//! // in the game's build.rs, inside `fn main`:
+//! hearth::bake::cargo::bake("assets/hearth.toml");
+//! ```
+//!
+//! and in the game: `let pak = hearth::include_pak!(env!("HEARTH_PACK"))?;`
+//!
+//! Environment read (each also declared with `rerun-if-env-changed` where it can change):
+//! `CARGO_MANIFEST_DIR` (relative manifest paths), `OUT_DIR` (output: `$OUT_DIR/hearth`),
+//! `PROFILE` (preset choice), `NUM_JOBS` (threads), `CARGO_PKG_RUST_VERSION` (directive
+//! syntax), and `HEARTH_PRESET` (overrides the preset).
+//!
+//! **Preset from the profile**: `HEARTH_PRESET` if set; else the preset named like cargo's
+//! `PROFILE` (`debug` or `release`) if the manifest defines one; else the manifest's `preset`.
+//! So a manifest with `[presets.debug]` gets fast bakes in debug builds.
+
+use crate::bake::baker::{Baker, Report};
+use crate::bake::error::BakeError;
+use crate::bake::manifest::Config;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The environment variable carrying the pack's absolute path to the game's code.
+pub const PACK_ENV: &str = "HEARTH_PACK";
+/// The environment variable carrying the runtime tree's absolute path.
+pub const OUT_ENV: &str = "HEARTH_OUT";
+/// Overrides the preset choice.
+pub const PRESET_ENV: &str = "HEARTH_PRESET";
+
+/// Whether this copy of hearth was compiled without optimizations (build-dependencies are,
+/// unless the game's Cargo.toml says otherwise).
+pub const UNOPTIMIZED: bool = cfg!(hearth_unoptimized);
+
+/// The one cargo warning hearth gives when it runs unoptimized.
+pub const UNOPTIMIZED_HINT: &str = "hearth is baking without optimizations (build-dependencies default to opt-level 0); \
+add `[profile.dev.build-override] opt-level = 3` and `[profile.release.build-override] opt-level = 3` \
+to your Cargo.toml for much faster bakes";
+
+/// Bakes for a build script and exits the process with a message on error (no panic, no
+/// backtrace). See [`CargoBake`] to override cargo's inputs or to handle the error yourself.
+pub fn bake(manifest: impl AsRef<Path>) -> Report {
+    match CargoBake::new(manifest).run() {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("hearth: {error}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// A build-script bake with every cargo-provided input overridable (for tests and unusual
+/// setups); unset inputs fall back to cargo's environment variables.
+pub struct CargoBake {
+    manifest: PathBuf,
+    out_dir: Option<PathBuf>,
+    manifest_dir: Option<PathBuf>,
+    profile: Option<String>,
+    preset: Option<String>,
+    jobs: Option<usize>,
+    rust_version: Option<String>,
+    output: Box<dyn Write>,
+}
+
+impl std::fmt::Debug for CargoBake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CargoBake")
+            .field("manifest", &self.manifest)
+            .field("out_dir", &self.out_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CargoBake {
+    /// A bake of `manifest` (relative paths are relative to `CARGO_MANIFEST_DIR`).
+    pub fn new(manifest: impl AsRef<Path>) -> Self {
+        Self {
+            manifest: manifest.as_ref().to_path_buf(),
+            out_dir: None,
+            manifest_dir: None,
+            profile: None,
+            preset: None,
+            jobs: None,
+            rust_version: None,
+            output: Box::new(std::io::stdout()),
+        }
+    }
+
+    /// Overrides `OUT_DIR`.
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Overrides `CARGO_MANIFEST_DIR`.
+    pub fn manifest_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.manifest_dir = Some(dir.into());
+        self
+    }
+
+    /// Overrides `PROFILE`.
+    pub fn profile(&mut self, profile: impl Into<String>) -> &mut Self {
+        self.profile = Some(profile.into());
+        self
+    }
+
+    /// Chooses the preset, bypassing the profile mapping.
+    pub fn preset(&mut self, preset: impl Into<String>) -> &mut Self {
+        self.preset = Some(preset.into());
+        self
+    }
+
+    /// Overrides `NUM_JOBS`.
+    pub fn jobs(&mut self, jobs: usize) -> &mut Self {
+        self.jobs = Some(jobs);
+        self
+    }
+
+    /// Overrides `CARGO_PKG_RUST_VERSION` (picks `cargo::` vs `cargo:` directives).
+    pub fn rust_version(&mut self, version: impl Into<String>) -> &mut Self {
+        self.rust_version = Some(version.into());
+        self
+    }
+
+    /// Sends cargo directives to `writer` instead of stdout.
+    pub fn output(&mut self, writer: impl Write + 'static) -> &mut Self {
+        self.output = Box::new(writer);
+        self
+    }
+
+    fn env(name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+
+    /// Bakes, then prints the cargo directives.
+    pub fn run(&mut self) -> Result<Report, BakeError> {
+        let missing = |name: &str| {
+            BakeError::Cargo(format!(
+                "{name} is not set (is this running from build.rs?)"
+            ))
+        };
+        let manifest_dir = match &self.manifest_dir {
+            Some(dir) => dir.clone(),
+            None => Self::env("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| missing("CARGO_MANIFEST_DIR"))?,
+        };
+        let manifest = manifest_dir.join(&self.manifest);
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => Self::env("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| missing("OUT_DIR"))?,
+        };
+        let profile = self.profile.clone().or_else(|| Self::env("PROFILE"));
+        let rust_version = self
+            .rust_version
+            .clone()
+            .or_else(|| Self::env("CARGO_PKG_RUST_VERSION"))
+            .unwrap_or_default();
+        let prefix = if supports_double_colon(&rust_version) {
+            "cargo::"
+        } else {
+            "cargo:"
+        };
+        let mut lines = Vec::new();
+        lines.push(format!(
+            "{prefix}rerun-if-changed={}",
+            checked_path(&manifest)?
+        ));
+        lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
+
+        let config = match Config::load(&manifest) {
+            Ok(config) => config,
+            Err(error) => {
+                // Keep watching the manifest so fixing it re-runs the build script.
+                self.emit(&lines)?;
+                return Err(error);
+            }
+        };
+        let preset = self
+            .preset
+            .clone()
+            .or_else(|| Self::env(PRESET_ENV))
+            .or_else(|| profile.filter(|p| config.presets.contains_key(p)))
+            .or_else(|| config.default_preset.clone());
+
+        let mut baker = Baker::new(config, out_dir.join("hearth"));
+        baker.preset_opt(preset);
+        if let Some(jobs) = self.jobs {
+            baker.jobs(jobs);
+        }
+        let result = baker.run();
+        let report = match result {
+            Ok(report) => report,
+            Err(error) => {
+                self.emit(&lines)?;
+                return Err(error);
+            }
+        };
+        for path in report.inputs.iter().chain(&report.watched_dirs) {
+            lines.push(format!("{prefix}rerun-if-changed={}", checked_path(path)?));
+        }
+        for warning in &report.warnings {
+            lines.push(format!(
+                "{prefix}warning={}",
+                warning.replace(['\n', '\r'], " ")
+            ));
+        }
+        if UNOPTIMIZED && report.cache_hits < report.assets {
+            lines.push(format!("{prefix}warning={UNOPTIMIZED_HINT}"));
+        }
+        lines.push(format!(
+            "{prefix}rustc-env={PACK_ENV}={}",
+            checked_path(&absolute(&report.pack_path))?
+        ));
+        lines.push(format!(
+            "{prefix}rustc-env={OUT_ENV}={}",
+            checked_path(&absolute(&report.out_dir))?
+        ));
+        self.emit(&lines)?;
+        Ok(report)
+    }
+
+    fn emit(&mut self, lines: &[String]) -> Result<(), BakeError> {
+        let io = |e| BakeError::Cargo(format!("cannot write cargo directives: {e}"));
+        for line in lines {
+            writeln!(self.output, "{line}").map_err(io)?;
+        }
+        self.output.flush().map_err(io)
+    }
+}
+
+/// `cargo::` directives need cargo 1.77; older toolchains only read `cargo:`. An unknown
+/// rust-version gets the form every cargo reads.
+fn supports_double_colon(rust_version: &str) -> bool {
+    let mut parts = rust_version
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (1, 77)
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A path cargo can take in a directive: UTF-8 and without newlines.
+fn checked_path(path: &Path) -> Result<String, BakeError> {
+    match path.to_str() {
+        Some(text) if !text.contains(['\n', '\r']) => Ok(text.to_owned()),
+        _ => Err(BakeError::Cargo(format!(
+            "path {} cannot be passed to cargo (not UTF-8, or a newline)",
+            path.display()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directive_syntax_follows_rust_version() {
+        assert!(supports_double_colon("1.77"));
+        assert!(supports_double_colon("1.89.0"));
+        assert!(!supports_double_colon("1.70"));
+        assert!(!supports_double_colon(""));
+    }
+}

@@ -1,0 +1,146 @@
+//! Pack writing: per-entry compression, then the v2 or v3 layout from [`crate::format::hpack`].
+
+use crate::format::hpack::{self, Codec, PackInput};
+use rayon::prelude::*;
+use std::io::Write;
+
+/// An entry is stored uncompressed unless compression saves at least this share (1/16, 6.25%)
+/// of its size: a smaller saving is not worth a decode at load time.
+pub const MIN_SAVING_DIVISOR: usize = 16;
+/// Entries smaller than this are always stored.
+pub const MIN_COMPRESS_SIZE: usize = 64;
+/// zstd level when the manifest gives none (zstd's own default).
+pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
+/// Brotli quality when the manifest gives none.
+pub const DEFAULT_BROTLI_LEVEL: i32 = 9;
+
+/// One file to pack, with the codec its settings ask for.
+#[derive(Debug, Clone)]
+pub struct PackFile<'a> {
+    /// Runtime path.
+    pub path: &'a str,
+    /// Uncompressed bytes.
+    pub bytes: &'a [u8],
+    /// Requested codec.
+    pub codec: Codec,
+    /// Requested level.
+    pub level: Option<i32>,
+}
+
+/// Whether `bytes` are already compressed, so compressing again would waste time: common
+/// compressed containers by extension, and KTX2 files with supercompression.
+pub fn already_compressed(path: &str, bytes: &[u8]) -> bool {
+    let extension = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match extension.as_str() {
+        "png" | "jpg" | "jpeg" | "webp" | "ogg" | "mp3" | "opus" | "flac" | "zip" | "gz"
+        | "zst" | "br" | "basis" => true,
+        // KTX2 header: supercompressionScheme is the u32 at byte 44; 0 means none.
+        "ktx2" => bytes.get(44..48).is_some_and(|s| s != [0, 0, 0, 0]),
+        _ => false,
+    }
+}
+
+/// Compresses one entry, or returns it stored when that is smaller or not worth it.
+pub fn compress(file: &PackFile<'_>) -> (Codec, Vec<u8>) {
+    let stored = || (Codec::None, file.bytes.to_vec());
+    if file.codec == Codec::None
+        || file.bytes.len() < MIN_COMPRESS_SIZE
+        || already_compressed(file.path, file.bytes)
+    {
+        return stored();
+    }
+    let compressed = match file.codec {
+        Codec::None => unreachable!("handled above"),
+        Codec::Zstd => zstd::bulk::compress(file.bytes, file.level.unwrap_or(DEFAULT_ZSTD_LEVEL))
+            .expect("in-memory zstd"),
+        Codec::Snap => {
+            let mut encoder = snap::write::FrameEncoder::new(Vec::new());
+            encoder.write_all(file.bytes).expect("in-memory snap");
+            encoder.into_inner().expect("in-memory snap")
+        }
+        Codec::Brotli => {
+            let quality = file.level.unwrap_or(DEFAULT_BROTLI_LEVEL) as u32;
+            let mut encoder = brotli::CompressorWriter::new(Vec::new(), 1 << 16, quality, 22);
+            encoder.write_all(file.bytes).expect("in-memory brotli");
+            encoder.into_inner()
+        }
+    };
+    let worth_it = compressed.len() <= file.bytes.len() - file.bytes.len() / MIN_SAVING_DIVISOR;
+    if worth_it {
+        (file.codec, compressed)
+    } else {
+        stored()
+    }
+}
+
+/// Builds a whole pack. `files` must be sorted by path and unique; compression runs in
+/// parallel on the current rayon pool, and the output does not depend on the thread count.
+pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
+    let encoded: Vec<(Codec, Vec<u8>)> = files.par_iter().map(compress).collect();
+    let inputs: Vec<PackInput<'_>> = files
+        .iter()
+        .zip(&encoded)
+        .map(|(file, (codec, stored))| PackInput {
+            path: file.path,
+            codec: *codec,
+            stored,
+            size: file.bytes.len() as u64,
+        })
+        .collect();
+    match version {
+        2 => hpack::write_v2(&inputs),
+        _ => hpack::write_v3(&inputs),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_when_compression_does_not_pay() {
+        let text = "hello hearth ".repeat(100);
+        let file = |path, bytes, codec| PackFile {
+            path,
+            bytes,
+            codec,
+            level: None,
+        };
+        for codec in [Codec::Zstd, Codec::Snap, Codec::Brotli] {
+            assert_eq!(compress(&file("a.txt", text.as_bytes(), codec)).0, codec);
+            assert_eq!(
+                compress(&file("a.ogg", text.as_bytes(), codec)).0,
+                Codec::None,
+                "already compressed"
+            );
+            assert_eq!(
+                compress(&file("a.txt", b"tiny", codec)).0,
+                Codec::None,
+                "too small"
+            );
+        }
+        // Incompressible bytes: xorshift noise.
+        let mut x = 0x9E3779B97F4A7C15u64;
+        let noise: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert_eq!(compress(&file("n.bin", &noise, Codec::Zstd)).0, Codec::None);
+    }
+
+    #[test]
+    fn supercompressed_ktx2_is_stored() {
+        let mut header = vec![0u8; 80];
+        header[44] = 2; // zstd supercompression
+        assert!(already_compressed("t.ktx2", &header));
+        header[44] = 0;
+        assert!(!already_compressed("t.ktx2", &header));
+    }
+}

@@ -1,0 +1,82 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Writes `files` (path -> bytes) under `root`, creating folders.
+pub fn write_files(root: &Path, files: &[(&str, &[u8])]) {
+    for (path, bytes) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+/// A small content folder with a manifest: text (compressible), an .ogg (already
+/// compressed), a shader, a font, nested folders, a hidden file and a wip file to exclude.
+pub fn sample_content(root: &Path, manifest_extra: &str) -> PathBuf {
+    let text = "the quick brown fox jumps over the lazy dog\n".repeat(50);
+    write_files(
+        root,
+        &[
+            ("data/levels/level1.txt", text.as_bytes()),
+            ("data/levels/level2.txt", b"short level"),
+            ("data/wip/secret.txt", b"not shipped"),
+            ("data/.hidden", b"dotfile"),
+            (
+                "sounds/hit.ogg",
+                b"OggS\0\x02fake ogg payload that should stay stored as it is",
+            ),
+            ("shaders/mesh.spv", &[0x03, 0x02, 0x23, 0x07, 1, 2, 3, 4]),
+            ("fonts/ui.ttf", &[0, 1, 0, 0, 9, 9, 9]),
+        ],
+    );
+    let manifest = root.join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"[content]
+name = "game"
+compression = "zstd"
+[[content.group]]
+assets = ["data/**/*", "sounds/*.ogg"]
+exclude = ["**/wip/**"]
+[[content.group]]
+assets = ["shaders/*.spv", "fonts/*", "data/levels/*.txt"]
+{manifest_extra}"#
+        ),
+    )
+    .unwrap();
+    manifest
+}
+
+/// Every file under `dir` (relative path -> mtime), recursively.
+pub fn mtimes(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                out.insert(
+                    entry.path().strip_prefix(dir).unwrap().to_path_buf(),
+                    meta.modified().unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Every file under `dir` (relative path -> bytes).
+pub fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    mtimes(dir)
+        .into_keys()
+        .map(|rel| (rel.clone(), std::fs::read(dir.join(rel)).unwrap()))
+        .collect()
+}
