@@ -1,0 +1,48 @@
+//! Reads the pack that build.rs baked and `include_pak!` embedded, and prints what it finds.
+
+use hearth::{hash_asset_ref, PakReader, ReadError};
+
+fn main() -> Result<(), ReadError> {
+    let pak: PakReader = hearth::include_pak!(env!("HEARTH_PACK"))?;
+    println!(
+        "embedded pack: v{}, {} entries, {} bytes",
+        pak.version(),
+        pak.len(),
+        pak.bytes().len()
+    );
+    for entry in pak.entries() {
+        let entry = entry?;
+        println!(
+            "  {:<28} {:<9} {:>6} B (stored {:>6} B, {})",
+            entry.path(),
+            entry.kind().name(),
+            entry.size(),
+            entry.stored_size(),
+            entry.codec().name()
+        );
+    }
+
+    // By path: stored entries are borrowed straight from the binary, compressed ones decoded.
+    let hello = pak
+        .get("text/hello.txt")?
+        .expect("text/hello.txt is in the pack");
+    println!(
+        "text/hello.txt says: {}",
+        String::from_utf8_lossy(&hello).trim()
+    );
+
+    // By 64-bit asset hash, resolved through assets.hman.
+    let hash = hash_asset_ref("data/levels/level2.json");
+    let record = pak.resolve(hash)?.expect("level2 is in the manifest");
+    let level = pak.get_by_hash(hash)?.expect("level2 is in the pack");
+    println!(
+        "asset {hash:#018x} -> {} ({}, {} bytes)",
+        record.path,
+        record.kind.name(),
+        level.len()
+    );
+
+    pak.verify()?;
+    println!("verify: ok ({} manifest rows)", pak.manifest()?.len());
+    Ok(())
+}
