@@ -1,1 +1,382 @@
-fn main() {}
+//! The `hearth` command-line tool: a thin shell over the library.
+//!
+//! Exit codes: 0 ok, 1 failure (a bake error, a failed check), 2 usage.
+
+use clap::{Parser, Subcommand};
+use hearth::bake::{Baker, Config, Progress};
+use hearth::read::inspect::{check_output, pack_layout, tree_files};
+use hearth::{PackKind, PakReader};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "hearth",
+    version,
+    about = "Bake game assets into a runtime tree and a .hpack, and inspect them"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Bake a manifest's content into OUT (runtime tree, assets.hman and the .hpack).
+    Bake {
+        /// The TOML manifest.
+        #[arg(default_value = "hearth.toml")]
+        manifest: PathBuf,
+        /// Output folder.
+        #[arg(short, long, default_value = "runtime")]
+        out: PathBuf,
+        /// Preset to use (default: the manifest's `preset`).
+        #[arg(long)]
+        preset: Option<String>,
+        /// Worker threads (default: NUM_JOBS, else all cores).
+        #[arg(short, long)]
+        jobs: Option<usize>,
+        /// Ignore the incremental cache and rebuild everything.
+        #[arg(long)]
+        no_cache: bool,
+        /// Bake every asset even after a failure, and report all failures.
+        #[arg(long)]
+        keep_going: bool,
+        /// Re-read everything written and check it (as `hearth check` does).
+        #[arg(long)]
+        verify: bool,
+        /// Print only warnings and errors.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Write a starter manifest (never overwrites).
+    Init {
+        /// Where to write it.
+        #[arg(default_value = "hearth.toml")]
+        path: PathBuf,
+    },
+    /// Per-file stats and totals of an output folder.
+    Info {
+        /// Output folder.
+        #[arg(default_value = "runtime")]
+        out: PathBuf,
+    },
+    /// Cross-file integrity of an output folder (non-zero exit on any problem).
+    Check {
+        /// Output folder.
+        #[arg(default_value = "runtime")]
+        out: PathBuf,
+    },
+    /// Inspect .hpack files.
+    Pack {
+        #[command(subcommand)]
+        command: PackCommand,
+    },
+    /// List a manifest's presets.
+    Presets {
+        /// The TOML manifest.
+        #[arg(default_value = "hearth.toml")]
+        manifest: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum PackCommand {
+    /// Layout breakdown, per-kind summary and entry listing of a pack.
+    Info {
+        /// The pack.
+        file: PathBuf,
+    },
+}
+
+const STARTER: &str = r#"# hearth manifest: https://docs.rs/hearth (see the README's manifest reference)
+preset = "release"
+
+[content]
+name = "assets"             # the pack is assets.hpack
+compression = "zstd"        # none | snap | brotli | zstd
+
+[[content.group]]
+assets = ["**/*"]
+exclude = ["**/wip/**", "*.toml"]
+
+[default]
+texture = { compress = true }
+mesh = { merge = true }
+
+[[default.rules]]
+match = "ui/*"
+texture = { compress = false }
+
+[presets.debug]             # picked by build.rs in debug builds: bake fast
+compression = "none"
+
+[presets.release]
+compression_level = 19
+"#;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bake {
+            manifest,
+            out,
+            preset,
+            jobs,
+            no_cache,
+            keep_going,
+            verify,
+            quiet,
+        } => bake(
+            &manifest, &out, preset, jobs, !no_cache, keep_going, verify, quiet,
+        ),
+        Command::Init { path } => init(&path),
+        Command::Info { out } => info(&out),
+        Command::Check { out } => check(&out),
+        Command::Pack {
+            command: PackCommand::Info { file },
+        } => pack_info(&file),
+        Command::Presets { manifest } => presets(&manifest),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn human(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bake(
+    manifest: &Path,
+    out: &Path,
+    preset: Option<String>,
+    jobs: Option<usize>,
+    use_cache: bool,
+    keep_going: bool,
+    verify: bool,
+    quiet: bool,
+) -> Result<(), String> {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+        )
+        .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let mut baker = Baker::new(manifest, out);
+    baker
+        .preset_opt(preset)
+        .cache(use_cache)
+        .keep_going(keep_going);
+    if let Some(jobs) = jobs {
+        baker.jobs(jobs);
+    }
+    let warn_bar = bar.clone();
+    baker.on_warning(move |w| warn_bar.suspend(|| eprintln!("warning: {w}")));
+    let progress_bar = bar.clone();
+    baker.on_progress(move |event| match event {
+        Progress::Planned { assets } => progress_bar.set_length(assets as u64),
+        Progress::Asset { done, path, .. } => {
+            progress_bar.set_position(done as u64);
+            progress_bar.set_message(path.to_owned());
+        }
+        Progress::Packing { entries } => {
+            progress_bar.set_message(format!("packing {entries} entries"))
+        }
+        _ => {}
+    });
+    let result = baker.run();
+    bar.finish_and_clear();
+    let report = result.map_err(|e| e.to_string())?;
+    if !quiet {
+        println!(
+            "baked {} assets ({} from cache) in {:.2?}{}",
+            report.assets,
+            report.cache_hits,
+            report.elapsed,
+            report
+                .preset
+                .as_deref()
+                .map(|p| format!(", preset `{p}`"))
+                .unwrap_or_default()
+        );
+        println!("  in:   {} of sources", human(report.bytes_in));
+        println!(
+            "  out:  {} ({} manifest rows) in {}",
+            human(report.bytes_out),
+            report.manifest_entries,
+            report.out_dir.display()
+        );
+        println!(
+            "  pack: {} ({} entries) at {}",
+            human(report.pack_bytes),
+            report.pack_entries,
+            report.pack_path.display()
+        );
+        println!(
+            "  files written: {}, stale files removed: {}",
+            report.files_written, report.files_removed
+        );
+    }
+    if verify {
+        let (problems, files) = check_output(&report.out_dir);
+        if !problems.is_empty() {
+            return Err(format!(
+                "verify found {} problems:\n  {}",
+                problems.len(),
+                problems.join("\n  ")
+            ));
+        }
+        if !quiet {
+            println!("  verify: {files} files and the pack are consistent");
+        }
+    }
+    Ok(())
+}
+
+fn init(path: &Path) -> Result<(), String> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e} (init never overwrites)", path.display()))?;
+    std::io::Write::write_all(&mut file, STARTER.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+fn info(out: &Path) -> Result<(), String> {
+    let files = tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut totals: std::collections::BTreeMap<PackKind, (usize, u64)> = Default::default();
+    println!("{:<48} {:<9} {:>12}", "file", "kind", "size");
+    for (rel, path) in &files {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let kind = PackKind::from_path(rel);
+        println!("{rel:<48} {:<9} {:>12}", kind.name(), human(size));
+        let total = totals.entry(kind).or_default();
+        total.0 += 1;
+        total.1 += size;
+    }
+    println!();
+    for (kind, (count, size)) in &totals {
+        println!("{:<9} {count:>6} files {:>12}", kind.name(), human(*size));
+    }
+    let all: u64 = totals.values().map(|t| t.1).sum();
+    println!("{:<9} {:>6} files {:>12}", "total", files.len(), human(all));
+    Ok(())
+}
+
+fn check(out: &Path) -> Result<(), String> {
+    let (problems, files) = check_output(out);
+    if problems.is_empty() {
+        println!("ok: {files} files, manifest and packs consistent");
+        Ok(())
+    } else {
+        Err(format!(
+            "{} problems:\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        ))
+    }
+}
+
+fn pack_info(file: &Path) -> Result<(), String> {
+    let pak = PakReader::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let layout = pack_layout(&pak).map_err(|e| format!("{}: {e}", file.display()))?;
+    let total = pak.bytes().len() as u64;
+    println!(
+        "{}: hpack v{}, {} entries, {}",
+        file.display(),
+        pak.version(),
+        pak.len(),
+        human(total)
+    );
+    let share = |b: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            b as f64 * 100.0 / total as f64
+        }
+    };
+    for (name, bytes) in [
+        ("header", layout.header),
+        ("tables", layout.tables),
+        ("strings", layout.strings),
+        ("payload", layout.payload),
+        ("padding", layout.padding),
+    ] {
+        println!("  {name:<8} {:>12} {:>6.2}%", human(bytes), share(bytes));
+    }
+    println!("  payload uncompressed: {}", human(layout.uncompressed));
+    println!();
+    println!(
+        "  {:<10} {:>7} {:>12} {:>12}",
+        "kind", "entries", "size", "stored"
+    );
+    for (kind, (count, size, stored)) in &layout.per_kind {
+        println!(
+            "  {:<10} {count:>7} {:>12} {:>12}",
+            kind.name(),
+            human(*size),
+            human(*stored)
+        );
+    }
+    println!();
+    println!(
+        "  {:<10} {:>12} {:>12} {:<7} {:>10}  path",
+        "kind", "size", "stored", "codec", "offset"
+    );
+    for entry in pak.entries() {
+        let entry = entry.map_err(|e| format!("{}: {e}", file.display()))?;
+        println!(
+            "  {:<10} {:>12} {:>12} {:<7} {:>10}  {}",
+            entry.kind().name(),
+            entry.size(),
+            entry.stored_size(),
+            entry.codec().name(),
+            entry.offset(),
+            entry.path()
+        );
+    }
+    Ok(())
+}
+
+fn presets(manifest: &Path) -> Result<(), String> {
+    let config = Config::load(manifest).map_err(|e| e.to_string())?;
+    if config.presets.is_empty() {
+        println!("{} defines no presets", manifest.display());
+    }
+    for (name, preset) in &config.presets {
+        let default = if config.default_preset.as_deref() == Some(name) {
+            " (default)"
+        } else {
+            ""
+        };
+        let output = preset
+            .output
+            .as_deref()
+            .map(|o| format!(" -> output `{o}`"))
+            .unwrap_or_default();
+        println!("{name}{default}{output}");
+    }
+    Ok(())
+}

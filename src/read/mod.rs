@@ -2,4 +2,5 @@
 
 pub mod aligned;
 pub mod error;
+pub mod inspect;
 pub mod pak;

@@ -1,0 +1,163 @@
+//! Inspection and integrity checks of packs and runtime trees, for tools (`hearth info`,
+//! `hearth check`, `hearth pack info`).
+
+use crate::format::hash::hash_runtime_path;
+use crate::format::hman::{self, MANIFEST_PATH};
+use crate::format::hpack::{self, PackKind};
+use crate::read::pak::PakReader;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Where a pack's bytes go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackLayout {
+    /// Header bytes.
+    pub header: u64,
+    /// Table bytes: v2 TOC, or v3 entry table + directory table + hash index.
+    pub tables: u64,
+    /// v3 string table bytes (v2 keeps paths in its TOC).
+    pub strings: u64,
+    /// Stored payload bytes.
+    pub payload: u64,
+    /// Alignment padding bytes.
+    pub padding: u64,
+    /// Uncompressed payload bytes.
+    pub uncompressed: u64,
+    /// Per kind: (entries, uncompressed bytes, stored bytes).
+    pub per_kind: BTreeMap<PackKind, (usize, u64, u64)>,
+}
+
+/// Breaks a pack down by region and by kind. Fails on the first invalid entry.
+pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, crate::ReadError> {
+    let mut layout = PackLayout::default();
+    match pak.v3_header() {
+        Some(h) => {
+            layout.header = hpack::V3_HEADER_SIZE as u64;
+            layout.tables = h.strings_offset - h.entries_offset;
+            layout.strings = h.strings_size;
+        }
+        None => {
+            layout.header = hpack::V2_HEADER_SIZE as u64;
+            layout.tables =
+                u64::from_le_bytes(pak.bytes()[16..24].try_into().expect("validated v2 header"));
+        }
+    }
+    for entry in pak.entries() {
+        let entry = entry?;
+        layout.payload += entry.stored_size();
+        layout.uncompressed += entry.size();
+        let row = layout.per_kind.entry(entry.kind()).or_default();
+        row.0 += 1;
+        row.1 += entry.size();
+        row.2 += entry.stored_size();
+    }
+    layout.padding =
+        pak.bytes().len() as u64 - layout.header - layout.tables - layout.strings - layout.payload;
+    Ok(layout)
+}
+
+/// Files of a runtime tree, relative and `/`-separated, sorted; hearth's own bookkeeping
+/// files (cache, lock, temp files) and packs are left out.
+pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type()?.is_dir() {
+                stack.push(path);
+            } else if !name.starts_with('.') && !name.ends_with(".hpack") {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                files.push((rel, path));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
+/// existing file whose path hashes to the row's hash; every file is in the manifest; every
+/// `.hpack` verifies and matches the tree file for file. Returns the problems found (empty
+/// when all is well) and the number of files checked.
+pub fn check_output(root: &Path) -> (Vec<String>, usize) {
+    let mut problems = Vec::new();
+    let files = match tree_files(root) {
+        Ok(files) => files,
+        Err(e) => return (vec![format!("{}: {e}", root.display())], 0),
+    };
+    let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return (
+                vec![format!("{}: {e}", root.join(MANIFEST_PATH).display())],
+                files.len(),
+            )
+        }
+    };
+    match hman::parse(&manifest_bytes) {
+        Err(e) => problems.push(format!("{MANIFEST_PATH}: {e}")),
+        Ok(rows) => {
+            let listed: BTreeMap<&str, u64> = rows.iter().map(|r| (r.path, r.hash)).collect();
+            for row in &rows {
+                if !root.join(row.path).is_file() {
+                    problems.push(format!("{MANIFEST_PATH}: `{}` does not exist", row.path));
+                }
+                if hash_runtime_path(row.path) != row.hash {
+                    problems.push(format!(
+                        "{MANIFEST_PATH}: hash {:#018x} does not match `{}`",
+                        row.hash, row.path
+                    ));
+                }
+            }
+            for (rel, _) in &files {
+                if rel != MANIFEST_PATH && !listed.contains_key(rel.as_str()) {
+                    problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
+                }
+            }
+        }
+    }
+    let packs = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hpack"));
+    for pack_path in packs {
+        let name = pack_path.display();
+        let pak = match PakReader::open_verified(&pack_path) {
+            Ok(pak) => pak,
+            Err(e) => {
+                problems.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let mut in_pack = 0;
+        for entry in pak.entries().flatten() {
+            in_pack += 1;
+            let path = entry.path();
+            match (std::fs::read(root.join(&*path)), entry.bytes()) {
+                (Ok(on_disk), Ok(packed)) if on_disk == *packed => {}
+                (Ok(_), Ok(_)) => problems.push(format!(
+                    "{name}: `{path}` differs from the file in the tree"
+                )),
+                (Err(_), _) => problems.push(format!("{name}: `{path}` is not in the tree")),
+                (_, Err(e)) => problems.push(format!("{name}: `{path}`: {e}")),
+            }
+        }
+        if in_pack != files.len() {
+            problems.push(format!(
+                "{name}: {in_pack} entries, but the tree has {} files",
+                files.len()
+            ));
+        }
+    }
+    (problems, files.len())
+}
