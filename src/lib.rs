@@ -1,5 +1,31 @@
 //! hearth bakes game assets at build time and reads them back at run time.
 //!
+//! **Build time** (feature `bake`): a game's `build.rs` bakes the content its TOML manifest
+//! lists into a runtime tree, an `assets.hman` manifest and one `.hpack`:
+//!
+//! ```no_run
+//! # #[cfg(feature = "bake")]
+//! // in build.rs
+//! hearth::bake::cargo::bake("assets/hearth.toml");
+//! ```
+//!
+//! **Run time** (default features, no encoders): open the pack, or embed it with
+//! [`include_pak!`], and read entries by path or by 64-bit asset hash:
+//!
+//! ```
+//! let pak = hearth::include_pak!("../tests/fixtures/tiny.hpack")?;
+//! let hello = pak.get("hello.txt")?.expect("in the pack");
+//! assert_eq!(&*hello, b"hello from the fixture pack\n");
+//! let hash = hearth::hash_asset_ref("notes/long.txt");
+//! assert_eq!(&*pak.resolve(hash)?.unwrap().path, "notes/long.txt");
+//! assert_eq!(pak.get_by_hash(hash)?.unwrap().len(), 6000); // zstd in the pack
+//! # Ok::<(), hearth::ReadError>(())
+//! ```
+//!
+//! Environment variables read: by the baker, `NUM_JOBS` (thread count when none is set); in
+//! build-script mode also `CARGO_MANIFEST_DIR`, `OUT_DIR`, `PROFILE`,
+//! `CARGO_PKG_RUST_VERSION` and `HEARTH_PRESET` (see [`bake::cargo`]). The reader reads none.
+//!
 //! See the README for the manifest reference, the build.rs recipe and the format docs.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
