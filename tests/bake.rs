@@ -413,3 +413,48 @@ fn pack_version_2_follows_the_assetc_spec_to_the_byte() {
         &std::fs::read(src.path().join("sounds/hit.ogg")).unwrap()[..]
     );
 }
+
+/// Sources that cannot be read: symlinks to /proc/self/mem look like regular files but fail
+/// with EIO on read (even for root, which ignores file permissions).
+#[cfg(target_os = "linux")]
+fn unreadable_sources(root: &std::path::Path, names: &[&str]) {
+    for name in names {
+        std::os::unix::fs::symlink("/proc/self/mem", root.join(name)).unwrap();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_asset_error_names_the_file_and_keep_going_reports_them_all() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = sample_content(src.path(), "");
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    let before = contents(out.path());
+    unreadable_sources(
+        &src.path().join("data/levels"),
+        &["broken_a.txt", "broken_b.txt"],
+    );
+
+    let error = Baker::bake(manifest.as_path(), out.path())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("broken_a.txt"), "{error}");
+    assert_eq!(
+        contents(out.path()),
+        before,
+        "a failed bake changed the output"
+    );
+
+    let error = Baker::new(manifest.as_path(), out.path())
+        .keep_going(true)
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("2 assets failed"), "{error}");
+    assert!(
+        error.contains("broken_a.txt") && error.contains("broken_b.txt"),
+        "{error}"
+    );
+    assert_eq!(contents(out.path()), before);
+}
