@@ -4,3 +4,4 @@
 pub mod hash;
 pub mod hman;
 pub mod hpack;
+pub mod ktx2;

@@ -1,0 +1,627 @@
+//! KTX 2.0 containers: header, level index, data format descriptor (DFD), key/value data,
+//! and a writer. hearth writes its own KTX2 files (the `ktx2` crate only reads), checked in
+//! tests against independent readers.
+//!
+//! File layout written here (KTX 2.0 §3):
+//!
+//! ```text
+//! Header (80 B) | Level index (24 B x levelCount, level 0 first) | DFD (4-aligned)
+//! | key/value data (4-aligned entries, sorted by key) | mip levels, smallest first
+//! ```
+//!
+//! Mip levels are aligned to lcm(texel block size, 4) when not supercompressed, and not at all
+//! (alignment 1) when supercompressed, as the spec requires. With zstd supercompression
+//! (scheme 2) each level is one zstd frame and there is no supercompression global data.
+
+use crate::read::error::{ReadBytes, ReadError};
+use bytemuck::{Pod, Zeroable};
+
+/// The 12-byte KTX 2.0 file identifier.
+pub const IDENTIFIER: [u8; 12] = [
+    0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+/// Header size.
+pub const HEADER_SIZE: usize = 80;
+/// Level-index row size.
+pub const LEVEL_INDEX_SIZE: usize = 24;
+const FORMAT: &str = "KTX2";
+
+/// The Vulkan formats hearth writes (`VkFormat` values).
+pub mod vk {
+    /// Block-compressed formats (UASTC) carry no Vulkan format.
+    pub const UNDEFINED: u32 = 0;
+    /// One 8-bit unsigned normalized channel.
+    pub const R8_UNORM: u32 = 9;
+    /// One 8-bit sRGB channel.
+    pub const R8_SRGB: u32 = 15;
+    /// Two 8-bit unsigned normalized channels.
+    pub const R8G8_UNORM: u32 = 16;
+    /// Two 8-bit sRGB channels.
+    pub const R8G8_SRGB: u32 = 22;
+    /// Four 8-bit unsigned normalized channels.
+    pub const R8G8B8A8_UNORM: u32 = 37;
+    /// Four 8-bit channels, sRGB color with linear alpha.
+    pub const R8G8B8A8_SRGB: u32 = 43;
+    /// Four 16-bit floats.
+    pub const R16G16B16A16_SFLOAT: u32 = 97;
+    /// Four 32-bit floats.
+    pub const R32G32B32A32_SFLOAT: u32 = 109;
+}
+
+/// Supercompression schemes.
+pub mod supercompression {
+    /// None.
+    pub const NONE: u32 = 0;
+    /// BasisLZ (not written by hearth).
+    pub const BASIS_LZ: u32 = 1;
+    /// Zstandard, one frame per level.
+    pub const ZSTD: u32 = 2;
+    /// ZLIB (not written by hearth).
+    pub const ZLIB: u32 = 3;
+}
+
+/// DFD color models.
+pub mod model {
+    /// Red, green, blue, stencil, depth, alpha.
+    pub const RGBSDA: u8 = 1;
+    /// UASTC blocks.
+    pub const UASTC: u8 = 166;
+}
+
+/// KTX2 header (little-endian host assumed, as everywhere in hearth).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
+pub struct Header {
+    /// [`IDENTIFIER`].
+    pub identifier: [u8; 12],
+    /// `VkFormat`.
+    pub vk_format: u32,
+    /// Size of the data type in bytes (1 for 8-bit and block formats).
+    pub type_size: u32,
+    /// Width in pixels.
+    pub pixel_width: u32,
+    /// Height in pixels (0 for 1D).
+    pub pixel_height: u32,
+    /// Depth in pixels (0 unless 3D).
+    pub pixel_depth: u32,
+    /// Array layers (0 when not an array).
+    pub layer_count: u32,
+    /// 1, or 6 for a cubemap.
+    pub face_count: u32,
+    /// Mip levels.
+    pub level_count: u32,
+    /// [`supercompression`] scheme.
+    pub supercompression_scheme: u32,
+    /// DFD offset.
+    pub dfd_byte_offset: u32,
+    /// DFD length.
+    pub dfd_byte_length: u32,
+    /// Key/value data offset.
+    pub kvd_byte_offset: u32,
+    /// Key/value data length.
+    pub kvd_byte_length: u32,
+    /// Supercompression global data offset.
+    pub sgd_byte_offset: u64,
+    /// Supercompression global data length.
+    pub sgd_byte_length: u64,
+}
+const _: () = assert!(std::mem::size_of::<Header>() == HEADER_SIZE);
+
+/// One row of the level index.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
+pub struct LevelIndex {
+    /// Offset of the level's data.
+    pub byte_offset: u64,
+    /// Length as stored.
+    pub byte_length: u64,
+    /// Length once supercompression is undone.
+    pub uncompressed_byte_length: u64,
+}
+const _: () = assert!(std::mem::size_of::<LevelIndex>() == LEVEL_INDEX_SIZE);
+
+/// The fields of a Khronos basic data format descriptor block that hearth writes and reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BasicDfd {
+    /// Color model ([`model`]).
+    pub color_model: u8,
+    /// Color primaries (1 = BT.709 / sRGB).
+    pub color_primaries: u8,
+    /// Transfer function (1 linear, 2 sRGB).
+    pub transfer_function: u8,
+    /// Flags (0 = straight alpha).
+    pub flags: u8,
+    /// Texel block dimensions minus one.
+    pub texel_block_dimensions: [u8; 4],
+    /// Bytes per plane.
+    pub bytes_planes: [u8; 8],
+    /// Samples.
+    pub samples: Vec<DfdSample>,
+}
+
+/// One DFD sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DfdSample {
+    /// First bit.
+    pub bit_offset: u16,
+    /// Bit length minus one.
+    pub bit_length: u8,
+    /// Channel id (low 4 bits) and qualifiers (high 4 bits: 0x80 float, 0x40 signed,
+    /// 0x20 exponent, 0x10 linear).
+    pub channel_type: u8,
+    /// Sample position.
+    pub position: [u8; 4],
+    /// Lower bound.
+    pub lower: u32,
+    /// Upper bound.
+    pub upper: u32,
+}
+
+/// Channel ids of the RGBSDA model.
+pub mod channel {
+    /// Red.
+    pub const R: u8 = 0;
+    /// Green.
+    pub const G: u8 = 1;
+    /// Blue.
+    pub const B: u8 = 2;
+    /// Alpha.
+    pub const A: u8 = 15;
+    /// UASTC: RGB.
+    pub const UASTC_RGB: u8 = 0;
+    /// UASTC: RGBA.
+    pub const UASTC_RGBA: u8 = 3;
+    /// UASTC: RRR (grayscale).
+    pub const UASTC_RRR: u8 = 4;
+    /// UASTC: RG (two channels, e.g. normal maps).
+    pub const UASTC_RG: u8 = 6;
+    /// Qualifier: the sample is linear even when the transfer function is sRGB.
+    pub const LINEAR: u8 = 0x10;
+    /// Qualifier: floating point.
+    pub const FLOAT: u8 = 0x80;
+    /// Qualifier: signed.
+    pub const SIGNED: u8 = 0x40;
+}
+
+/// Transfer functions.
+pub mod transfer {
+    /// Linear.
+    pub const LINEAR: u8 = 1;
+    /// sRGB.
+    pub const SRGB: u8 = 2;
+}
+
+impl BasicDfd {
+    /// An uncompressed format of `channels` (ids from [`channel`]) with `bits` bits each;
+    /// `float` channels are IEEE floats (16 or 32 bits). With `srgb`, every channel but alpha
+    /// is sRGB-encoded.
+    pub fn uncompressed(channels: &[u8], bits: u8, float: bool, srgb: bool) -> Self {
+        let bytes = channels.len() as u8 * bits / 8;
+        let samples = channels
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| {
+                let mut channel_type = id;
+                if float {
+                    channel_type |= channel::FLOAT | channel::SIGNED;
+                }
+                if srgb && id == channel::A {
+                    channel_type |= channel::LINEAR;
+                }
+                let (lower, upper) = match (float, bits) {
+                    (true, _) => (0xBF80_0000, 0x3F80_0000), // -1.0f, 1.0f
+                    (false, bits) => (0, (1u32 << bits) - 1),
+                };
+                DfdSample {
+                    bit_offset: i as u16 * bits as u16,
+                    bit_length: bits - 1,
+                    channel_type,
+                    position: [0; 4],
+                    lower,
+                    upper,
+                }
+            })
+            .collect();
+        Self {
+            color_model: model::RGBSDA,
+            color_primaries: 1,
+            transfer_function: if srgb {
+                transfer::SRGB
+            } else {
+                transfer::LINEAR
+            },
+            flags: 0,
+            texel_block_dimensions: [0; 4],
+            bytes_planes: [bytes, 0, 0, 0, 0, 0, 0, 0],
+            samples,
+        }
+    }
+
+    /// UASTC 4x4 blocks (16 bytes) holding `uastc_channel` ([`channel`]`::UASTC_*`).
+    pub fn uastc(uastc_channel: u8, srgb: bool) -> Self {
+        Self {
+            color_model: model::UASTC,
+            color_primaries: 1,
+            transfer_function: if srgb {
+                transfer::SRGB
+            } else {
+                transfer::LINEAR
+            },
+            flags: 0,
+            texel_block_dimensions: [3, 3, 0, 0],
+            bytes_planes: [16, 0, 0, 0, 0, 0, 0, 0],
+            samples: vec![DfdSample {
+                bit_offset: 0,
+                bit_length: 127,
+                channel_type: uastc_channel,
+                position: [0; 4],
+                lower: 0,
+                upper: u32::MAX,
+            }],
+        }
+    }
+
+    /// The whole DFD: `dfdTotalSize` followed by this one basic block.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let block_size = 24 + 16 * self.samples.len() as u32;
+        let mut out = Vec::with_capacity(4 + block_size as usize);
+        out.extend_from_slice(&(4 + block_size).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes()); // vendorId 0 (Khronos), descriptorType 0 (basic)
+        out.extend_from_slice(&(2u32 | (block_size << 16)).to_le_bytes()); // versionNumber 2
+        out.extend_from_slice(&[
+            self.color_model,
+            self.color_primaries,
+            self.transfer_function,
+            self.flags,
+        ]);
+        out.extend_from_slice(&self.texel_block_dimensions);
+        out.extend_from_slice(&self.bytes_planes);
+        for s in &self.samples {
+            out.extend_from_slice(&s.bit_offset.to_le_bytes());
+            out.push(s.bit_length);
+            out.push(s.channel_type);
+            out.extend_from_slice(&s.position);
+            out.extend_from_slice(&s.lower.to_le_bytes());
+            out.extend_from_slice(&s.upper.to_le_bytes());
+        }
+        out
+    }
+
+    /// Parses the first (Khronos basic) block of a DFD.
+    pub fn parse(dfd: &[u8]) -> Result<Self, ReadError> {
+        let total = dfd.u32_at(0, "KTX2 DFD")? as usize;
+        if total != dfd.len() {
+            return Err(ReadError::Invalid {
+                what: "KTX2 DFD total size",
+            });
+        }
+        let vendor_and_type = dfd.u32_at(4, "KTX2 DFD")?;
+        let version_and_size = dfd.u32_at(8, "KTX2 DFD")?;
+        if vendor_and_type != 0 || version_and_size & 0xFFFF != 2 {
+            return Err(ReadError::Invalid {
+                what: "KTX2 DFD (not a Khronos basic block, version 2)",
+            });
+        }
+        let block_size = (version_and_size >> 16) as usize;
+        if block_size < 24 || (block_size - 24) % 16 != 0 || 4 + block_size > dfd.len() {
+            return Err(ReadError::Invalid {
+                what: "KTX2 DFD block size",
+            });
+        }
+        let b = dfd.slice_at(4, block_size, "KTX2 DFD")?;
+        let samples = (0..(block_size - 24) / 16)
+            .map(|i| {
+                let s = &b[24 + 16 * i..40 + 16 * i];
+                DfdSample {
+                    bit_offset: u16::from_le_bytes([s[0], s[1]]),
+                    bit_length: s[2],
+                    channel_type: s[3],
+                    position: [s[4], s[5], s[6], s[7]],
+                    lower: u32::from_le_bytes([s[8], s[9], s[10], s[11]]),
+                    upper: u32::from_le_bytes([s[12], s[13], s[14], s[15]]),
+                }
+            })
+            .collect();
+        Ok(Self {
+            color_model: b[8],
+            color_primaries: b[9],
+            transfer_function: b[10],
+            flags: b[11],
+            texel_block_dimensions: [b[12], b[13], b[14], b[15]],
+            bytes_planes: [b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]],
+            samples,
+        })
+    }
+}
+
+/// Everything needed to write one KTX2 file.
+#[derive(Debug, Clone)]
+pub struct Ktx2Description {
+    /// `VkFormat` ([`vk`]).
+    pub vk_format: u32,
+    /// Data type size.
+    pub type_size: u32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Depth (0 unless 3D).
+    pub depth: u32,
+    /// Array layers (0 when not an array).
+    pub layers: u32,
+    /// 1 or 6.
+    pub faces: u32,
+    /// Bytes of one texel block (4 for RGBA8, 16 for UASTC), for level alignment.
+    pub block_bytes: u32,
+    /// The DFD.
+    pub dfd: BasicDfd,
+    /// Key/value pairs; written sorted by key. Values are raw bytes (strings NUL-terminated).
+    pub key_values: Vec<(String, Vec<u8>)>,
+    /// `Some(level)`: zstd-supercompress every mip level.
+    pub zstd_level: Option<i32>,
+}
+
+/// Writes a KTX2 file. `levels[i]` holds mip level `i` (level 0 = full size), each the
+/// concatenation of its layers, faces and depth slices in KTX2 order.
+pub fn write(desc: &Ktx2Description, levels: &[Vec<u8>]) -> Vec<u8> {
+    let mut key_values = desc.key_values.clone();
+    key_values.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let stored: Vec<std::borrow::Cow<'_, [u8]>> = levels
+        .iter()
+        .map(|level| match desc.zstd_level {
+            Some(l) => {
+                std::borrow::Cow::Owned(zstd::bulk::compress(level, l).expect("in-memory zstd"))
+            }
+            None => std::borrow::Cow::Borrowed(level.as_slice()),
+        })
+        .collect();
+
+    let dfd = desc.dfd.to_bytes();
+    let dfd_offset = HEADER_SIZE + LEVEL_INDEX_SIZE * levels.len();
+    let kvd_offset = dfd_offset + dfd.len();
+    let mut kvd = Vec::new();
+    for (key, value) in &key_values {
+        let length = (key.len() + 1 + value.len()) as u32;
+        kvd.extend_from_slice(&length.to_le_bytes());
+        kvd.extend_from_slice(key.as_bytes());
+        kvd.push(0);
+        kvd.extend_from_slice(value);
+        kvd.resize(kvd.len().next_multiple_of(4), 0);
+    }
+    let alignment = if desc.zstd_level.is_some() {
+        1
+    } else {
+        lcm(desc.block_bytes.max(1) as usize, 4)
+    };
+
+    // Levels go smallest first; compute their offsets from the end of the metadata.
+    let mut offsets = vec![0usize; levels.len()];
+    let mut at = kvd_offset + kvd.len();
+    for i in (0..levels.len()).rev() {
+        at = at.next_multiple_of(alignment);
+        offsets[i] = at;
+        at += stored[i].len();
+    }
+    let header = Header {
+        identifier: IDENTIFIER,
+        vk_format: desc.vk_format,
+        type_size: desc.type_size,
+        pixel_width: desc.width,
+        pixel_height: desc.height,
+        pixel_depth: desc.depth,
+        layer_count: desc.layers,
+        face_count: desc.faces,
+        level_count: levels.len() as u32,
+        supercompression_scheme: if desc.zstd_level.is_some() {
+            supercompression::ZSTD
+        } else {
+            supercompression::NONE
+        },
+        dfd_byte_offset: dfd_offset as u32,
+        dfd_byte_length: dfd.len() as u32,
+        kvd_byte_offset: if kvd.is_empty() { 0 } else { kvd_offset as u32 },
+        kvd_byte_length: kvd.len() as u32,
+        sgd_byte_offset: 0,
+        sgd_byte_length: 0,
+    };
+    let mut out = Vec::with_capacity(at);
+    out.extend_from_slice(bytemuck::bytes_of(&header));
+    for (i, level) in levels.iter().enumerate() {
+        let row = LevelIndex {
+            byte_offset: offsets[i] as u64,
+            byte_length: stored[i].len() as u64,
+            uncompressed_byte_length: level.len() as u64,
+        };
+        out.extend_from_slice(bytemuck::bytes_of(&row));
+    }
+    out.extend_from_slice(&dfd);
+    out.extend_from_slice(&kvd);
+    for i in (0..levels.len()).rev() {
+        out.resize(offsets[i], 0);
+        out.extend_from_slice(&stored[i]);
+    }
+    out
+}
+
+fn lcm(a: usize, b: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
+}
+
+/// A parsed, validated KTX2 header with its level index, DFD and key/value pairs.
+#[derive(Debug, Clone)]
+pub struct Ktx2Info<'a> {
+    /// The header.
+    pub header: Header,
+    /// Level index, level 0 first; every range lies inside the file.
+    pub levels: Vec<LevelIndex>,
+    /// The basic DFD block.
+    pub dfd: BasicDfd,
+    /// Key/value pairs.
+    pub key_values: Vec<(&'a str, &'a [u8])>,
+}
+
+/// Parses and validates a KTX2 file's metadata; level data is checked for range only.
+pub fn parse(bytes: &[u8]) -> Result<Ktx2Info<'_>, ReadError> {
+    let header: Header =
+        bytemuck::pod_read_unaligned(bytes.slice_at(0, HEADER_SIZE, "KTX2 header")?);
+    if header.identifier != IDENTIFIER {
+        return Err(ReadError::BadMagic { format: FORMAT });
+    }
+    if header.pixel_width == 0 || (header.face_count != 1 && header.face_count != 6) {
+        return Err(ReadError::Invalid {
+            what: "KTX2 dimensions or face count",
+        });
+    }
+    if header.face_count == 6
+        && (header.pixel_width != header.pixel_height || header.pixel_depth != 0)
+    {
+        return Err(ReadError::Invalid {
+            what: "KTX2 cubemap (faces must be square 2D)",
+        });
+    }
+    let level_count = header.level_count.max(1) as usize;
+    let max_levels = 32
+        - header
+            .pixel_width
+            .max(header.pixel_height)
+            .max(header.pixel_depth)
+            .leading_zeros();
+    if level_count > max_levels as usize {
+        return Err(ReadError::Invalid {
+            what: "KTX2 level count",
+        });
+    }
+    let mut levels = Vec::with_capacity(level_count);
+    for i in 0..level_count {
+        let row: LevelIndex = bytemuck::pod_read_unaligned(bytes.slice_at(
+            HEADER_SIZE + i * LEVEL_INDEX_SIZE,
+            LEVEL_INDEX_SIZE,
+            "KTX2 level index",
+        )?);
+        let end = row.byte_offset.checked_add(row.byte_length);
+        if end.is_none_or(|end| end > bytes.len() as u64) {
+            return Err(ReadError::OutOfBounds {
+                what: "KTX2 level data",
+            });
+        }
+        levels.push(row);
+    }
+    let dfd = bytes.slice_at(
+        header.dfd_byte_offset as usize,
+        header.dfd_byte_length as usize,
+        "KTX2 DFD",
+    )?;
+    let dfd = BasicDfd::parse(dfd)?;
+    let kvd = bytes.slice_at(
+        header.kvd_byte_offset as usize,
+        header.kvd_byte_length as usize,
+        "KTX2 key/value data",
+    )?;
+    let mut key_values = Vec::new();
+    let mut at = 0;
+    while at < kvd.len() {
+        let length = kvd.u32_at(at, "KTX2 key/value entry")? as usize;
+        let entry = kvd.slice_at(at + 4, length, "KTX2 key/value entry")?;
+        let nul = entry
+            .iter()
+            .position(|b| *b == 0)
+            .ok_or(ReadError::Invalid {
+                what: "KTX2 key (no NUL)",
+            })?;
+        let key = std::str::from_utf8(&entry[..nul]).map_err(|_| ReadError::Invalid {
+            what: "KTX2 key (not UTF-8)",
+        })?;
+        key_values.push((key, &entry[nul + 1..]));
+        at = (at + 4 + length).next_multiple_of(4);
+    }
+    Ok(Ktx2Info {
+        header,
+        levels,
+        dfd,
+        key_values,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rgba8(zstd: Option<i32>) -> (Ktx2Description, Vec<Vec<u8>>) {
+        let desc = Ktx2Description {
+            vk_format: vk::R8G8B8A8_SRGB,
+            type_size: 1,
+            width: 4,
+            height: 2,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            block_bytes: 4,
+            dfd: BasicDfd::uncompressed(
+                &[channel::R, channel::G, channel::B, channel::A],
+                8,
+                false,
+                true,
+            ),
+            key_values: vec![
+                ("KTXwriter".into(), b"hearth test\0".to_vec()),
+                ("KTXorientation".into(), b"rd\0".to_vec()),
+            ],
+            zstd_level: zstd,
+        };
+        let levels = vec![
+            (0..32).collect(),
+            (100..108).collect(),
+            (200..204).collect(),
+        ];
+        (desc, levels)
+    }
+
+    #[test]
+    fn writes_levels_smallest_first_and_parses_back() {
+        for zstd in [None, Some(3)] {
+            let (desc, levels) = rgba8(zstd);
+            let bytes = write(&desc, &levels);
+            let info = parse(&bytes).unwrap();
+            assert_eq!(info.header.level_count, 3);
+            assert!(info.levels[2].byte_offset < info.levels[1].byte_offset);
+            assert!(info.levels[1].byte_offset < info.levels[0].byte_offset);
+            for (i, row) in info.levels.iter().enumerate() {
+                let stored =
+                    &bytes[row.byte_offset as usize..(row.byte_offset + row.byte_length) as usize];
+                let data = match zstd {
+                    None => {
+                        assert_eq!(row.byte_offset % 4, 0, "aligned to lcm(4, 4)");
+                        stored.to_vec()
+                    }
+                    Some(_) => zstd::bulk::decompress(stored, 1 << 20).unwrap(),
+                };
+                assert_eq!(data, levels[i]);
+                assert_eq!(row.uncompressed_byte_length as usize, levels[i].len());
+            }
+            assert_eq!(info.dfd, desc.dfd);
+            // Keys sorted by their bytes.
+            assert_eq!(info.key_values[0].0, "KTXorientation");
+            assert_eq!(info.key_values[1], ("KTXwriter", &b"hearth test\0"[..]));
+            assert_eq!(
+                info.dfd.samples[3].channel_type,
+                channel::A | channel::LINEAR
+            );
+        }
+    }
+
+    #[test]
+    fn every_truncation_fails() {
+        let (desc, levels) = rgba8(Some(3));
+        let bytes = write(&desc, &levels);
+        for len in 0..bytes.len() {
+            assert!(parse(&bytes[..len]).is_err(), "prefix {len}");
+        }
+    }
+}
