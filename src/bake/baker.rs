@@ -349,7 +349,11 @@ impl Baker {
             pack_path: out_dir.join(format!("{}.hpack", config.pack_name)),
             preset: preset_name.filter(|_| preset.is_some()),
             assets: assets.len(),
-            inputs: plan.jobs.iter().map(|j| j.source.clone()).collect(),
+            inputs: plan
+                .jobs
+                .iter()
+                .flat_map(|j| j.sources.iter().cloned())
+                .collect(),
             watched_dirs: plan.watched_dirs.clone(),
             ..Report::default()
         };
@@ -517,8 +521,17 @@ fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
 
 /// Bakes one job, or proves from the cache that its outputs are current.
 fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, BakeError> {
-    let meta = std::fs::metadata(&job.source).map_err(|e| BakeError::io(&job.source, e))?;
-    let (size, mtime) = (meta.len(), mtime_ns(&meta));
+    // Fast path: every source's name, size and mtime.
+    let mut stamp = xxhash_rust::xxh3::Xxh3::new();
+    let mut source_size = 0;
+    for source in &job.sources {
+        let meta = std::fs::metadata(source).map_err(|e| BakeError::io(source, e))?;
+        stamp.update(source.as_os_str().as_encoded_bytes());
+        stamp.update(&meta.len().to_le_bytes());
+        stamp.update(&mtime_ns(&meta).to_le_bytes());
+        source_size += meta.len();
+    }
+    let source_stamp = stamp.digest();
     let settings = job.settings.output_fingerprint();
     let encoder = (
         job.pipeline.name().to_owned(),
@@ -532,35 +545,42 @@ fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, Bak
                 .iter()
                 .all(|o| std::fs::metadata(out_dir.join(&o.path)).is_ok_and(|m| m.len() == o.size))
     });
-    if let Some(old) = usable {
-        if old.source_size == size && old.source_mtime_ns == mtime {
-            return Ok(AssetResult {
-                record: old.clone(),
-                files: Vec::new(),
-                cached: true,
-                warnings: Vec::new(),
-            });
-        }
-    }
-    let bytes = std::fs::read(&job.source).map_err(|e| BakeError::io(&job.source, e))?;
-    let source_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    if let Some(old) =
-        usable.filter(|old| old.source_hash == source_hash && old.source_size == bytes.len() as u64)
-    {
-        // Touched but unchanged: keep the outputs, remember the new mtime.
-        let record = CachedAsset {
-            source_mtime_ns: mtime,
-            ..old.clone()
-        };
-        return Ok(AssetResult {
+    let cached = |record: CachedAsset| {
+        Ok(AssetResult {
             record,
             files: Vec::new(),
             cached: true,
             warnings: Vec::new(),
+        })
+    };
+    if let Some(old) = usable.filter(|old| old.source_stamp == source_stamp) {
+        return cached(old.clone());
+    }
+    // Slow path: the sources' names and bytes.
+    let mut content = xxhash_rust::xxh3::Xxh3::new();
+    let mut sources = Vec::with_capacity(job.sources.len());
+    for source in &job.sources {
+        let bytes = std::fs::read(source).map_err(|e| BakeError::io(source, e))?;
+        content.update(
+            source
+                .file_name()
+                .map(|n| n.as_encoded_bytes())
+                .unwrap_or_default(),
+        );
+        content.update(&(bytes.len() as u64).to_le_bytes());
+        content.update(&bytes);
+        sources.push((source.clone(), bytes));
+    }
+    let source_hash = content.digest();
+    if let Some(old) = usable.filter(|old| old.source_hash == source_hash) {
+        // Touched but unchanged: keep the outputs, remember the new stamp.
+        return cached(CachedAsset {
+            source_stamp,
+            source_size,
+            ..old.clone()
         });
     }
-    let source_size = bytes.len() as u64;
-    let baked = job.pipeline.bake(job, bytes)?;
+    let baked = job.pipeline.bake(job, sources)?;
     let outputs = baked
         .files
         .iter()
@@ -576,7 +596,7 @@ fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, Bak
     let record = CachedAsset {
         rel: job.rel.clone(),
         source_size,
-        source_mtime_ns: mtime,
+        source_stamp,
         source_hash,
         settings,
         encoder,

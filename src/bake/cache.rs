@@ -8,7 +8,7 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 1;
+const SCHEMA: u32 = 2;
 /// File name of the cache inside the output folder.
 pub const FILE_NAME: &str = ".hearth-cache";
 
@@ -30,11 +30,11 @@ pub struct CachedOutput {
 pub struct CachedAsset {
     /// Source path relative to the content root.
     pub rel: String,
-    /// Source size.
+    /// Total size of the source files.
     pub source_size: u64,
-    /// Source mtime, nanoseconds since the Unix epoch.
-    pub source_mtime_ns: u128,
-    /// xxh3-64 of the source bytes.
+    /// Digest of every source file's name, size and mtime (the fast-path check).
+    pub source_stamp: u64,
+    /// Digest of every source file's name and bytes.
     pub source_hash: u64,
     /// [`Settings::output_fingerprint`](crate::bake::settings::Settings::output_fingerprint).
     pub settings: u64,
@@ -142,7 +142,7 @@ mod tests {
             assets: vec![CachedAsset {
                 rel: "a.bin".into(),
                 source_size: 3,
-                source_mtime_ns: 12345,
+                source_stamp: 12345,
                 source_hash: 99,
                 settings: 7,
                 encoder: ("blob".into(), 1),

@@ -11,6 +11,7 @@ pub mod pack;
 pub mod pipeline;
 pub mod plan;
 pub mod settings;
+pub mod texture;
 
 pub use baker::{Baker, ConfigSource, Progress, Report};
 pub use error::BakeError;

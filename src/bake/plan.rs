@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 pub struct Job {
     /// Source path relative to the content root, `/`-separated.
     pub rel: String,
-    /// Absolute (or root-joined) source path.
+    /// The source file or folder (joined to the content root).
     pub source: PathBuf,
+    /// The files read: the source file itself, or a folder asset's files in name order.
+    pub sources: Vec<PathBuf>,
     /// The pipeline that bakes it.
     pub pipeline: Pipeline,
     /// Resolved settings.
@@ -63,15 +65,19 @@ pub fn plan(
             let mut any = false;
             for path in paths {
                 let path = path.map_err(|e| BakeError::io(e.path().to_path_buf(), e.into()))?;
-                if !path.is_file() {
-                    continue; // folder inputs (cubemaps, arrays) arrive with the texture pipeline
-                }
                 if let (Some(skip), Ok(canonical)) = (&skip_dir, path.canonicalize()) {
                     if canonical.starts_with(skip) {
                         continue;
                     }
                 }
                 let rel = relative_path(&config.root, &path)?;
+                // A file inside a folder asset (`sky.env/px.png`) stands for the folder.
+                let (path, rel) = match folder_asset_of(&rel) {
+                    Some(folder) => (config.root.join(&folder), folder),
+                    None if path.is_file() => (path, rel),
+                    None if path.is_dir() && Pipeline::classify_dir(&rel).is_some() => (path, rel),
+                    None => continue,
+                };
                 any = true;
                 if group
                     .exclude
@@ -95,10 +101,15 @@ pub fn plan(
     let mut jobs = Vec::with_capacity(matched.len());
     for (rel, (source, group_index)) in matched {
         let settings = config.resolve(preset, Some(&config.groups[group_index]), &rel)?;
+        let (pipeline, sources) = match Pipeline::classify_dir(&rel).filter(|_| source.is_dir()) {
+            Some(pipeline) => (pipeline, folder_files(&source)?),
+            None => (Pipeline::classify(&rel), vec![source.clone()]),
+        };
         jobs.push(Job {
-            pipeline: Pipeline::classify(&rel),
+            pipeline,
             rel,
             source,
+            sources,
             settings,
         });
     }
@@ -107,6 +118,29 @@ pub fn plan(
         watched_dirs: watched,
         warnings,
     })
+}
+
+/// The folder asset (`*.env`, `*.array`) that contains the file at `rel`, if any.
+fn folder_asset_of(rel: &str) -> Option<String> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    (1..parts.len())
+        .map(|n| parts[..n].join("/"))
+        .find(|prefix| Pipeline::classify_dir(prefix).is_some())
+}
+
+/// The visible files directly inside a folder asset, sorted by name.
+fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, BakeError> {
+    let io = |e| BakeError::io(dir, e);
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if !hidden && entry.file_type().map_err(io)?.is_file() {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The deepest existing folder that a glob's walk starts from: its literal leading components.

@@ -51,6 +51,21 @@ settings! {
     TextureLayer {
         /// `true`: UASTC; `false`: raw pixels + zstd, pixel-exact.
         compress: bool = true,
+        /// UASTC speed/quality level.
+        quality: TextureQuality = TextureQuality::Faster,
+        /// UASTC RDO quality scalar (0 = off; 0.5..4 trades quality for smaller zstd output).
+        rdo: f32 = 0.0,
+        /// Generate a full mip chain.
+        mips: bool = true,
+        /// Downscale (keeping the aspect ratio) so neither side exceeds this; 0 = no limit.
+        max_size: u32 = 0,
+        /// Override the mode's color space: `true` sRGB, `false` linear.
+        srgb: Option<bool> = None,
+        /// Channel selection (pak-style): 1-4 of `r g b a 0 1`; its length picks the raw
+        /// format (1 R8, 2 RG8, 3-4 RGBA8). Empty: the mode decides.
+        swizzle: String = String::new(),
+        /// zstd level of the KTX2 supercompression.
+        zstd_level: i32 = 9,
     }
 }
 
@@ -61,6 +76,29 @@ settings! {
     MeshLayer {
         /// Bake glTF node transforms into one world-space mesh.
         merge: bool = true,
+    }
+}
+
+/// UASTC encoder levels, fastest to slowest (basisu pack levels 0 to 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextureQuality {
+    /// Level 0: for debug presets.
+    Fastest,
+    /// Level 1: the default.
+    Faster,
+    /// Level 2.
+    Default,
+    /// Level 3.
+    Slower,
+    /// Level 4: can take minutes per large image.
+    Veryslow,
+}
+
+impl TextureQuality {
+    /// basisu's pack level.
+    pub fn level(self) -> u32 {
+        self as u32
     }
 }
 
@@ -163,9 +201,7 @@ mod tests {
         settings.apply(&SettingsLayer {
             compression: Some(CodecName::Brotli),
             compression_level: Some(9),
-            texture: Some(TextureLayer {
-                compress: Some(false),
-            }),
+            texture: Some(TextureLayer { compress: Some(false), ..Default::default() }),
             mesh: None,
         });
         settings.apply(&SettingsLayer {

@@ -1,0 +1,390 @@
+//! The texture pipeline: images, cubemaps, arrays and 3D LUTs -> KTX2.
+//!
+//! - Decoding through the `image` crate (PNG, JPEG, TGA; 8 or 16 bits, any channel count).
+//! - Mipmaps: a full chain down to 1x1, each level an area-weighted box filter of the one
+//!   above (a 2x2 average for even sizes), computed in linear light for sRGB sources; normal
+//!   maps are renormalized per level.
+//! - Encoding: UASTC through basisu (`texture.compress = true`), or raw 8-bit pixels
+//!   (`compress = false`, pixel-exact at level 0); both zstd-supercompressed in the KTX2.
+//! - glTF-embedded textures reuse [`encode`] with the mode their material slot dictates.
+
+pub mod lut;
+pub mod pixels;
+pub mod uastc;
+
+use crate::bake::settings::TextureSettings;
+use crate::format::hman::ColorSpace;
+use crate::format::ktx2::{self, channel, BasicDfd, Ktx2Description};
+use pixels::{full_mip_count, mip_size, quantize8, to_linear, to_srgb, Pixels};
+
+/// How an image's channels are interpreted (assetc's modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureMode {
+    /// sRGB color (base color, emissive, UI): RGBA, sRGB transfer.
+    Color,
+    /// Linear data in RGBA (metallic-roughness, occlusion, ORM packs).
+    LinearColor,
+    /// Tangent-space normal map: linear, `rg01` (X in R, Y in G; Z rebuilt in the shader).
+    Normal,
+    /// One linear channel (ambient occlusion, height, roughness).
+    Grayscale,
+}
+
+impl TextureMode {
+    /// The mode of a standalone image by its name: `*.n.png` normal; `*.ao.png`, `*.h.png`,
+    /// `*.r.png` grayscale; everything else color.
+    pub fn from_file_name(rel: &str) -> Self {
+        let stem = rel
+            .rsplit_once('.')
+            .map(|(stem, _)| stem)
+            .unwrap_or(rel)
+            .to_ascii_lowercase();
+        match stem.rsplit_once('.').map(|(_, tag)| tag) {
+            Some("n") => Self::Normal,
+            Some("ao" | "h" | "r") => Self::Grayscale,
+            _ => Self::Color,
+        }
+    }
+}
+
+/// How the images of one texture are arranged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureShape {
+    /// One 2D image.
+    Single,
+    /// Six square faces: +X, -X, +Y, -Y, +Z, -Z.
+    Cubemap,
+    /// Layers of a 2D array.
+    Array,
+}
+
+/// An encoded texture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedTexture {
+    /// The KTX2 file.
+    pub ktx2: Vec<u8>,
+    /// Its color space, for `assets.hman`.
+    pub color_space: ColorSpace,
+}
+
+/// The value of `KTXwriter` in every KTX2 hearth writes.
+pub fn writer_id() -> Vec<u8> {
+    format!("hearth {}\0", env!("CARGO_PKG_VERSION")).into_bytes()
+}
+
+/// A channel source in a swizzle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Source {
+    Channel(usize),
+    Constant(f32),
+}
+
+fn parse_swizzle(text: &str) -> Result<Vec<Source>, String> {
+    if text.is_empty() || text.len() > 4 {
+        return Err(format!(
+            "texture.swizzle = {text:?}: use 1 to 4 of r, g, b, a, 0, 1"
+        ));
+    }
+    text.chars()
+        .map(|c| match c {
+            'r' => Ok(Source::Channel(0)),
+            'g' => Ok(Source::Channel(1)),
+            'b' => Ok(Source::Channel(2)),
+            'a' => Ok(Source::Channel(3)),
+            '0' => Ok(Source::Constant(0.0)),
+            '1' => Ok(Source::Constant(1.0)),
+            other => Err(format!(
+                "texture.swizzle = {text:?}: `{other}` is not one of r, g, b, a, 0, 1"
+            )),
+        })
+        .collect()
+}
+
+/// Encodes `images` (one per face or layer, all the same size) into a KTX2 file.
+pub fn encode(
+    images: &[Pixels],
+    shape: TextureShape,
+    mode: TextureMode,
+    settings: &TextureSettings,
+) -> Result<EncodedTexture, String> {
+    let first = images.first().ok_or("no images")?;
+    let (width, height) = (first.width, first.height);
+    if let Some((i, other)) = images
+        .iter()
+        .enumerate()
+        .find(|(_, p)| (p.width, p.height) != (width, height))
+    {
+        return Err(format!(
+            "image {i} is {}x{}, but image 0 is {width}x{height}: all must match",
+            other.width, other.height
+        ));
+    }
+    if shape == TextureShape::Cubemap && (images.len() != 6 || width != height) {
+        return Err(format!(
+            "cubemap faces must be 6 equal squares (got {} of {width}x{height})",
+            images.len()
+        ));
+    }
+
+    // Channel layout: the swizzle if given, else the mode's.
+    let swizzle = if settings.swizzle.is_empty() {
+        None
+    } else {
+        Some(parse_swizzle(&settings.swizzle)?)
+    };
+    let channels = match (&swizzle, mode) {
+        (Some(s), _) => s.len().max(1),
+        (None, TextureMode::Normal) => 2,
+        (None, TextureMode::Grayscale) => 1,
+        (None, _) => 4,
+    };
+    let srgb = settings.srgb.unwrap_or(mode == TextureMode::Color);
+
+    // Size limit, then the mip chain in working space.
+    let (mut w, mut h) = (width, height);
+    if settings.max_size > 0 && w.max(h) > settings.max_size {
+        let scale = settings.max_size as f64 / w.max(h) as f64;
+        w = ((w as f64 * scale).round() as u32).clamp(1, settings.max_size);
+        h = ((h as f64 * scale).round() as u32).clamp(1, settings.max_size);
+    }
+    let level_count = if settings.mips {
+        full_mip_count(w, h)
+    } else {
+        1
+    };
+    let to_working = |p: [f32; 4]| -> [f32; 4] {
+        let p = match &swizzle {
+            Some(s) => {
+                let mut out = [0.0, 0.0, 0.0, 1.0];
+                for (o, src) in out.iter_mut().zip(s) {
+                    *o = match src {
+                        Source::Channel(c) => p[*c],
+                        Source::Constant(v) => *v,
+                    };
+                }
+                out
+            }
+            None => p,
+        };
+        match mode {
+            _ if srgb => to_linear(p),
+            TextureMode::Normal => {
+                normalize([p[0] * 2.0 - 1.0, p[1] * 2.0 - 1.0, p[2] * 2.0 - 1.0, p[3]])
+            }
+            _ => p,
+        }
+    };
+    let from_working = |p: [f32; 4]| -> [f32; 4] {
+        match mode {
+            _ if srgb => to_srgb(p),
+            TextureMode::Normal => {
+                let n = normalize(p);
+                [n[0] * 0.5 + 0.5, n[1] * 0.5 + 0.5, n[2] * 0.5 + 0.5, 1.0]
+            }
+            _ => p,
+        }
+    };
+    // levels[level][image]
+    let mut levels: Vec<Vec<Pixels>> = Vec::with_capacity(level_count as usize);
+    let base: Vec<Pixels> = images
+        .iter()
+        .map(|img| {
+            let working = img.map(to_working);
+            if (w, h) == (width, height) {
+                working
+            } else {
+                working.resample(w, h)
+            }
+        })
+        .collect();
+    levels.push(base);
+    for level in 1..level_count {
+        let (lw, lh) = (mip_size(w, level), mip_size(h, level));
+        let next = levels[level as usize - 1]
+            .iter()
+            .map(|p| {
+                let down = p.resample(lw, lh);
+                if mode == TextureMode::Normal && swizzle.is_none() {
+                    down.map(normalize)
+                } else {
+                    down
+                }
+            })
+            .collect();
+        levels.push(next);
+    }
+    let levels: Vec<Vec<Pixels>> = levels
+        .into_iter()
+        .map(|imgs| imgs.iter().map(|p| p.map(from_working)).collect())
+        .collect();
+
+    let (layers, faces) = match shape {
+        TextureShape::Single => (0, 1),
+        TextureShape::Cubemap => (0, 6),
+        TextureShape::Array => (images.len() as u32, 1),
+    };
+    let mut key_values = vec![
+        ("KTXorientation".to_owned(), b"rd\0".to_vec()),
+        ("KTXwriter".to_owned(), writer_id()),
+    ];
+    let (desc, data) = if settings.compress {
+        // UASTC always encodes 4 channels: lay the mode's channels out as its DFD says.
+        let rgba8 = |p: &Pixels| -> Vec<u8> {
+            p.rgba
+                .iter()
+                .flat_map(|px| match channels {
+                    1 => [quantize8(px[0]), quantize8(px[0]), quantize8(px[0]), 255],
+                    2 => [quantize8(px[0]), quantize8(px[1]), 0, 255],
+                    _ => px.map(quantize8),
+                })
+                .collect()
+        };
+        let buffers: Vec<Vec<Vec<u8>>> = levels
+            .iter()
+            .map(|imgs| imgs.iter().map(rgba8).collect())
+            .collect();
+        let slices: Vec<(u32, u32, &[u8])> = levels
+            .iter()
+            .zip(&buffers)
+            .flat_map(|(imgs, bufs)| {
+                imgs.iter()
+                    .zip(bufs)
+                    .map(|(p, b)| (p.width, p.height, b.as_slice()))
+            })
+            .collect();
+        let options = uastc::UastcOptions {
+            level: settings.quality.level(),
+            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
+            perceptual: srgb,
+            normal_map: mode == TextureMode::Normal,
+        };
+        let (encoded, has_alpha) = uastc::encode(&slices, &options)?;
+        let per_level = images.len();
+        let data: Vec<Vec<u8>> = encoded
+            .chunks(per_level)
+            .map(|slices| slices.iter().flat_map(|s| s.data.clone()).collect())
+            .collect();
+        let uastc_channel = match channels {
+            1 => channel::UASTC_RRR,
+            2 => channel::UASTC_RG,
+            _ if has_alpha => channel::UASTC_RGBA,
+            _ => channel::UASTC_RGB,
+        };
+        let desc = Ktx2Description {
+            vk_format: ktx2::vk::UNDEFINED,
+            type_size: 1,
+            width: w,
+            height: h,
+            depth: 0,
+            layers,
+            faces,
+            block_bytes: 16,
+            dfd: BasicDfd::uastc(uastc_channel, srgb),
+            key_values: std::mem::take(&mut key_values),
+            zstd_level: Some(settings.zstd_level),
+        };
+        (desc, data)
+    } else {
+        let (vk_format, ids): (u32, &[u8]) = match (channels, srgb) {
+            (1, false) => (ktx2::vk::R8_UNORM, &[channel::R]),
+            (1, true) => (ktx2::vk::R8_SRGB, &[channel::R]),
+            (2, false) => (ktx2::vk::R8G8_UNORM, &[channel::R, channel::G]),
+            (2, true) => (ktx2::vk::R8G8_SRGB, &[channel::R, channel::G]),
+            (_, false) => (
+                ktx2::vk::R8G8B8A8_UNORM,
+                &[channel::R, channel::G, channel::B, channel::A],
+            ),
+            (_, true) => (
+                ktx2::vk::R8G8B8A8_SRGB,
+                &[channel::R, channel::G, channel::B, channel::A],
+            ),
+        };
+        let n = ids.len();
+        let data = levels
+            .iter()
+            .map(|imgs| {
+                imgs.iter()
+                    .flat_map(|p| {
+                        p.rgba.iter().flat_map(|px| {
+                            px[..n].iter().map(|c| quantize8(*c)).collect::<Vec<_>>()
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let desc = Ktx2Description {
+            vk_format,
+            type_size: 1,
+            width: w,
+            height: h,
+            depth: 0,
+            layers,
+            faces,
+            block_bytes: n as u32,
+            dfd: BasicDfd::uncompressed(ids, 8, false, srgb),
+            key_values: std::mem::take(&mut key_values),
+            zstd_level: Some(settings.zstd_level),
+        };
+        (desc, data)
+    };
+    Ok(EncodedTexture {
+        ktx2: ktx2::write(&desc, &data),
+        color_space: if srgb {
+            ColorSpace::Srgb
+        } else {
+            ColorSpace::Linear
+        },
+    })
+}
+
+/// Normalizes the xyz of `p` (a zero vector becomes +Z, the flat normal).
+fn normalize(p: [f32; 4]) -> [f32; 4] {
+    let len = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+    if len > 1e-12 {
+        [p[0] / len, p[1] / len, p[2] / len, p[3]]
+    } else {
+        [0.0, 0.0, 1.0, p[3]]
+    }
+}
+
+/// Encodes a 3D LUT as an RGBA16F 3D texture (alpha 1), one level, zstd-supercompressed. The
+/// domain goes into the key `HEARTHlutDomain` as six numbers: min r g b, max r g b.
+pub fn encode_lut(lut: &lut::CubeLut, zstd_level: i32) -> EncodedTexture {
+    let data: Vec<u8> = lut
+        .rgb
+        .iter()
+        .flat_map(|c| [c[0], c[1], c[2], 1.0])
+        .flat_map(|v| half::f16::from_f32(v).to_le_bytes())
+        .collect();
+    let (min, max) = (lut.domain_min, lut.domain_max);
+    let domain = format!(
+        "{} {} {} {} {} {}\0",
+        min[0], min[1], min[2], max[0], max[1], max[2]
+    );
+    let desc = Ktx2Description {
+        vk_format: ktx2::vk::R16G16B16A16_SFLOAT,
+        type_size: 2,
+        width: lut.size,
+        height: lut.size,
+        depth: lut.size,
+        layers: 0,
+        faces: 1,
+        block_bytes: 8,
+        dfd: BasicDfd::uncompressed(
+            &[channel::R, channel::G, channel::B, channel::A],
+            16,
+            true,
+            false,
+        ),
+        key_values: vec![
+            ("KTXorientation".into(), b"rdi\0".to_vec()),
+            ("KTXwriter".into(), writer_id()),
+            ("HEARTHlutDomain".into(), domain.into_bytes()),
+        ],
+        zstd_level: Some(zstd_level),
+    };
+    EncodedTexture {
+        ktx2: ktx2::write(&desc, &[data]),
+        color_space: ColorSpace::Linear,
+    }
+}
