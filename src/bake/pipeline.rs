@@ -243,7 +243,8 @@ fn decode(
     bytes: &[u8],
     warnings: &mut Vec<String>,
 ) -> Result<Pixels, BakeError> {
-    let (pixels, info) = Pixels::decode(bytes).map_err(|e| BakeError::asset(path, e))?;
+    let ext = extension(&path.to_string_lossy());
+    let (pixels, info) = Pixels::decode(bytes, &ext).map_err(|e| BakeError::asset(path, e))?;
     if info.bits > 8 {
         warnings.push(format!(
             "{}: {}-bit source stored with 8 bits per channel",

@@ -201,7 +201,10 @@ mod tests {
         settings.apply(&SettingsLayer {
             compression: Some(CodecName::Brotli),
             compression_level: Some(9),
-            texture: Some(TextureLayer { compress: Some(false), ..Default::default() }),
+            texture: Some(TextureLayer {
+                compress: Some(false),
+                ..Default::default()
+            }),
             mesh: None,
         });
         settings.apply(&SettingsLayer {

@@ -3,4 +3,8 @@
 pub mod aligned;
 pub mod error;
 pub mod inspect;
+pub mod ktx2;
 pub mod pak;
+#[cfg(feature = "transcode")]
+#[cfg_attr(docsrs, doc(cfg(feature = "transcode")))]
+pub mod transcode;

@@ -18,15 +18,81 @@ pub struct CubeLut {
 /// Largest `LUT_3D_SIZE` accepted (the .cube spec's limit).
 pub const MAX_SIZE: u32 = 256;
 
-/// Parses a `.cube` file; errors name the line.
+/// Grid size used when a 1D table (alone, or as a Resolve shaper) is folded into a 3D one.
+pub const FOLDED_SIZE: u32 = 33;
+
+/// One table of a `.cube` file while parsing.
+#[derive(Debug, Clone)]
+struct Table {
+    size: u32,
+    min: [f32; 3],
+    max: [f32; 3],
+    rgb: Vec<[f32; 3]>,
+}
+
+impl Table {
+    fn new(size: u32) -> Self {
+        Self {
+            size,
+            min: [0.0; 3],
+            max: [1.0; 3],
+            rgb: Vec::new(),
+        }
+    }
+
+    /// Where `v` falls on axis `c`, in grid units, clamped to the table.
+    fn grid(&self, c: usize, v: f32) -> f32 {
+        let t = (v - self.min[c]) / (self.max[c] - self.min[c]);
+        t.clamp(0.0, 1.0) * (self.size - 1) as f32
+    }
+
+    /// 1D lookup with linear interpolation, per channel.
+    fn sample_1d(&self, rgb: [f32; 3]) -> [f32; 3] {
+        std::array::from_fn(|c| {
+            let g = self.grid(c, rgb[c]);
+            let (i, f) = (g.floor() as usize, g.fract());
+            let j = (i + 1).min(self.size as usize - 1);
+            self.rgb[i][c] * (1.0 - f) + self.rgb[j][c] * f
+        })
+    }
+
+    /// 3D lookup with trilinear interpolation (red fastest, then green, then blue).
+    fn sample_3d(&self, rgb: [f32; 3]) -> [f32; 3] {
+        let n = self.size as usize;
+        let g: [f32; 3] = std::array::from_fn(|c| self.grid(c, rgb[c]));
+        let lo: [usize; 3] = g.map(|v| v.floor() as usize);
+        let hi: [usize; 3] = lo.map(|v| (v + 1).min(n - 1));
+        let f: [f32; 3] = std::array::from_fn(|c| g[c] - lo[c] as f32);
+        let mut out = [0.0f32; 3];
+        for corner in 0..8 {
+            let pick = |axis: usize| {
+                if corner >> axis & 1 == 1 {
+                    (hi[axis], f[axis])
+                } else {
+                    (lo[axis], 1.0 - f[axis])
+                }
+            };
+            let ((r, wr), (gg, wg), (b, wb)) = (pick(0), pick(1), pick(2));
+            let entry = self.rgb[r + gg * n + b * n * n];
+            for c in 0..3 {
+                out[c] += entry[c] * wr * wg * wb;
+            }
+        }
+        out
+    }
+}
+
+/// Parses a `.cube` file (Adobe/Iridas and Resolve flavours); errors name the line.
+///
+/// A 3D table is kept as it is. A 1D table alone, or a Resolve 1D shaper before a 3D table,
+/// is folded into a 3D table of [`FOLDED_SIZE`]³ over the 1D table's input range (each grid
+/// point runs through the shaper, then the 3D table with trilinear interpolation), since the
+/// runtime samples one 3D texture.
 pub fn parse(text: &str) -> Result<CubeLut, String> {
-    let mut lut = CubeLut {
-        title: None,
-        size: 0,
-        domain_min: [0.0; 3],
-        domain_max: [1.0; 3],
-        rgb: Vec::new(),
-    };
+    let mut title = None;
+    let (mut one_d, mut three_d): (Option<Table>, Option<Table>) = (None, None);
+    let mut domain: Option<([f32; 3], [f32; 3])> = None;
+    let (mut range_1d, mut range_3d) = (None, None);
     let floats = |parts: &[&str], line: usize| -> Result<[f32; 3], String> {
         if parts.len() != 3 {
             return Err(format!(
@@ -45,6 +111,19 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
         }
         Ok(out)
     };
+    let size = |parts: &[&str], line: usize, max: u32| -> Result<u32, String> {
+        match parts.get(1).and_then(|s| s.parse::<u32>().ok()) {
+            Some(n) if (2..=max).contains(&n) && parts.len() == 2 => Ok(n),
+            _ => Err(format!("line {line}: {} must be 2..={max}", parts[0])),
+        }
+    };
+    let range = |parts: &[&str], line: usize| -> Result<([f32; 3], [f32; 3]), String> {
+        let values: Vec<f32> = parts[1..].iter().filter_map(|p| p.parse().ok()).collect();
+        if values.len() != 2 || parts.len() != 3 {
+            return Err(format!("line {line}: {} needs two numbers", parts[0]));
+        }
+        Ok(([values[0]; 3], [values[1]; 3]))
+    };
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         let content = raw.split('#').next().unwrap_or("").trim();
@@ -53,59 +132,128 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
         }
         let parts: Vec<&str> = content.split_whitespace().collect();
         match parts[0] {
-            "TITLE" => {
-                lut.title = Some(content["TITLE".len()..].trim().trim_matches('"').to_owned())
+            "TITLE" => title = Some(content["TITLE".len()..].trim().trim_matches('"').to_owned()),
+            "LUT_3D_SIZE" => three_d = Some(Table::new(size(&parts, line, MAX_SIZE)?)),
+            "LUT_1D_SIZE" => one_d = Some(Table::new(size(&parts, line, 65536)?)),
+            "DOMAIN_MIN" => {
+                domain = Some((floats(&parts[1..], line)?, domain.map_or([1.0; 3], |d| d.1)))
             }
-            "LUT_3D_SIZE" => {
-                let size = parts.get(1).and_then(|s| s.parse::<u32>().ok());
-                match size {
-                    Some(size) if (2..=MAX_SIZE).contains(&size) && parts.len() == 2 => {
-                        lut.size = size
-                    }
-                    _ => return Err(format!("line {line}: LUT_3D_SIZE must be 2..={MAX_SIZE}")),
-                }
+            "DOMAIN_MAX" => {
+                domain = Some((domain.map_or([0.0; 3], |d| d.0), floats(&parts[1..], line)?))
             }
-            "LUT_1D_SIZE" => {
-                return Err(format!(
-                    "line {line}: 1D LUTs are not supported (LUT_1D_SIZE)"
-                ))
-            }
-            "DOMAIN_MIN" => lut.domain_min = floats(&parts[1..], line)?,
-            "DOMAIN_MAX" => lut.domain_max = floats(&parts[1..], line)?,
-            "LUT_3D_INPUT_RANGE" => {
-                let range: Vec<f32> = parts[1..].iter().filter_map(|p| p.parse().ok()).collect();
-                if range.len() != 2 || parts.len() != 3 {
-                    return Err(format!("line {line}: LUT_3D_INPUT_RANGE needs two numbers"));
-                }
-                lut.domain_min = [range[0]; 3];
-                lut.domain_max = [range[1]; 3];
-            }
+            "LUT_1D_INPUT_RANGE" => range_1d = Some(range(&parts, line)?),
+            "LUT_3D_INPUT_RANGE" => range_3d = Some(range(&parts, line)?),
             word if word
                 .starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.') =>
             {
-                if lut.size == 0 {
-                    return Err(format!("line {line}: data before LUT_3D_SIZE"));
+                let rgb = floats(&parts, line)?;
+                // Resolve writes the 1D shaper's rows first, then the 3D table's.
+                match (&mut one_d, &mut three_d) {
+                    (Some(t), _) if t.rgb.len() < t.size as usize => t.rgb.push(rgb),
+                    (_, Some(t)) if t.rgb.len() < (t.size as usize).pow(3) => t.rgb.push(rgb),
+                    (None, None) => {
+                        return Err(format!(
+                            "line {line}: data before LUT_3D_SIZE or LUT_1D_SIZE"
+                        ))
+                    }
+                    _ => return Err(format!("line {line}: more rows than the declared sizes")),
                 }
-                lut.rgb.push(floats(&parts, line)?);
             }
             word => return Err(format!("line {line}: unknown keyword `{word}`")),
         }
     }
-    if lut.size == 0 {
-        return Err("no LUT_3D_SIZE".into());
+    // DOMAIN_MIN/MAX (Adobe) describe the file's table, the 3D one when there is one. Input
+    // ranges (Resolve) go to their table; some writers put LUT_1D_INPUT_RANGE in files with a
+    // 3D table only, where it can only mean that table.
+    fn apply(range: Option<([f32; 3], [f32; 3])>, table: Option<&mut Table>) {
+        if let (Some((min, max)), Some(t)) = (range, table) {
+            (t.min, t.max) = (min, max);
+        }
     }
-    let expected = (lut.size as usize).pow(3);
-    if lut.rgb.len() != expected {
-        return Err(format!(
-            "{} entries, but LUT_3D_SIZE {} needs {expected}",
-            lut.rgb.len(),
-            lut.size
-        ));
+    apply(
+        domain,
+        if three_d.is_some() {
+            three_d.as_mut()
+        } else {
+            one_d.as_mut()
+        },
+    );
+    apply(
+        range_1d,
+        if one_d.is_some() {
+            one_d.as_mut()
+        } else {
+            three_d.as_mut()
+        },
+    );
+    apply(
+        range_3d,
+        if three_d.is_some() {
+            three_d.as_mut()
+        } else {
+            one_d.as_mut()
+        },
+    );
+    for (name, table, rows) in [
+        (
+            "LUT_1D_SIZE",
+            &one_d,
+            one_d.as_ref().map(|t| t.size as usize),
+        ),
+        (
+            "LUT_3D_SIZE",
+            &three_d,
+            three_d.as_ref().map(|t| (t.size as usize).pow(3)),
+        ),
+    ] {
+        if let (Some(t), Some(rows)) = (table, rows) {
+            if t.rgb.len() != rows {
+                return Err(format!(
+                    "{} rows, but {name} {} needs {rows}",
+                    t.rgb.len(),
+                    t.size
+                ));
+            }
+            if (0..3).any(|c| t.min[c] >= t.max[c]) {
+                return Err("the input range's minimum must be below its maximum".into());
+            }
+        }
     }
-    if (0..3).any(|c| lut.domain_min[c] >= lut.domain_max[c]) {
-        return Err("DOMAIN_MIN must be below DOMAIN_MAX".into());
-    }
-    Ok(lut)
+    let table = match (one_d, three_d) {
+        (None, None) => return Err("no LUT_3D_SIZE or LUT_1D_SIZE".into()),
+        (None, Some(t3)) => t3,
+        (Some(t1), t3) => {
+            let n = FOLDED_SIZE as usize;
+            let mut rgb = Vec::with_capacity(n * n * n);
+            for b in 0..n {
+                for g in 0..n {
+                    for r in 0..n {
+                        let at = |c: usize, i: usize| {
+                            t1.min[c] + (t1.max[c] - t1.min[c]) * i as f32 / (n - 1) as f32
+                        };
+                        let shaped = t1.sample_1d([at(0, r), at(1, g), at(2, b)]);
+                        rgb.push(match &t3 {
+                            Some(t3) => t3.sample_3d(shaped),
+                            None => shaped,
+                        });
+                    }
+                }
+            }
+            Table {
+                size: FOLDED_SIZE,
+                min: t1.min,
+                max: t1.max,
+                rgb,
+            }
+        }
+    };
+    Ok(CubeLut {
+        title,
+        size: table.size,
+        domain_min: table.min,
+        domain_max: table.max,
+        rgb: table.rgb,
+    })
 }
 
 #[cfg(test)]
@@ -135,9 +283,42 @@ mod tests {
         assert!(parse("LUT_3D_SIZE 2\n0 0 x\n")
             .unwrap_err()
             .contains("line 2"));
-        assert!(parse("LUT_1D_SIZE 16\n").unwrap_err().contains("1D"));
+        assert!(parse("LUT_1D_SIZE 16\n").unwrap_err().contains("needs 16"));
+        assert!(parse("LUT_3D_SIZE 2\n").unwrap_err().contains("needs 8"));
         assert!(parse("LUT_3D_SIZE 1\n").is_err());
         assert!(parse("FOO 1\n").unwrap_err().contains("unknown keyword"));
         assert!(parse("").is_err());
+        assert!(parse("0 0 0\n").unwrap_err().contains("data before"));
+    }
+
+    #[test]
+    fn folds_1d_tables_and_shapers_into_3d() {
+        // A 1D curve squaring each channel over 0..1.
+        let mut text = String::from("LUT_1D_SIZE 5\n");
+        for i in 0..5 {
+            let v = (i as f32 / 4.0).powi(2);
+            text += &format!("{v} {v} {v}\n");
+        }
+        let lut = parse(&text).unwrap();
+        assert_eq!(lut.size, FOLDED_SIZE);
+        let n = FOLDED_SIZE as usize;
+        // The last grid point along red maps 1 -> 1; the middle one 0.5 -> 0.25 exactly.
+        assert!((lut.rgb[n - 1][0] - 1.0).abs() < 1e-6);
+        assert!((lut.rgb[n / 2][0] - 0.25).abs() < 1e-6);
+        // A shaper that doubles, then an identity 3D table over 0..2.
+        let mut text = String::from("LUT_1D_SIZE 2\nLUT_1D_INPUT_RANGE 0 1\nLUT_3D_SIZE 2\nLUT_3D_INPUT_RANGE 0 2\n0 0 0\n2 2 2\n");
+        for b in 0..2 {
+            for g in 0..2 {
+                for r in 0..2 {
+                    text += &format!("{} {} {}\n", r * 2, g * 2, b * 2);
+                }
+            }
+        }
+        let lut = parse(&text).unwrap();
+        assert!(
+            (lut.rgb[n / 2][0] - 1.0).abs() < 1e-5,
+            "0.5 -> shaper 1.0 -> identity 1.0: {:?}",
+            lut.rgb[n / 2]
+        );
     }
 }

@@ -54,11 +54,16 @@ impl Pixels {
         }
     }
 
-    /// Decodes a PNG, JPEG or TGA file (any bit depth and channel count the `image` crate reads).
-    pub fn decode(bytes: &[u8]) -> Result<(Self, SourceInfo), String> {
+    /// Decodes a PNG, JPEG or TGA file (any bit depth and channel count the `image` crate
+    /// reads). PNG and JPEG are recognized by their header; TGA has none, so `extension`
+    /// (the file's, lowercase) selects it.
+    pub fn decode(bytes: &[u8], extension: &str) -> Result<(Self, SourceInfo), String> {
         let mut reader = image::ImageReader::new(Cursor::new(bytes))
             .with_guessed_format()
             .map_err(|e| format!("cannot read image: {e}"))?;
+        if reader.format().is_none() && extension == "tga" {
+            reader.set_format(image::ImageFormat::Tga);
+        }
         if reader.format().is_none() {
             return Err("not a PNG, JPEG or TGA image (unrecognized header)".into());
         }
@@ -283,14 +288,14 @@ mod tests {
 
     #[test]
     fn decode_errors_are_clear() {
-        assert!(Pixels::decode(b"not an image at all")
+        assert!(Pixels::decode(b"not an image at all", "png")
             .unwrap_err()
             .contains("not a PNG"));
         let mut png = Vec::new();
         image::RgbaImage::from_pixel(4, 4, image::Rgba([1, 2, 3, 4]))
             .write_to(&mut Cursor::new(&mut png), image::ImageFormat::Png)
             .unwrap();
-        let (p, info) = Pixels::decode(&png).unwrap();
+        let (p, info) = Pixels::decode(&png, "png").unwrap();
         assert_eq!(
             (p.width, p.height, info),
             (
@@ -303,7 +308,7 @@ mod tests {
             )
         );
         assert_eq!(p.to_rgba8()[..4], [1, 2, 3, 4]);
-        let err = Pixels::decode(&png[..png.len() / 2]).unwrap_err();
+        let err = Pixels::decode(&png[..png.len() / 2], "png").unwrap_err();
         assert!(err.contains("cannot decode"), "{err}");
     }
 }

@@ -1,0 +1,156 @@
+//! [`Ktx2`]: a zero-copy view of a KTX2 texture, enough to upload it without another crate.
+
+use crate::format::ktx2::{self, model, supercompression, transfer, BasicDfd, Ktx2Info};
+use crate::read::error::ReadError;
+use std::borrow::Cow;
+use std::io::Read;
+
+/// A validated KTX2 file: dimensions, format, levels, faces and layers, color space, and
+/// each level's bytes (zstd-decompressed on demand).
+#[derive(Debug, Clone)]
+pub struct Ktx2<'a> {
+    bytes: &'a [u8],
+    info: Ktx2Info<'a>,
+}
+
+impl<'a> Ktx2<'a> {
+    /// Parses and validates the header, level index, DFD and key/value data. Level sizes are
+    /// checked against the format for the formats hearth writes.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
+        let info = ktx2::parse(bytes)?;
+        let view = Self { bytes, info };
+        for level in 0..view.level_count() {
+            if let Some(expected) = view.expected_level_size(level) {
+                if view.info.levels[level as usize].uncompressed_byte_length != expected {
+                    return Err(ReadError::Invalid {
+                        what: "KTX2 level size (does not match format and dimensions)",
+                    });
+                }
+            }
+        }
+        if !matches!(
+            view.supercompression(),
+            supercompression::NONE | supercompression::ZSTD
+        ) {
+            return Err(ReadError::Invalid {
+                what: "KTX2 supercompression (hearth reads none and zstd)",
+            });
+        }
+        Ok(view)
+    }
+
+    /// `VkFormat` (0 for UASTC).
+    pub fn vk_format(&self) -> u32 {
+        self.info.header.vk_format
+    }
+    /// Width of level 0.
+    pub fn width(&self) -> u32 {
+        self.info.header.pixel_width
+    }
+    /// Height of level 0 (at least 1).
+    pub fn height(&self) -> u32 {
+        self.info.header.pixel_height.max(1)
+    }
+    /// Depth of level 0 (1 unless 3D).
+    pub fn depth(&self) -> u32 {
+        self.info.header.pixel_depth.max(1)
+    }
+    /// Array layers (1 unless an array).
+    pub fn layers(&self) -> u32 {
+        self.info.header.layer_count.max(1)
+    }
+    /// Whether the texture is an array.
+    pub fn is_array(&self) -> bool {
+        self.info.header.layer_count > 0
+    }
+    /// Faces: 6 for a cubemap, else 1.
+    pub fn faces(&self) -> u32 {
+        self.info.header.face_count
+    }
+    /// Mip levels.
+    pub fn level_count(&self) -> u32 {
+        self.info.levels.len() as u32
+    }
+    /// Supercompression scheme (0 none, 2 zstd).
+    pub fn supercompression(&self) -> u32 {
+        self.info.header.supercompression_scheme
+    }
+    /// Whether the blocks are UASTC (transcode them, or upload as ASTC 4x4 where supported).
+    pub fn is_uastc(&self) -> bool {
+        self.info.dfd.color_model == model::UASTC
+    }
+    /// Whether color channels are sRGB-encoded.
+    pub fn is_srgb(&self) -> bool {
+        self.info.dfd.transfer_function == transfer::SRGB
+    }
+    /// The data format descriptor.
+    pub fn dfd(&self) -> &BasicDfd {
+        &self.info.dfd
+    }
+    /// A key/value entry's value (strings keep their trailing NUL).
+    pub fn key_value(&self, key: &str) -> Option<&'a [u8]> {
+        self.info
+            .key_values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+    /// Width, height and depth of `level`.
+    pub fn level_dimensions(&self, level: u32) -> (u32, u32, u32) {
+        let m = |v: u32| (v >> level).max(1);
+        (m(self.width()), m(self.height()), m(self.depth()))
+    }
+
+    /// The bytes a level must hold for the formats hearth writes (`None` for others).
+    fn expected_level_size(&self, level: u32) -> Option<u64> {
+        let (w, h, d) = self.level_dimensions(level);
+        let images = (self.layers() * self.faces()) as u64;
+        let texels = w as u64 * h as u64 * d as u64;
+        let per_texel = match self.vk_format() {
+            ktx2::vk::R8_UNORM | ktx2::vk::R8_SRGB => 1,
+            ktx2::vk::R8G8_UNORM | ktx2::vk::R8G8_SRGB => 2,
+            ktx2::vk::R8G8B8A8_UNORM | ktx2::vk::R8G8B8A8_SRGB => 4,
+            ktx2::vk::R16G16B16A16_SFLOAT => 8,
+            ktx2::vk::R32G32B32A32_SFLOAT => 16,
+            ktx2::vk::UNDEFINED if self.is_uastc() => {
+                let blocks = w.div_ceil(4) as u64 * h.div_ceil(4) as u64 * d as u64;
+                return Some(blocks * 16 * images);
+            }
+            _ => return None,
+        };
+        Some(texels * per_texel * images)
+    }
+
+    /// Level `level`'s bytes (all layers, faces and slices, in KTX2 order), decompressed when
+    /// supercompressed; borrowed otherwise.
+    pub fn level(&self, level: u32) -> Result<Cow<'a, [u8]>, ReadError> {
+        let row = self
+            .info
+            .levels
+            .get(level as usize)
+            .ok_or(ReadError::OutOfBounds { what: "KTX2 level" })?;
+        // Range validated by `ktx2::parse`.
+        let stored =
+            &self.bytes[row.byte_offset as usize..(row.byte_offset + row.byte_length) as usize];
+        match self.supercompression() {
+            supercompression::ZSTD => {
+                let mut out =
+                    Vec::with_capacity(row.uncompressed_byte_length.min(1 << 30) as usize);
+                let decoder = zstd::stream::read::Decoder::with_buffer(stored);
+                let ok = decoder
+                    .and_then(|d| {
+                        d.take(row.uncompressed_byte_length + 1)
+                            .read_to_end(&mut out)
+                    })
+                    .is_ok_and(|n| n as u64 == row.uncompressed_byte_length);
+                if !ok {
+                    return Err(ReadError::Invalid {
+                        what: "KTX2 level (zstd data does not inflate to its size)",
+                    });
+                }
+                Ok(Cow::Owned(out))
+            }
+            _ => Ok(Cow::Borrowed(stored)),
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Runtime UASTC transcoding (feature `transcode`): turns a UASTC level of a [`Ktx2`] into a
+//! format the GPU at hand samples, through Basis Universal's transcoder.
+
+use crate::read::error::ReadError;
+use crate::read::ktx2::Ktx2;
+use basis_universal::{sys, DecodeFlags, TranscoderBlockFormat};
+
+/// What to transcode UASTC into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranscodeTarget {
+    /// BC7 (desktop GPUs): 16 bytes per 4x4 block.
+    Bc7,
+    /// ASTC 4x4 (mobile GPUs): 16 bytes per 4x4 block.
+    Astc4x4,
+    /// ETC2 RGBA (EAC alpha): 16 bytes per 4x4 block.
+    Etc2Rgba,
+    /// Uncompressed RGBA8: 4 bytes per pixel, `width * height` pixels.
+    Rgba8,
+}
+
+impl TranscodeTarget {
+    fn block_format(self) -> TranscoderBlockFormat {
+        match self {
+            Self::Bc7 => TranscoderBlockFormat::BC7,
+            Self::Astc4x4 => TranscoderBlockFormat::ASTC_4x4,
+            Self::Etc2Rgba => TranscoderBlockFormat::ETC2_RGBA,
+            Self::Rgba8 => TranscoderBlockFormat::RGBA32,
+        }
+    }
+}
+
+/// Transcodes one image (`layer`, `face`, depth slice 0) of `level` of a UASTC texture.
+pub fn transcode(
+    ktx: &Ktx2<'_>,
+    level: u32,
+    layer: u32,
+    face: u32,
+    target: TranscodeTarget,
+) -> Result<Vec<u8>, ReadError> {
+    if !ktx.is_uastc() {
+        return Err(ReadError::Invalid {
+            what: "KTX2 format (transcoding needs UASTC)",
+        });
+    }
+    if layer >= ktx.layers() || face >= ktx.faces() || level >= ktx.level_count() {
+        return Err(ReadError::OutOfBounds {
+            what: "KTX2 level, layer or face",
+        });
+    }
+    let (width, height, depth) = ktx.level_dimensions(level);
+    let (blocks_x, blocks_y) = (width.div_ceil(4), height.div_ceil(4));
+    let image_bytes = blocks_x as usize * blocks_y as usize * 16 * depth as usize;
+    let data = ktx.level(level)?;
+    let start = ((layer * ktx.faces() + face) as usize) * image_bytes;
+    // Level sizes were checked against the dimensions in `Ktx2::parse`.
+    let image = &data[start..start + blocks_x as usize * blocks_y as usize * 16];
+    let has_alpha = ktx
+        .dfd()
+        .samples
+        .first()
+        .is_some_and(|s| s.channel_type & 0xF == crate::format::ktx2::channel::UASTC_RGBA);
+    transcode_slice(image, blocks_x, blocks_y, width, height, has_alpha, target)
+}
+
+/// Owns a basisu low-level UASTC transcoder.
+struct Transcoder(*mut sys::LowLevelUastcTranscoder);
+
+impl Drop for Transcoder {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` came from `low_level_uastc_transcoder_new` and is deleted only here.
+        unsafe { sys::low_level_uastc_transcoder_delete(self.0) }
+    }
+}
+
+/// Transcodes one slice of `blocks_x * blocks_y` UASTC blocks. The `basis-universal` crate's
+/// own `transcode_slice` passes the row pitch in blocks even for uncompressed targets, which
+/// sizes the RGBA32 buffer at a quarter of what the transcoder writes (heap corruption): hearth
+/// calls the transcoder with the pitch in pixels for RGBA8 and in blocks for block formats.
+fn transcode_slice(
+    blocks: &[u8],
+    blocks_x: u32,
+    blocks_y: u32,
+    width: u32,
+    height: u32,
+    has_alpha: bool,
+    target: TranscodeTarget,
+) -> Result<Vec<u8>, ReadError> {
+    let format = target.block_format();
+    let (stride, pitch, rows, size) = match target {
+        TranscodeTarget::Rgba8 => (4, width, height, width as usize * height as usize * 4),
+        _ => (16, blocks_x, 0, blocks_x as usize * blocks_y as usize * 16),
+    };
+    assert_eq!(
+        blocks.len(),
+        blocks_x as usize * blocks_y as usize * 16,
+        "slice size"
+    );
+    assert!(
+        blocks_x == width.div_ceil(4) && blocks_y == height.div_ceil(4),
+        "slice dimensions"
+    );
+    let mut out = vec![0u8; size];
+    basis_universal::transcoder_init();
+    // SAFETY: the transcoder is created here and freed by `Transcoder`'s drop. The input is
+    // `blocks_x * blocks_y` 16-byte UASTC blocks (asserted above) and the output buffer holds
+    // exactly what the transcoder writes for these arguments: `blocks_x * blocks_y` 16-byte
+    // blocks with a pitch of `blocks_x` blocks for block formats, or `width * height` 4-byte
+    // pixels with a pitch of `width` pixels and `height` rows for RGBA32. A null state is
+    // allowed (the transcoder then uses a local one).
+    let ok = unsafe {
+        let transcoder = Transcoder(sys::low_level_uastc_transcoder_new());
+        sys::low_level_uastc_transcoder_transcode_slice(
+            transcoder.0,
+            out.as_mut_ptr().cast(),
+            blocks_x,
+            blocks_y,
+            blocks.as_ptr(),
+            blocks.len() as u32,
+            format.into(),
+            stride,
+            false,
+            has_alpha,
+            width,
+            height,
+            pitch,
+            std::ptr::null_mut(),
+            rows,
+            0,
+            3,
+            DecodeFlags::HIGH_QUALITY.bits(),
+        )
+    };
+    if ok {
+        Ok(out)
+    } else {
+        Err(ReadError::Invalid {
+            what: "UASTC blocks (the transcoder rejected them)",
+        })
+    }
+}
