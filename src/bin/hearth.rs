@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use hearth::bake::{Baker, Config, Progress};
-use hearth::read::inspect::{check_output, pack_layout, tree_files};
+use hearth::read::inspect::{check_output, describe_ktx2, pack_layout, tree_files};
 use hearth::{PackKind, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -267,11 +267,22 @@ fn init(path: &Path) -> Result<(), String> {
 fn info(out: &Path) -> Result<(), String> {
     let files = tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut totals: std::collections::BTreeMap<PackKind, (usize, u64)> = Default::default();
-    println!("{:<48} {:<9} {:>12}", "file", "kind", "size");
+    println!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
     for (rel, path) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let kind = PackKind::from_path(rel);
-        println!("{rel:<48} {:<9} {:>12}", kind.name(), human(size));
+        let details = match kind {
+            PackKind::Texture => std::fs::read(path)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| describe_ktx2(&bytes).map_err(|e| e.to_string()))
+                .unwrap_or_else(|e| format!("INVALID: {e}")),
+            _ => String::new(),
+        };
+        println!(
+            "{rel:<48} {:<9} {:>12}  {details}",
+            kind.name(),
+            human(size)
+        );
         let total = totals.entry(kind).or_default();
         total.0 += 1;
         total.1 += size;

@@ -83,9 +83,50 @@ pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
     Ok(files)
 }
 
+/// A one-line description of a KTX2 file: dimensions, format, levels, faces or layers,
+/// color space, supercompression.
+pub fn describe_ktx2(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    let ktx = crate::read::ktx2::Ktx2::parse(bytes)?;
+    let format = if ktx.is_uastc() {
+        "UASTC".to_owned()
+    } else {
+        format!("vk {}", ktx.vk_format())
+    };
+    let mut shape = format!("{}x{}", ktx.width(), ktx.height());
+    if ktx.depth() > 1 {
+        shape += &format!("x{}", ktx.depth());
+    }
+    if ktx.faces() == 6 {
+        shape += " cube";
+    }
+    if ktx.is_array() {
+        shape += &format!(" [{}]", ktx.layers());
+    }
+    let space = if ktx.is_srgb() { "sRGB" } else { "linear" };
+    let supercompression = match ktx.supercompression() {
+        0 => "none",
+        2 => "zstd",
+        _ => "other",
+    };
+    Ok(format!(
+        "{shape} {format} {space}, {} mips, {supercompression}",
+        ktx.level_count()
+    ))
+}
+
+/// Checks a KTX2 file the way the runtime reads it: header, level index, DFD, key/value data,
+/// every level inflating to the size its format and dimensions require.
+pub fn check_ktx2(bytes: &[u8]) -> Result<(), crate::ReadError> {
+    let ktx = crate::read::ktx2::Ktx2::parse(bytes)?;
+    for level in 0..ktx.level_count() {
+        ktx.level(level)?;
+    }
+    Ok(())
+}
+
 /// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
 /// existing file whose path hashes to the row's hash; every file is in the manifest; every
-/// `.hpack` verifies and matches the tree file for file. Returns the problems found (empty
+/// `.hpack` verifies and matches the tree file for file; every `.ktx2` is valid. Returns the problems found (empty
 /// when all is well) and the number of files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
@@ -117,9 +158,19 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
                     ));
                 }
             }
-            for (rel, _) in &files {
+            for (rel, path) in &files {
                 if rel != MANIFEST_PATH && !listed.contains_key(rel.as_str()) {
                     problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
+                }
+                if rel.ends_with(".ktx2") {
+                    match std::fs::read(path) {
+                        Ok(bytes) => {
+                            if let Err(e) = check_ktx2(&bytes) {
+                                problems.push(format!("`{rel}`: {e}"));
+                            }
+                        }
+                        Err(e) => problems.push(format!("`{rel}`: {e}")),
+                    }
                 }
             }
         }

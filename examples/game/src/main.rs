@@ -1,6 +1,6 @@
 //! Reads the pack that build.rs baked and `include_pak!` embedded, and prints what it finds.
 
-use hearth::{hash_asset_ref, PakReader, ReadError};
+use hearth::{hash_asset_ref, Ktx2, PakReader, ReadError};
 
 fn main() -> Result<(), ReadError> {
     let pak: PakReader = hearth::include_pak!(env!("HEARTH_PACK"))?;
@@ -40,6 +40,20 @@ fn main() -> Result<(), ReadError> {
         record.path,
         record.kind.name(),
         level.len()
+    );
+
+    // Textures: a KTX2 view gives what an upload needs, without another crate.
+    let bricks = pak
+        .get("textures/bricks.ktx2")?
+        .expect("bricks are in the pack");
+    let ktx = Ktx2::parse(&bricks)?;
+    println!(
+        "textures/bricks.ktx2: {}x{}, {} mips, {}, {}",
+        ktx.width(),
+        ktx.height(),
+        ktx.level_count(),
+        if ktx.is_uastc() { "UASTC" } else { "raw" },
+        if ktx.is_srgb() { "sRGB" } else { "linear" }
     );
 
     pak.verify()?;

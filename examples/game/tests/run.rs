@@ -11,7 +11,7 @@ fn the_game_reads_its_embedded_pack() {
         "game failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("embedded pack: v3, 9 entries"), "{stdout}");
+    assert!(stdout.contains("embedded pack: v3, 13 entries"), "{stdout}");
     assert!(
         stdout.contains("text/hello.txt says: Hello from hearth!"),
         "{stdout}"
@@ -20,7 +20,7 @@ fn the_game_reads_its_embedded_pack() {
         stdout.contains("-> data/levels/level2.json (embed"),
         "{stdout}"
     );
-    assert!(stdout.contains("verify: ok (8 manifest rows)"), "{stdout}");
+    assert!(stdout.contains("verify: ok (12 manifest rows)"), "{stdout}");
     assert!(
         !stdout.contains("ui/wip"),
         "excluded files stay out: {stdout}"
