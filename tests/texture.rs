@@ -542,3 +542,89 @@ fn bad_images_are_clear_errors_naming_the_file() {
     }
     assert!(!error.contains("fine.png"));
 }
+
+#[test]
+fn texture_bakes_are_deterministic_and_cached_per_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("a.png".into(), png(64, 48, pattern)),
+        (
+            "b.n.png".into(),
+            png(32, 32, |x, y| {
+                [128 + (x % 5) as u8, 128 + (y % 3) as u8, 250, 255]
+            }),
+        ),
+        (
+            "c.h.png".into(),
+            png(20, 20, |x, y| [(x * y) as u8, 0, 0, 255]),
+        ),
+    ];
+    for (i, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
+        files.push((
+            format!("sky.env/{face}.png"),
+            png(16, 16, move |x, y| {
+                [(i * 40) as u8, x as u8 * 8, y as u8 * 8, 255]
+            }),
+        ));
+    }
+    for i in 0..2 {
+        files.push((
+            format!("tiles.array/{i}.png"),
+            png(8, 8, move |x, _| [(i * 100 + x) as u8, 0, 0, 255]),
+        ));
+    }
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    common::write_files(&src, &refs);
+    let manifest = src.join("hearth.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"**/*\"]\nexclude = [\"*.toml\"]\n[default]\ntexture = { quality = \"fastest\" }\n").unwrap();
+
+    let mut trees = Vec::new();
+    for jobs in [1, 2] {
+        let out = dir.path().join(format!("out{jobs}"));
+        Baker::new(manifest.as_path(), &out)
+            .jobs(jobs)
+            .cache(false)
+            .run()
+            .unwrap();
+        let mut tree = common::contents(&out);
+        tree.remove(Path::new(".hearth-cache"));
+        trees.push(tree);
+    }
+    assert_eq!(
+        trees[0], trees[1],
+        "byte-identical whatever the thread count"
+    );
+    assert_eq!(
+        trees[0].len(),
+        5 + 2 + 1,
+        "a, b, c, sky, tiles; manifest, pack; lock"
+    );
+
+    let out = dir.path().join("out1");
+    let again = Baker::bake(manifest.as_path(), &out).unwrap();
+    assert_eq!(
+        (again.assets, again.cache_hits, again.files_written),
+        (5, 5, 0)
+    );
+    // Changing one cube face re-bakes the cubemap only; a new layer re-bakes the array only.
+    common::write_files(
+        &src,
+        &[("sky.env/nz.png", &png(16, 16, |_, _| [1, 2, 3, 255]))],
+    );
+    let changed = Baker::bake(manifest.as_path(), &out).unwrap();
+    assert_eq!(changed.cache_hits, 4);
+    common::write_files(
+        &src,
+        &[("tiles.array/2.png", &png(8, 8, |_, _| [9, 9, 9, 255]))],
+    );
+    let grown = Baker::bake(manifest.as_path(), &out).unwrap();
+    assert_eq!(grown.cache_hits, 4);
+    let tiles_bytes = std::fs::read(out.join("tiles.arr.ktx2")).unwrap();
+    assert_eq!(Ktx2::parse(&tiles_bytes).unwrap().layers(), 3);
+    // Every face file is an input cargo must watch.
+    assert!(grown.inputs.iter().any(|p| p.ends_with("sky.env/nz.png")));
+}
