@@ -303,7 +303,7 @@ impl BasicDfd {
             });
         }
         let block_size = (version_and_size >> 16) as usize;
-        if block_size < 24 || (block_size - 24) % 16 != 0 || 4 + block_size > dfd.len() {
+        if block_size < 24 || !(block_size - 24).is_multiple_of(16) || 4 + block_size > dfd.len() {
             return Err(ReadError::Invalid {
                 what: "KTX2 DFD block size",
             });

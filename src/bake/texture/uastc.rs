@@ -167,7 +167,7 @@ mod tests {
     #[test]
     fn each_level_reaches_the_encoder() {
         for level in 0..=LEVEL_VERY_SLOW {
-            let mut params = CompressorParams::new();
+            let params = CompressorParams::new();
             // SAFETY: as in `encode`.
             unsafe {
                 let flags = sys::compressor_params_get_pack_uastc_flags(params.0);
