@@ -223,11 +223,7 @@ pub fn encode(
         TextureShape::Cubemap => (0, 6),
         TextureShape::Array => (images.len() as u32, 1),
     };
-    let mut key_values = vec![
-        ("KTXorientation".to_owned(), b"rd\0".to_vec()),
-        ("KTXwriter".to_owned(), writer_id()),
-    ];
-    let (desc, data) = if settings.compress {
+    let (vk_format, block_bytes, dfd, data) = if settings.compress {
         // UASTC always encodes 4 channels: lay the mode's channels out as its DFD says.
         let rgba8 = |p: &Pixels| -> Vec<u8> {
             p.rgba
@@ -270,20 +266,12 @@ pub fn encode(
             _ if has_alpha => channel::UASTC_RGBA,
             _ => channel::UASTC_RGB,
         };
-        let desc = Ktx2Description {
-            vk_format: ktx2::vk::UNDEFINED,
-            type_size: 1,
-            width: w,
-            height: h,
-            depth: 0,
-            layers,
-            faces,
-            block_bytes: 16,
-            dfd: BasicDfd::uastc(uastc_channel, srgb),
-            key_values: std::mem::take(&mut key_values),
-            zstd_level: Some(settings.zstd_level),
-        };
-        (desc, data)
+        (
+            ktx2::vk::UNDEFINED,
+            16,
+            BasicDfd::uastc(uastc_channel, srgb),
+            data,
+        )
     } else {
         let (vk_format, ids): (u32, &[u8]) = match (channels, srgb) {
             (1, false) => (ktx2::vk::R8_UNORM, &[channel::R]),
@@ -312,20 +300,28 @@ pub fn encode(
                     .collect()
             })
             .collect();
-        let desc = Ktx2Description {
+        (
             vk_format,
-            type_size: 1,
-            width: w,
-            height: h,
-            depth: 0,
-            layers,
-            faces,
-            block_bytes: n as u32,
-            dfd: BasicDfd::uncompressed(ids, 8, false, srgb),
-            key_values: std::mem::take(&mut key_values),
-            zstd_level: Some(settings.zstd_level),
-        };
-        (desc, data)
+            n as u32,
+            BasicDfd::uncompressed(ids, 8, false, srgb),
+            data,
+        )
+    };
+    let desc = Ktx2Description {
+        vk_format,
+        type_size: 1,
+        width: w,
+        height: h,
+        depth: 0,
+        layers,
+        faces,
+        block_bytes,
+        dfd,
+        key_values: vec![
+            ("KTXorientation".to_owned(), b"rd\0".to_vec()),
+            ("KTXwriter".to_owned(), writer_id()),
+        ],
+        zstd_level: Some(settings.zstd_level),
     };
     Ok(EncodedTexture {
         ktx2: ktx2::write(&desc, &data),
