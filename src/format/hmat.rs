@@ -134,7 +134,7 @@ pub fn validate(bytes: &[u8]) -> Result<usize, ReadError> {
     }
     let count = bytes.u32_at(8, ".hmat header")? as usize;
     if (bytes.len() - HEADER_SIZE) / ROW_SIZE != count
-        || (bytes.len() - HEADER_SIZE) % ROW_SIZE != 0
+        || !(bytes.len() - HEADER_SIZE).is_multiple_of(ROW_SIZE)
     {
         return Err(ReadError::Invalid {
             what: ".hmat size (must be 16 + 96 * count)",

@@ -367,7 +367,7 @@ pub fn parse_chunks(bytes: &[u8]) -> Result<Vec<ChunkEntry>, ReadError> {
         .map(bytemuck::pod_read_unaligned)
         .collect();
     for entry in &entries {
-        if entry.offset % 16 != 0 {
+        if !entry.offset.is_multiple_of(16) {
             return Err(ReadError::Misaligned {
                 what: ".hmesh chunk offset",
             });
