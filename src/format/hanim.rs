@@ -246,7 +246,7 @@ mod tests {
                     path: ChannelPath::Rotation,
                     interpolation: Interpolation::Linear,
                     times: vec![0.0, 1.0],
-                    values: vec![0., 0., 0., 1., 0., 0.7071, 0., 0.7071],
+                    values: vec![0., 0., 0., 1., 0., 0.6, 0., 0.8],
                 },
                 Channel {
                     joint: 1,
