@@ -47,4 +47,5 @@ pub use format::hpack::{Codec, PackKind};
 pub use read::aligned::AlignedBytes;
 pub use read::error::ReadError;
 pub use read::ktx2::Ktx2;
+pub use read::mesh::{AnimClips, MaterialTable, MeshView};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};

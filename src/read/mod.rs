@@ -4,6 +4,7 @@ pub mod aligned;
 pub mod error;
 pub mod inspect;
 pub mod ktx2;
+pub mod mesh;
 pub mod pak;
 #[cfg(feature = "transcode")]
 #[cfg_attr(docsrs, doc(cfg(feature = "transcode")))]

@@ -1,0 +1,593 @@
+//! Zero-copy views of `.hmesh`, `.hmat` and `.hanim` data: typed slices borrowed straight
+//! from the bytes when they are aligned (pack payloads are 16-aligned), copied otherwise.
+//! Everything is validated before use; a corrupt file is an error.
+
+use crate::format::hanim::{self, Clip};
+use crate::format::hmat::{self, GpuMaterial};
+use crate::format::hmesh::{
+    chunk, parse_chunks, GpuJoint, GpuSkinVertex, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
+    MeshLod, Meshlet, MeshletBounds, SubMesh, NO_MATERIAL,
+};
+use crate::read::error::ReadError;
+use bytemuck::Pod;
+use std::borrow::Cow;
+
+/// `count` values of `T` from `bytes` (which must hold exactly that many): borrowed when
+/// aligned, copied otherwise.
+fn typed<'a, T: Pod>(
+    bytes: &'a [u8],
+    count: usize,
+    what: &'static str,
+) -> Result<Cow<'a, [T]>, ReadError> {
+    let size = std::mem::size_of::<T>();
+    if count.checked_mul(size) != Some(bytes.len()) {
+        return Err(ReadError::Invalid { what });
+    }
+    Ok(match bytemuck::try_cast_slice(bytes) {
+        Ok(slice) => Cow::Borrowed(slice),
+        Err(_) => Cow::Owned(
+            bytes
+                .chunks_exact(size)
+                .map(bytemuck::pod_read_unaligned)
+                .collect(),
+        ),
+    })
+}
+
+/// The index buffer, 16- or 32-bit as DESC says.
+#[derive(Debug, Clone)]
+pub enum Indices<'a> {
+    /// 16-bit indices.
+    U16(Cow<'a, [u16]>),
+    /// 32-bit indices.
+    U32(Cow<'a, [u32]>),
+}
+
+impl Indices<'_> {
+    /// Number of indices.
+    pub fn len(&self) -> usize {
+        match self {
+            Indices::U16(i) => i.len(),
+            Indices::U32(i) => i.len(),
+        }
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Index `i` widened to `u32`.
+    pub fn get(&self, i: usize) -> Option<u32> {
+        match self {
+            Indices::U16(v) => v.get(i).map(|x| *x as u32),
+            Indices::U32(v) => v.get(i).copied(),
+        }
+    }
+    /// All indices widened to `u32`.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|i| self.get(i).expect("in range"))
+    }
+}
+
+/// Reduced levels of detail: per submesh and level, a range of [`lod_indices`](Self::lod_indices).
+#[derive(Debug, Clone)]
+pub struct Lods<'a> {
+    /// Table header.
+    pub header: LodTableHeader,
+    /// `MeshLod[submesh][lod]`, row-major.
+    pub table: Cow<'a, [MeshLod]>,
+    /// LODI: global vertex indices.
+    pub lod_indices: Cow<'a, [u32]>,
+}
+
+impl Lods<'_> {
+    /// The range of level `lod` (0-based among the reduced levels) of `submesh`.
+    pub fn range(&self, submesh: usize, lod: usize) -> Option<MeshLod> {
+        if lod >= self.header.lod_count as usize {
+            return None;
+        }
+        self.table
+            .get(submesh * self.header.lod_count as usize + lod)
+            .copied()
+    }
+}
+
+/// A validated `.hmesh`.
+#[derive(Debug, Clone)]
+pub struct MeshView<'a> {
+    /// DESC.
+    pub desc: MeshDesc,
+    /// BNDS.
+    pub bounds: MeshBounds,
+    /// VTXS.
+    pub vertices: Cow<'a, [GpuVertex]>,
+    /// IDXS.
+    pub indices: Indices<'a>,
+    /// SUBM.
+    pub submeshes: Cow<'a, [SubMesh]>,
+    /// MTRL: material ref hashes, in slot order.
+    pub materials: Cow<'a, [u64]>,
+    /// MLET.
+    pub meshlets: Cow<'a, [Meshlet]>,
+    /// MLVR.
+    pub meshlet_vertices: Cow<'a, [u32]>,
+    /// MLTR.
+    pub meshlet_triangles: &'a [[u8; 3]],
+    /// MLBN.
+    pub meshlet_bounds: Cow<'a, [MeshletBounds]>,
+    /// SKIN, parallel to the vertices.
+    pub skin: Option<Cow<'a, [GpuSkinVertex]>>,
+    /// SKEL.
+    pub skeleton: Option<Cow<'a, [GpuJoint]>>,
+    /// LODT + LODI.
+    pub lods: Option<Lods<'a>>,
+}
+
+impl<'a> MeshView<'a> {
+    /// Parses and validates everything the spec's check asks: chunk ranges and sizes against
+    /// DESC, every index and meshlet-local index in range, submesh and meshlet ranges, material
+    /// slots, skin joints against the skeleton, LOD ranges inside LODI.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
+        let entries = parse_chunks(bytes)?;
+        let find = |id: u32, what: &'static str| -> Result<Option<&'a [u8]>, ReadError> {
+            let mut found = entries.iter().filter(|e| e.fourcc == id);
+            let first = found.next();
+            if found.next().is_some() {
+                return Err(ReadError::Invalid { what });
+            }
+            // Ranges validated by `parse_chunks`.
+            Ok(first.map(|e| &bytes[e.offset as usize..(e.offset + e.size) as usize]))
+        };
+        let need = |id: u32, what: &'static str| find(id, what)?.ok_or(ReadError::Invalid { what });
+        let desc: MeshDesc = *typed::<MeshDesc>(
+            need(chunk::DESC, ".hmesh DESC chunk")?,
+            1,
+            ".hmesh DESC size",
+        )?
+        .first()
+        .expect("one");
+        let bounds: MeshBounds = *typed::<MeshBounds>(
+            need(chunk::BNDS, ".hmesh BNDS chunk")?,
+            1,
+            ".hmesh BNDS size",
+        )?
+        .first()
+        .expect("one");
+        if desc.vertex_stride as usize != std::mem::size_of::<GpuVertex>() {
+            return Err(ReadError::Invalid {
+                what: ".hmesh vertex stride (must be 28)",
+            });
+        }
+        let (vertices, n_indices) = (desc.vertex_count as usize, desc.index_count as usize);
+        let vtxs = typed::<GpuVertex>(
+            need(chunk::VTXS, ".hmesh VTXS chunk")?,
+            vertices,
+            ".hmesh VTXS size",
+        )?;
+        let idxs = need(chunk::IDXS, ".hmesh IDXS chunk")?;
+        let indices = match desc.index_width {
+            2 => Indices::U16(typed(idxs, n_indices, ".hmesh IDXS size")?),
+            4 => Indices::U32(typed(idxs, n_indices, ".hmesh IDXS size")?),
+            _ => {
+                return Err(ReadError::Invalid {
+                    what: ".hmesh index width (must be 2 or 4)",
+                })
+            }
+        };
+        if n_indices % 3 != 0 || indices.iter().any(|i| i as usize >= vertices) {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh index (beyond the vertices, or not triangles)",
+            });
+        }
+        let submeshes = typed::<SubMesh>(
+            need(chunk::SUBM, ".hmesh SUBM chunk")?,
+            desc.submesh_count as usize,
+            ".hmesh SUBM size",
+        )?;
+        let materials = typed::<u64>(
+            need(chunk::MTRL, ".hmesh MTRL chunk")?,
+            desc.material_count as usize,
+            ".hmesh MTRL size",
+        )?;
+        let meshlet_count = desc.meshlet_count as usize;
+        let meshlets = typed::<Meshlet>(
+            need(chunk::MLET, ".hmesh MLET chunk")?,
+            meshlet_count,
+            ".hmesh MLET size",
+        )?;
+        let meshlet_bounds = typed::<MeshletBounds>(
+            need(chunk::MLBN, ".hmesh MLBN chunk")?,
+            meshlet_count,
+            ".hmesh MLBN size",
+        )?;
+        let mlvr = need(chunk::MLVR, ".hmesh MLVR chunk")?;
+        let meshlet_vertices = typed::<u32>(mlvr, mlvr.len() / 4, ".hmesh MLVR size")?;
+        let mltr = need(chunk::MLTR, ".hmesh MLTR chunk")?;
+        let meshlet_triangles: &[[u8; 3]] =
+            bytemuck::try_cast_slice(mltr).map_err(|_| ReadError::Invalid {
+                what: ".hmesh MLTR size (not whole triangles)",
+            })?;
+
+        for s in submeshes.iter() {
+            let index_end = s.first_index.checked_add(s.index_count);
+            let meshlet_end = s.first_meshlet.checked_add(s.meshlet_count);
+            if index_end.is_none_or(|e| e > desc.index_count)
+                || meshlet_end.is_none_or(|e| e > desc.meshlet_count)
+                || s.index_count % 3 != 0
+            {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh submesh range",
+                });
+            }
+            if s.material_slot != NO_MATERIAL && s.material_slot >= desc.material_count {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh submesh material slot",
+                });
+            }
+            if s.base_vertex != 0 {
+                return Err(ReadError::Invalid {
+                    what: ".hmesh submesh base vertex (must be 0)",
+                });
+            }
+        }
+        if meshlet_vertices.iter().any(|v| *v as usize >= vertices) {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh meshlet vertex (beyond the vertices)",
+            });
+        }
+        for m in meshlets.iter() {
+            let v_end = m
+                .vertex_offset
+                .checked_add(m.vertex_count)
+                .map(|e| e as usize);
+            let t_end = m
+                .triangle_offset
+                .checked_add(m.triangle_count)
+                .map(|e| e as usize);
+            if v_end.is_none_or(|e| e > meshlet_vertices.len())
+                || t_end.is_none_or(|e| e > meshlet_triangles.len())
+            {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh meshlet range",
+                });
+            }
+            if m.vertex_count > desc.meshlet_max_verts || m.triangle_count > desc.meshlet_max_tris {
+                return Err(ReadError::Invalid {
+                    what: ".hmesh meshlet size (over DESC's limits)",
+                });
+            }
+            let tris = &meshlet_triangles[m.triangle_offset as usize
+                ..m.triangle_offset as usize + m.triangle_count as usize];
+            if tris
+                .iter()
+                .flatten()
+                .any(|local| *local as u32 >= m.vertex_count)
+            {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh meshlet-local index",
+                });
+            }
+        }
+
+        let skeleton = find(chunk::SKEL, ".hmesh SKEL chunk")?
+            .map(|b| typed::<GpuJoint>(b, b.len() / 112, ".hmesh SKEL size"))
+            .transpose()?;
+        let skin = find(chunk::SKIN, ".hmesh SKIN chunk")?
+            .map(|b| typed::<GpuSkinVertex>(b, vertices, ".hmesh SKIN size"))
+            .transpose()?;
+        if let Some(skin) = &skin {
+            let joints = skeleton
+                .as_ref()
+                .map(|s| s.len())
+                .ok_or(ReadError::Invalid {
+                    what: ".hmesh SKIN without SKEL",
+                })?;
+            if skin
+                .iter()
+                .flat_map(|s| s.joints)
+                .any(|j| j as usize >= joints)
+            {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh skin joint (beyond the skeleton)",
+                });
+            }
+        }
+        if let Some(skeleton) = &skeleton {
+            for (i, joint) in skeleton.iter().enumerate() {
+                if joint.parent < -1
+                    || joint.parent as i64 >= skeleton.len() as i64
+                    || joint.parent as i64 == i as i64
+                {
+                    return Err(ReadError::OutOfBounds {
+                        what: ".hmesh joint parent",
+                    });
+                }
+            }
+        }
+
+        let lods = match (
+            find(chunk::LODT, ".hmesh LODT chunk")?,
+            find(chunk::LODI, ".hmesh LODI chunk")?,
+        ) {
+            (None, None) => None,
+            (Some(lodt), Some(lodi)) => {
+                let header: LodTableHeader =
+                    bytemuck::pod_read_unaligned(lodt.get(..8).ok_or(ReadError::Truncated {
+                        what: ".hmesh LODT header",
+                    })?);
+                if header.submesh_count != desc.submesh_count {
+                    return Err(ReadError::Invalid {
+                        what: ".hmesh LODT submesh count",
+                    });
+                }
+                let rows = (header.lod_count as usize)
+                    .checked_mul(header.submesh_count as usize)
+                    .ok_or(ReadError::Invalid {
+                        what: ".hmesh LODT size",
+                    })?;
+                let table = typed::<MeshLod>(&lodt[8..], rows, ".hmesh LODT size")?;
+                let lod_indices = typed::<u32>(lodi, lodi.len() / 4, ".hmesh LODI size")?;
+                for row in table.iter() {
+                    let end = row.first_index.checked_add(row.index_count);
+                    if end.is_none_or(|e| e as usize > lod_indices.len())
+                        || row.index_count % 3 != 0
+                    {
+                        return Err(ReadError::OutOfBounds {
+                            what: ".hmesh LOD range",
+                        });
+                    }
+                }
+                if lod_indices.iter().any(|i| *i as usize >= vertices) {
+                    return Err(ReadError::OutOfBounds {
+                        what: ".hmesh LOD index (beyond the vertices)",
+                    });
+                }
+                Some(Lods {
+                    header,
+                    table,
+                    lod_indices,
+                })
+            }
+            _ => {
+                return Err(ReadError::Invalid {
+                    what: ".hmesh LODT and LODI must come together",
+                })
+            }
+        };
+        Ok(Self {
+            desc,
+            bounds,
+            vertices: vtxs,
+            indices,
+            submeshes,
+            materials,
+            meshlets,
+            meshlet_vertices,
+            meshlet_triangles,
+            meshlet_bounds,
+            skin,
+            skeleton,
+            lods,
+        })
+    }
+}
+
+/// A validated `.hmat` table.
+#[derive(Debug, Clone)]
+pub struct MaterialTable<'a> {
+    /// Rows in slot order.
+    pub rows: Cow<'a, [GpuMaterial]>,
+}
+
+impl<'a> MaterialTable<'a> {
+    /// Parses and validates a material table.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
+        let count = hmat::validate(bytes)?;
+        Ok(Self {
+            rows: typed(&bytes[hmat::HEADER_SIZE..], count, ".hmat size")?,
+        })
+    }
+}
+
+/// Animation clips, validated against a skeleton's joint count.
+#[derive(Debug, Clone)]
+pub struct AnimClips {
+    /// The clips.
+    pub clips: Vec<Clip>,
+}
+
+impl AnimClips {
+    /// Parses clips whose channels must index a skeleton of `joint_count` joints.
+    pub fn parse(bytes: &[u8], joint_count: u32) -> Result<Self, ReadError> {
+        Ok(Self {
+            clips: hanim::parse(bytes, joint_count)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hmesh::{oct_encode, write};
+
+    /// A quad: 4 vertices, 2 triangles, 1 meshlet, 1 submesh, 1 material, 1 LOD level.
+    fn quad(patch: impl Fn(&mut Vec<(u32, Vec<u8>)>)) -> Vec<u8> {
+        let n = oct_encode([0.0, 0.0, 1.0]);
+        let vertices: Vec<GpuVertex> = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+            .iter()
+            .map(|p| GpuVertex {
+                position: [p[0], p[1], 0.0],
+                normal: n,
+                tangent: [0, 0],
+                uv: *p,
+            })
+            .collect();
+        let desc = MeshDesc {
+            vertex_count: 4,
+            index_count: 6,
+            meshlet_count: 1,
+            submesh_count: 1,
+            material_count: 1,
+            vertex_stride: 28,
+            index_width: 2,
+            flags: 0,
+            meshlet_max_verts: 64,
+            meshlet_max_tris: 124,
+        };
+        let bounds = MeshBounds {
+            aabb_min: [0.0; 3],
+            aabb_max: [1.0, 1.0, 0.0],
+            sphere_center: [0.5, 0.5, 0.0],
+            sphere_radius: 0.7072,
+        };
+        let submesh = SubMesh {
+            first_index: 0,
+            index_count: 6,
+            first_meshlet: 0,
+            meshlet_count: 1,
+            material_slot: 0,
+            base_vertex: 0,
+            bounds,
+        };
+        let meshlet = Meshlet {
+            vertex_offset: 0,
+            vertex_count: 4,
+            triangle_offset: 0,
+            triangle_count: 2,
+        };
+        let lod = (
+            LodTableHeader {
+                lod_count: 1,
+                submesh_count: 1,
+            },
+            MeshLod {
+                first_index: 0,
+                index_count: 3,
+            },
+        );
+        let mut lodt = bytemuck::bytes_of(&lod.0).to_vec();
+        lodt.extend_from_slice(bytemuck::bytes_of(&lod.1));
+        let mut chunks: Vec<(u32, Vec<u8>)> = vec![
+            (chunk::DESC, bytemuck::bytes_of(&desc).to_vec()),
+            (chunk::BNDS, bytemuck::bytes_of(&bounds).to_vec()),
+            (chunk::VTXS, bytemuck::cast_slice(&vertices).to_vec()),
+            (
+                chunk::IDXS,
+                bytemuck::cast_slice(&[0u16, 1, 2, 0, 2, 3]).to_vec(),
+            ),
+            (chunk::MLET, bytemuck::bytes_of(&meshlet).to_vec()),
+            (chunk::MLVR, bytemuck::cast_slice(&[0u32, 1, 2, 3]).to_vec()),
+            (chunk::MLTR, vec![0, 1, 2, 0, 2, 3]),
+            (
+                chunk::MLBN,
+                bytemuck::bytes_of(&MeshletBounds::default()).to_vec(),
+            ),
+            (chunk::MTRL, 42u64.to_le_bytes().to_vec()),
+            (chunk::SUBM, bytemuck::bytes_of(&submesh).to_vec()),
+            (chunk::LODT, lodt),
+            (chunk::LODI, bytemuck::cast_slice(&[0u32, 1, 2]).to_vec()),
+        ];
+        patch(&mut chunks);
+        let refs: Vec<(u32, &[u8])> = chunks.iter().map(|(id, b)| (*id, b.as_slice())).collect();
+        write(&refs)
+    }
+
+    fn set(chunks: &mut [(u32, Vec<u8>)], id: u32, bytes: Vec<u8>) {
+        chunks.iter_mut().find(|(c, _)| *c == id).expect("chunk").1 = bytes;
+    }
+
+    #[test]
+    fn reads_a_valid_mesh_zero_copy() {
+        let bytes = crate::read::aligned::AlignedBytes::copy_from(&quad(|_| {}));
+        let mesh = MeshView::parse(bytes.as_slice()).unwrap();
+        assert!(
+            matches!(mesh.vertices, Cow::Borrowed(_)),
+            "aligned data is borrowed"
+        );
+        assert_eq!(
+            (mesh.vertices.len(), mesh.indices.len(), mesh.meshlets.len()),
+            (4, 6, 1)
+        );
+        assert_eq!(mesh.materials[0], 42);
+        assert_eq!(
+            mesh.lods.as_ref().unwrap().range(0, 0),
+            Some(MeshLod {
+                first_index: 0,
+                index_count: 3
+            })
+        );
+        // Misaligned bytes are copied, not rejected.
+        let mut shifted = vec![0u8];
+        shifted.extend_from_slice(bytes.as_slice());
+        let mesh = MeshView::parse(&shifted[1..]).unwrap();
+        assert_eq!(mesh.vertices.len(), 4);
+    }
+
+    #[test]
+    fn corrupt_meshes_are_errors() {
+        type Patch = Box<dyn Fn(&mut Vec<(u32, Vec<u8>)>)>;
+        let cases: Vec<(&str, Patch)> = vec![
+            (
+                "index beyond vertices",
+                Box::new(|c| {
+                    set(
+                        c,
+                        chunk::IDXS,
+                        bytemuck::cast_slice(&[0u16, 1, 9, 0, 2, 3]).to_vec(),
+                    )
+                }),
+            ),
+            (
+                "meshlet-local index",
+                Box::new(|c| set(c, chunk::MLTR, vec![0, 1, 7, 0, 2, 3])),
+            ),
+            (
+                "meshlet vertex",
+                Box::new(|c| {
+                    set(
+                        c,
+                        chunk::MLVR,
+                        bytemuck::cast_slice(&[0u32, 1, 2, 99]).to_vec(),
+                    )
+                }),
+            ),
+            (
+                "LOD range",
+                Box::new(|c| set(c, chunk::LODI, bytemuck::cast_slice(&[0u32]).to_vec())),
+            ),
+            (
+                "missing SUBM",
+                Box::new(|c| c.retain(|(id, _)| *id != chunk::SUBM)),
+            ),
+            (
+                "short VTXS",
+                Box::new(|c| set(c, chunk::VTXS, vec![0; 28 * 3])),
+            ),
+            (
+                "skin without skeleton",
+                Box::new(|c| c.push((chunk::SKIN, vec![0; 24 * 4]))),
+            ),
+        ];
+        for (what, patch) in cases {
+            assert!(
+                MeshView::parse(&quad(patch)).is_err(),
+                "{what} went unnoticed"
+            );
+        }
+        let bytes = quad(|_| {});
+        // Cutting anything but the trailing padding fails.
+        let payload_end = parse_chunks(&bytes)
+            .unwrap()
+            .iter()
+            .map(|e| e.offset + e.size)
+            .max()
+            .unwrap() as usize;
+        for len in 0..payload_end {
+            assert!(MeshView::parse(&bytes[..len]).is_err(), "prefix {len}");
+        }
+        for byte in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[byte] ^= 0xff;
+            let _ = MeshView::parse(&flipped); // must not panic
+        }
+    }
+}
