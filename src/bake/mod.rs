@@ -6,6 +6,7 @@ pub mod cache;
 pub mod cargo;
 mod error;
 pub mod manifest;
+pub mod mesh;
 mod output;
 pub mod pack;
 pub mod pipeline;

@@ -21,6 +21,8 @@ pub enum Pipeline {
     TextureArray,
     /// A `*.lut.cube` file -> 3D texture `.lut.ktx2`.
     Lut,
+    /// A `.gltf` or `.glb` model -> `.hmesh`, `.hmat` and `<stem>/tex_<i>.ktx2`.
+    Model,
 }
 
 /// A file a pipeline produced, with the manifest row it contributes.
@@ -76,6 +78,8 @@ impl Pipeline {
         let lower = rel.to_ascii_lowercase();
         if lower.ends_with(".lut.cube") {
             Pipeline::Lut
+        } else if lower.ends_with(".gltf") || lower.ends_with(".glb") {
+            Pipeline::Model
         } else if is_image(rel) {
             Pipeline::Image(TextureMode::from_file_name(rel))
         } else {
@@ -100,6 +104,7 @@ impl Pipeline {
         match self {
             Pipeline::Blob => 1,
             Pipeline::Image(_) | Pipeline::Cubemap | Pipeline::TextureArray | Pipeline::Lut => 1,
+            Pipeline::Model => 1,
         }
     }
 
@@ -111,6 +116,7 @@ impl Pipeline {
             Pipeline::Cubemap => "cubemap",
             Pipeline::TextureArray => "array",
             Pipeline::Lut => "lut",
+            Pipeline::Model => "model",
         }
     }
 
@@ -122,6 +128,14 @@ impl Pipeline {
     ) -> Result<BakedAsset, BakeError> {
         let fail = |message: String| BakeError::asset(&job.source, message);
         match self {
+            Pipeline::Model => {
+                let (_, bytes) = sources
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| fail("no source".into()))?;
+                crate::bake::mesh::bake_gltf(&job.rel, &job.source, &bytes, &job.settings)
+                    .map_err(fail)
+            }
             Pipeline::Blob => {
                 let bytes = sources
                     .into_iter()

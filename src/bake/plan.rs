@@ -103,7 +103,17 @@ pub fn plan(
         let settings = config.resolve(preset, Some(&config.groups[group_index]), &rel)?;
         let (pipeline, sources) = match Pipeline::classify_dir(&rel).filter(|_| source.is_dir()) {
             Some(pipeline) => (pipeline, folder_files(&source)?),
-            None => (Pipeline::classify(&rel), vec![source.clone()]),
+            None => {
+                let pipeline = Pipeline::classify(&rel);
+                let mut sources = vec![source.clone()];
+                if pipeline == Pipeline::Model && rel.to_ascii_lowercase().ends_with(".gltf") {
+                    // External buffers and images are inputs too: hashed, watched, re-baked.
+                    let bytes = std::fs::read(&source).map_err(|e| BakeError::io(&source, e))?;
+                    let base = source.parent().unwrap_or(Path::new("."));
+                    sources.extend(crate::bake::mesh::external_files(&bytes, base));
+                }
+                (pipeline, sources)
+            }
         };
         jobs.push(Job {
             pipeline,

@@ -74,8 +74,24 @@ settings! {
     MeshSettings,
     /// A `mesh = { … }` table.
     MeshLayer {
-        /// Bake glTF node transforms into one world-space mesh.
+        /// Bake glTF node transforms into one world-space mesh (skinned meshes never are).
         merge: bool = true,
+        /// Import (or generate, when missing) normals; `false` writes flat +Z normals.
+        normals: bool = true,
+        /// Import tangents, or generate them where a material has a normal map.
+        tangents: bool = true,
+        /// Vertex-cache, overdraw and vertex-fetch optimization.
+        optimize: bool = true,
+        /// How much vertex-cache efficiency overdraw optimization may trade (1.05 = 5 %).
+        overdraw_threshold: f32 = 1.05,
+        /// Reduced LOD levels, each targeting half the triangles of the one before.
+        lod_levels: u32 = 2,
+        /// meshoptimizer's target error, relative to the mesh's extent.
+        lod_target_error: f32 = 0.05,
+        /// Keep border vertices in place while simplifying.
+        lod_lock_border: bool = false,
+        /// Never simplify a submesh below this many triangles.
+        lod_min_triangles: u32 = 0,
     }
 }
 
@@ -208,7 +224,7 @@ mod tests {
             mesh: None,
         });
         settings.apply(&SettingsLayer {
-            mesh: Some(MeshLayer { merge: Some(false) }),
+            mesh: Some(MeshLayer { merge: Some(false), ..Default::default() }),
             ..Default::default()
         });
         assert_eq!(settings.compression, Codec::Brotli);

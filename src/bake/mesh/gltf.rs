@@ -1,0 +1,408 @@
+//! glTF 2.0 import (`.gltf` + `.bin`, data URIs, external images, `.glb`) through the `gltf`
+//! crate, into plain triangle lists per primitive. Images are not decoded here: their bytes go
+//! to the texture pipeline once, with the mode their material slot dictates.
+
+use std::path::Path;
+
+/// Extensions hearth reads or can safely ignore when a file lists them as required.
+pub const SUPPORTED_REQUIRED: [&str; 2] =
+    ["KHR_texture_transform", "KHR_materials_emissive_strength"];
+
+/// One triangle-list primitive, in the space `merge` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct Primitive {
+    /// Positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Normals, when the source has them.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Tangents (xyz + handedness), when the source has them.
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// TEXCOORD_0, when present.
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// Triangle list indices.
+    pub indices: Vec<u32>,
+    /// Source material index.
+    pub material: Option<usize>,
+}
+
+/// A texture slot of a material: the source image and the texture coordinate set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureRef {
+    /// glTF image index.
+    pub image: usize,
+}
+
+/// A source material's fields hearth keeps.
+#[derive(Debug, Clone, Default)]
+pub struct Material {
+    /// Name (may be empty).
+    pub name: String,
+    /// Base color factor.
+    pub base_color: [f32; 4],
+    /// Emissive factor (times KHR_materials_emissive_strength).
+    pub emissive: [f32; 3],
+    /// Metallic factor.
+    pub metallic: f32,
+    /// Roughness factor.
+    pub roughness: f32,
+    /// Normal scale.
+    pub normal_scale: f32,
+    /// Occlusion strength.
+    pub occlusion_strength: f32,
+    /// Alpha cutoff.
+    pub alpha_cutoff: f32,
+    /// 0 opaque, 1 mask, 2 blend.
+    pub alpha_mode: u32,
+    /// Double-sided.
+    pub double_sided: bool,
+    /// Base color texture.
+    pub base_color_tex: Option<TextureRef>,
+    /// Metallic-roughness texture.
+    pub metallic_roughness_tex: Option<TextureRef>,
+    /// Normal texture.
+    pub normal_tex: Option<TextureRef>,
+    /// Occlusion texture.
+    pub occlusion_tex: Option<TextureRef>,
+    /// Emissive texture.
+    pub emissive_tex: Option<TextureRef>,
+}
+
+/// What an import yields.
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    /// Triangle primitives (points and lines left out).
+    pub primitives: Vec<Primitive>,
+    /// All source materials, in source order.
+    pub materials: Vec<Material>,
+    /// Encoded bytes of every source image, by image index (`None` when not loadable).
+    pub images: Vec<Option<Vec<u8>>>,
+    /// Warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Imports a glTF or GLB file. `base` is the folder relative URIs resolve against.
+pub fn import(bytes: &[u8], base: &Path, merge: bool) -> Result<Scene, String> {
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| format!("not a valid glTF: {e}"))?;
+    let unsupported: Vec<&str> = gltf
+        .document
+        .extensions_required()
+        .filter(|e| !SUPPORTED_REQUIRED.contains(e))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(format!(
+            "unsupported: required extension {}",
+            unsupported.join(", ")
+        ));
+    }
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
+    let buffers = gltf::import_buffers(&gltf.document, Some(base), gltf.blob.clone())
+        .map_err(|e| format!("cannot load buffers: {e}"))?;
+    // The gltf crate's accessor reader indexes buffers without checking every range against
+    // the data it was given; a malformed file must be an error, not a crash of the build.
+    let document = &gltf.document;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        read_scene(document, &buffers, base, merge)
+    }))
+    .unwrap_or_else(|_| Err("malformed glTF: an accessor reaches outside its buffer".into()))
+}
+
+type Mat4 = [[f32; 4]; 4];
+
+fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let mut out = [[0.0; 4]; 4];
+    for (c, column) in out.iter_mut().enumerate() {
+        for (r, value) in column.iter_mut().enumerate() {
+            *value = (0..4).map(|k| a[k][r] * b[c][k]).sum();
+        }
+    }
+    out
+}
+
+fn transform_point(m: &Mat4, p: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r])
+}
+
+fn transform_vector(m: &Mat4, v: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|r| m[0][r] * v[0] + m[1][r] * v[1] + m[2][r] * v[2])
+}
+
+fn normalize(v: [f32; 3]) -> [f32; 3] {
+    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if len > 0.0 {
+        v.map(|c| c / len)
+    } else {
+        v
+    }
+}
+
+/// The inverse transpose of the upper 3x3 (for normals), as columns; and the determinant.
+fn normal_matrix(m: &Mat4) -> ([[f32; 3]; 3], f32) {
+    let a = |r: usize, c: usize| m[c][r];
+    let cof = |r: usize, c: usize| {
+        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
+        a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)
+    };
+    let det = a(0, 0) * cof(0, 0) + a(0, 1) * cof(0, 1) + a(0, 2) * cof(0, 2);
+    // inverse transpose = cofactor matrix / det; the scale does not matter after normalizing,
+    // but the sign does.
+    let s = if det < 0.0 { -1.0 } else { 1.0 };
+    (
+        std::array::from_fn(|c| std::array::from_fn(|r| cof(r, c) * s)),
+        det,
+    )
+}
+
+fn read_scene(
+    document: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    base: &Path,
+    merge: bool,
+) -> Result<Scene, String> {
+    let mut scene = Scene::default();
+    // (mesh, world matrix) pairs: every mesh node of the default scene with `merge`, else each
+    // mesh once in its own space.
+    let identity: Mat4 = [
+        [1., 0., 0., 0.],
+        [0., 1., 0., 0.],
+        [0., 0., 1., 0.],
+        [0., 0., 0., 1.],
+    ];
+    let mut instances: Vec<(gltf::Mesh<'_>, Mat4)> = Vec::new();
+    if merge {
+        let root = document
+            .default_scene()
+            .or_else(|| document.scenes().next());
+        let mut stack: Vec<(gltf::Node<'_>, Mat4)> = root
+            .iter()
+            .flat_map(|s| s.nodes())
+            .map(|n| (n, identity))
+            .collect();
+        let mut visited = 0usize;
+        while let Some((node, parent)) = stack.pop() {
+            visited += 1;
+            if visited > document.nodes().len() * 4 + 16 {
+                return Err("node hierarchy has a cycle".into());
+            }
+            let world = mul(&parent, &node.transform().matrix());
+            if let Some(mesh) = node.mesh() {
+                if node.skin().is_some() {
+                    // Skinned meshes are never baked into world space (glTF ignores their node
+                    // transform).
+                    instances.push((mesh, identity));
+                } else {
+                    instances.push((mesh, world));
+                }
+            }
+            stack.extend(node.children().map(|c| (c, world)));
+        }
+        // Depth-first order reversed by the stack: sort for a stable, source-like order.
+        instances.sort_by_key(|(mesh, _)| mesh.index());
+    } else {
+        instances = document.meshes().map(|m| (m, identity)).collect();
+    }
+
+    for (mesh, world) in &instances {
+        let (normal_m, det) = normal_matrix(world);
+        for primitive in mesh.primitives() {
+            use gltf::mesh::Mode;
+            let mode = primitive.mode();
+            if matches!(
+                mode,
+                Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
+            ) {
+                scene.warnings.push(format!(
+                    "mesh {}: {mode:?} primitive skipped (only triangles are baked)",
+                    mesh.index()
+                ));
+                continue;
+            }
+            if primitive.morph_targets().len() > 0 {
+                scene
+                    .warnings
+                    .push(format!("mesh {}: morph targets skipped", mesh.index()));
+            }
+            let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
+            let positions: Vec<[f32; 3]> = reader
+                .read_positions()
+                .ok_or("a primitive has no POSITION")?
+                .collect();
+            if let Some(bad) = positions.iter().find(|p| p.iter().any(|c| !c.is_finite())) {
+                return Err(format!(
+                    "mesh {}: non-finite position {bad:?}",
+                    mesh.index()
+                ));
+            }
+            let count = positions.len();
+            let list: Vec<u32> = match reader.read_indices() {
+                Some(indices) => indices.into_u32().collect(),
+                None => (0..count as u32).collect(),
+            };
+            if let Some(bad) = list.iter().find(|i| **i as usize >= count) {
+                return Err(format!(
+                    "mesh {}: index {bad} out of range ({count} vertices)",
+                    mesh.index()
+                ));
+            }
+            let mut indices = match mode {
+                Mode::Triangles => list[..list.len() / 3 * 3].to_vec(),
+                Mode::TriangleStrip => (2..list.len())
+                    .flat_map(|i| if i % 2 == 0 { [list[i - 2], list[i - 1], list[i]] } else { [list[i - 1], list[i - 2], list[i]] })
+                    .collect(),
+                _ /* fan */ => (2..list.len()).flat_map(|i| [list[0], list[i - 1], list[i]]).collect(),
+            };
+            if det < 0.0 {
+                // A mirroring transform flips the winding.
+                indices.chunks_exact_mut(3).for_each(|t| t.swap(1, 2));
+            }
+            let normals = reader.read_normals().map(|n| n.collect::<Vec<_>>());
+            let tangents = reader.read_tangents().map(|t| t.collect::<Vec<_>>());
+            let uvs = reader
+                .read_tex_coords(0)
+                .map(|t| t.into_f32().collect::<Vec<_>>());
+            for (name, len) in [
+                ("NORMAL", normals.as_ref().map(|v| v.len())),
+                ("TANGENT", tangents.as_ref().map(|v| v.len())),
+                ("TEXCOORD_0", uvs.as_ref().map(|v| v.len())),
+            ] {
+                if len.is_some_and(|len| len != count) {
+                    return Err(format!(
+                        "mesh {}: {name} has {} values for {count} positions",
+                        mesh.index(),
+                        len.unwrap_or(0)
+                    ));
+                }
+            }
+            let positions = positions
+                .iter()
+                .map(|p| transform_point(world, *p))
+                .collect();
+            let apply_normal = |n: [f32; 3]| {
+                normalize(std::array::from_fn(|r| {
+                    normal_m[0][r] * n[0] + normal_m[1][r] * n[1] + normal_m[2][r] * n[2]
+                }))
+            };
+            let normals = normals.map(|ns| ns.into_iter().map(apply_normal).collect());
+            let tangents = tangents.map(|ts| {
+                ts.into_iter()
+                    .map(|t| {
+                        let v = normalize(transform_vector(world, [t[0], t[1], t[2]]));
+                        [v[0], v[1], v[2], if det < 0.0 { -t[3] } else { t[3] }]
+                    })
+                    .collect()
+            });
+            scene.primitives.push(Primitive {
+                positions,
+                normals,
+                tangents,
+                uvs,
+                indices,
+                material: primitive.material().index(),
+            });
+        }
+    }
+
+    for material in document.materials() {
+        let pbr = material.pbr_metallic_roughness();
+        let texture = |info: Option<gltf::texture::Info<'_>>| {
+            info.map(|i| TextureRef {
+                image: i.texture().source().index(),
+            })
+        };
+        if material
+            .pbr_metallic_roughness()
+            .base_color_texture()
+            .and_then(|t| t.texture_transform())
+            .is_some()
+        {
+            scene.warnings.push(format!(
+                "material {:?}: KHR_texture_transform is not applied (UVs are baked as they are)",
+                material.name().unwrap_or("")
+            ));
+        }
+        let emissive_strength = material.emissive_strength().unwrap_or(1.0);
+        let alpha_mode = match material.alpha_mode() {
+            gltf::material::AlphaMode::Opaque => 0,
+            gltf::material::AlphaMode::Mask => 1,
+            gltf::material::AlphaMode::Blend => 2,
+        };
+        scene.materials.push(Material {
+            name: material.name().unwrap_or("").to_owned(),
+            base_color: pbr.base_color_factor(),
+            emissive: material.emissive_factor().map(|c| c * emissive_strength),
+            metallic: pbr.metallic_factor(),
+            roughness: pbr.roughness_factor(),
+            normal_scale: material.normal_texture().map(|n| n.scale()).unwrap_or(1.0),
+            occlusion_strength: material
+                .occlusion_texture()
+                .map(|o| o.strength())
+                .unwrap_or(1.0),
+            alpha_cutoff: material.alpha_cutoff().unwrap_or(0.5),
+            alpha_mode,
+            double_sided: material.double_sided(),
+            base_color_tex: texture(pbr.base_color_texture()),
+            metallic_roughness_tex: texture(pbr.metallic_roughness_texture()),
+            normal_tex: material.normal_texture().map(|n| TextureRef {
+                image: n.texture().source().index(),
+            }),
+            occlusion_tex: material.occlusion_texture().map(|o| TextureRef {
+                image: o.texture().source().index(),
+            }),
+            emissive_tex: texture(material.emissive_texture()),
+        });
+    }
+
+    for image in document.images() {
+        let bytes = match image.source() {
+            gltf::image::Source::View { view, .. } => {
+                let data = &buffers
+                    .get(view.buffer().index())
+                    .ok_or("image buffer missing")?
+                    .0;
+                data.get(view.offset()..view.offset() + view.length())
+                    .map(<[u8]>::to_vec)
+            }
+            gltf::image::Source::Uri { uri, .. } => {
+                if let Some(data) = uri.strip_prefix("data:") {
+                    data.split_once(";base64,").and_then(|(_, b64)| {
+                        use base64::Engine;
+                        base64::engine::general_purpose::STANDARD.decode(b64).ok()
+                    })
+                } else {
+                    let decoded = percent_decode(uri);
+                    std::fs::read(base.join(&decoded)).ok()
+                }
+            }
+        };
+        if bytes.is_none() {
+            scene
+                .warnings
+                .push(format!("image {} could not be loaded", image.index()));
+        }
+        scene.images.push(bytes);
+    }
+    Ok(scene)
+}
+
+/// Decodes `%XX` escapes in a relative URI.
+pub fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(v) = u8::from_str_radix(
+                std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"),
+                16,
+            ) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

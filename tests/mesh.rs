@@ -1,0 +1,379 @@
+//! The mesh pipeline on real models: every corpus glTF/GLB baked and its `.hmesh`/`.hmat`
+//! read back with hearth's validating views, checking the invariants the spec promises.
+#![cfg(feature = "bake")]
+
+mod common;
+
+use hearth::bake::Baker;
+use hearth::format::hman;
+use hearth::format::hmesh::{oct_decode, GpuVertex};
+use hearth::{MaterialTable, MeshView};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: ../shared/corpus is not present");
+        None
+    }
+}
+
+fn bake_dir(
+    src: &Path,
+    globs: &str,
+    extra: &str,
+) -> (
+    tempfile::TempDir,
+    Result<hearth::bake::Report, hearth::bake::BakeError>,
+) {
+    let out = tempfile::tempdir().unwrap();
+    let manifest = src.join("hearth-test.toml");
+    std::fs::write(
+        &manifest,
+        format!("[[content.group]]\nassets = [{globs}]\n[default]\ntexture = {{ quality = \"fastest\", max_size = 64 }}\n{extra}"),
+    )
+    .unwrap();
+    let report = Baker::new(manifest.as_path(), out.path())
+        .keep_going(true)
+        .run();
+    (out, report)
+}
+
+/// Every triangle of a submesh as a rotation-normalized triple.
+fn canonical(t: [u32; 3]) -> [u32; 3] {
+    let m = (0..3).min_by_key(|i| t[*i]).unwrap();
+    [t[m], t[(m + 1) % 3], t[(m + 2) % 3]]
+}
+
+fn check_mesh(path: &Path, manifest: &[hman::ManifestEntry<'_>], root: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.display();
+    // Bounds contain every vertex.
+    let b = mesh.bounds;
+    for v in mesh.vertices.iter() {
+        for c in 0..3 {
+            assert!(
+                v.position[c] >= b.aabb_min[c] - 1e-4 && v.position[c] <= b.aabb_max[c] + 1e-4,
+                "{name}: vertex outside the AABB"
+            );
+        }
+        let d: f32 = (0..3)
+            .map(|c| (v.position[c] - b.sphere_center[c]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        assert!(
+            d <= b.sphere_radius * 1.0001 + 1e-5,
+            "{name}: vertex outside the sphere"
+        );
+        let n = oct_decode(v.normal);
+        assert!(
+            ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-3,
+            "{name}: normal not unit"
+        );
+    }
+    // Meshlets of LOD0 cover each triangle of each submesh exactly once.
+    for s in mesh.submeshes.iter() {
+        let mut from_indices: Vec<[u32; 3]> = (0..s.index_count / 3)
+            .map(|t| {
+                let i = (s.first_index + 3 * t) as usize;
+                canonical([
+                    mesh.indices.get(i).unwrap(),
+                    mesh.indices.get(i + 1).unwrap(),
+                    mesh.indices.get(i + 2).unwrap(),
+                ])
+            })
+            .collect();
+        let mut from_meshlets = Vec::new();
+        for m in
+            &mesh.meshlets[s.first_meshlet as usize..(s.first_meshlet + s.meshlet_count) as usize]
+        {
+            assert!(m.vertex_count <= 64 && m.triangle_count <= 124);
+            for t in &mesh.meshlet_triangles
+                [m.triangle_offset as usize..(m.triangle_offset + m.triangle_count) as usize]
+            {
+                let global =
+                    t.map(|local| mesh.meshlet_vertices[(m.vertex_offset + local as u32) as usize]);
+                from_meshlets.push(canonical(global));
+            }
+        }
+        from_indices.sort();
+        from_meshlets.sort();
+        assert_eq!(
+            from_indices, from_meshlets,
+            "{name}: meshlets do not cover the submesh exactly once"
+        );
+        // LOD index counts decrease (a stalled level is 0).
+        if let Some(lods) = &mesh.lods {
+            let mut previous = s.index_count;
+            for level in 0..lods.header.lod_count as usize {
+                let row = lods
+                    .range(mesh.submeshes.iter().position(|x| x == s).unwrap(), level)
+                    .unwrap();
+                if row.index_count > 0 {
+                    assert!(
+                        row.index_count < previous,
+                        "{name}: LOD {level} does not decrease"
+                    );
+                    previous = row.index_count;
+                }
+            }
+        }
+    }
+    // The companion .hmat has one row per material ref, and its texture refs resolve.
+    let hmat = std::fs::read(path.with_extension("hmat")).unwrap();
+    let table = MaterialTable::parse(&hmat).unwrap();
+    assert_eq!(
+        table.rows.len(),
+        mesh.materials.len(),
+        "{name}: .hmat rows vs MTRL"
+    );
+    for row in table.rows.iter() {
+        for reference in row.texture_refs().into_iter().filter(|r| *r != 0) {
+            let entry = hman::find(manifest, reference).unwrap_or_else(|| {
+                panic!("{name}: texture ref {reference:#x} not in the manifest")
+            });
+            assert!(
+                root.join(entry.path).is_file(),
+                "{name}: {} missing",
+                entry.path
+            );
+            assert_eq!(entry.kind, hearth::AssetKind::Texture);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_model_bakes_or_is_rejected_clearly() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus.join("gltf"), &src.path().join("gltf"));
+    let (out, report) = bake_dir(src.path(), "\"gltf/**/*.gltf\", \"gltf/**/*.glb\"", "");
+    let error = report.unwrap_err().to_string();
+    // Exactly the two compressed-geometry models are refused, naming file and extension.
+    assert!(error.starts_with("2 assets failed"), "{error}");
+    assert!(
+        error.contains("Box.gltf: unsupported: required extension KHR_draco_mesh_compression"),
+        "{error}"
+    );
+    assert!(
+        error.contains("BoxMeshopt.glb: unsupported: required extension")
+            && error.contains("EXT_meshopt_compression"),
+        "{error}"
+    );
+    drop(out);
+
+    let (out, report) = bake_dir(src.path(), "\"gltf/**/*.gltf\", \"gltf/**/*.glb\"", "");
+    let _ = report;
+    let manifest_path = src.path().join("hearth-test.toml");
+    let text = std::fs::read_to_string(&manifest_path).unwrap().replace(
+        "[default]",
+        "exclude = [\"**/Box_draco/**\", \"**/BoxMeshopt/**\"]\n[default]",
+    );
+    std::fs::write(&manifest_path, text).unwrap();
+    let report = Baker::new(manifest_path.as_path(), out.path())
+        .run()
+        .unwrap();
+    assert_eq!(report.assets, 15);
+    let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    let meshes: Vec<_> = manifest
+        .iter()
+        .filter(|e| e.kind == hearth::AssetKind::Mesh)
+        .collect();
+    assert_eq!(meshes.len(), 15);
+    for entry in meshes {
+        assert_eq!(
+            entry.hash,
+            hearth::hash_asset_ref(entry.path),
+            "meshes hash their path with the extension"
+        );
+        check_mesh(&out.path().join(entry.path), &manifest, out.path());
+    }
+    let (problems, _) = hearth::read::inspect::check_output(out.path());
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn invalid_models_are_errors_naming_the_file() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus.join("gltf_invalid"), &src.path().join("bad"));
+    std::fs::write(
+        src.path().join("bad/truncated.glb"),
+        &std::fs::read(corpus.join("gltf/DamagedHelmet/DamagedHelmet.glb")).unwrap()[..5000],
+    )
+    .unwrap();
+    std::fs::write(src.path().join("bad/notjson.gltf"), b"{ this is not json").unwrap();
+    std::fs::write(
+        src.path().join("bad/missingbin.gltf"),
+        std::fs::read(corpus.join("gltf/BoxTextured/BoxTextured.gltf")).unwrap(),
+    )
+    .unwrap();
+    let (_out, report) = bake_dir(src.path(), "\"bad/**/*.gltf\", \"bad/**/*.glb\"", "");
+    let error = report.unwrap_err().to_string();
+    let expect = [
+        ("BoxWithInfinites.glb", "POSITION"),
+        ("IndexOutOfRange.gltf", "out of range"),
+        ("length_mismatch.glb", "glTF"),
+        ("truncated.glb", "glTF"),
+        ("notjson.gltf", "glTF"),
+        ("BoxTextured0.bin", "No such file"),
+    ];
+    for (file, what) in expect {
+        let line = error
+            .lines()
+            .find(|l| l.contains(file))
+            .unwrap_or_else(|| panic!("{file} not named:\n{error}"));
+        assert!(line.contains(what), "{file}: expected `{what}` in `{line}`");
+    }
+}
+
+#[test]
+fn merge_bakes_node_transforms_and_mirrors_flip_winding() {
+    // A one-triangle mesh instanced by two nodes: translated + scaled, and mirrored in X.
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let normals: [[f32; 3]; 3] = [[0.0, 0.0, 1.0]; 3];
+    let mut buffer: Vec<u8> = bytemuck::cast_slice(&positions).to_vec();
+    buffer.extend_from_slice(bytemuck::cast_slice(&normals));
+    use base64::Engine;
+    let data = base64::engine::general_purpose::STANDARD.encode(&buffer);
+    let gltf = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1]}}],
+        "nodes":[{{"mesh":0,"translation":[10,0,0],"scale":[2,2,2]}},{{"mesh":0,"scale":[-1,1,1]}}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"NORMAL":1}}}}]}}],
+        "buffers":[{{"byteLength":72,"uri":"data:application/octet-stream;base64,{data}"}}],
+        "bufferViews":[{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":36}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}},
+                     {{"bufferView":1,"componentType":5126,"count":3,"type":"VEC3"}}]}}"#
+    );
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("tri.gltf"), gltf).unwrap();
+    let (out, report) = bake_dir(src.path(), "\"*.gltf\"", "");
+    report.unwrap();
+    let bytes = std::fs::read(out.path().join("tri.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    assert_eq!(mesh.submeshes.len(), 2);
+    let mut positions: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| v.position).collect();
+    positions.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mut expected = vec![
+        [10.0, 0.0, 0.0],
+        [12.0, 0.0, 0.0],
+        [10.0, 2.0, 0.0],
+        [0.0, 0.0, 0.0],
+        [-1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ];
+    expected.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(positions, expected, "world-space positions");
+    // Every triangle still faces its normal: the mirrored copy had its winding flipped.
+    let v = |i: u32| -> GpuVertex { mesh.vertices[i as usize] };
+    for t in 0..mesh.indices.len() / 3 {
+        let [a, b, c] = [0, 1, 2].map(|k| v(mesh.indices.get(3 * t + k).unwrap()));
+        let e1: [f32; 3] = std::array::from_fn(|i| b.position[i] - a.position[i]);
+        let e2: [f32; 3] = std::array::from_fn(|i| c.position[i] - a.position[i]);
+        let face_z = e1[0] * e2[1] - e1[1] * e2[0];
+        let n = oct_decode(a.normal);
+        assert!(
+            face_z * n[2] > 0.0,
+            "triangle {t} faces away from its normal"
+        );
+    }
+}
+
+#[test]
+fn lods_land_near_their_targets() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(
+        &corpus.join("gltf/DamagedHelmet"),
+        &src.path().join("helmet"),
+    );
+    let (out, report) = bake_dir(src.path(), "\"helmet/*.glb\"", "");
+    report.unwrap();
+    let bytes = std::fs::read(out.path().join("helmet/DamagedHelmet.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let lods = mesh.lods.as_ref().unwrap();
+    let base = mesh.submeshes[0].index_count as f32;
+    for (level, target) in [(0usize, 0.5f32), (1, 0.25)] {
+        let got = lods.range(0, level).unwrap().index_count as f32 / base;
+        println!("LOD {}: {:.3} of LOD0 (target {target})", level + 1, got);
+        assert!(
+            (got - target).abs() < 0.1,
+            "LOD {} at {got:.3}, target {target}",
+            level + 1
+        );
+    }
+}
+
+#[test]
+fn normals_decode_within_1e3_of_the_source() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(
+        &corpus.join("gltf/DamagedHelmet"),
+        &src.path().join("helmet"),
+    );
+    let (out, report) = bake_dir(src.path(), "\"helmet/*.glb\"", "mesh = { merge = false }\n");
+    report.unwrap();
+    let (document, buffers, _) = gltf_import(&src.path().join("helmet/DamagedHelmet.glb"));
+    let primitive = document
+        .meshes()
+        .next()
+        .unwrap()
+        .primitives()
+        .next()
+        .unwrap();
+    let reader = primitive.reader(|b| Some(&buffers[b.index()].0[..]));
+    // Positions repeat along hard edges with different normals: keep every candidate.
+    let mut source: BTreeMap<[u32; 3], Vec<[f32; 3]>> = BTreeMap::new();
+    for (p, n) in reader
+        .read_positions()
+        .unwrap()
+        .zip(reader.read_normals().unwrap())
+    {
+        source.entry(p.map(f32::to_bits)).or_default().push(n);
+    }
+    let bytes = std::fs::read(out.path().join("helmet/DamagedHelmet.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let mut worst = 0.0f32;
+    for v in mesh.vertices.iter() {
+        let d = oct_decode(v.normal);
+        let error = source[&v.position.map(f32::to_bits)]
+            .iter()
+            .map(|n| {
+                let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+                (0..3)
+                    .map(|c| (d[c] - n[c] / len).abs())
+                    .fold(0.0, f32::max)
+            })
+            .fold(f32::MAX, f32::min);
+        worst = worst.max(error);
+    }
+    assert!(worst < 1e-3, "worst normal error {worst}");
+}
+
+fn gltf_import(
+    path: &Path,
+) -> (
+    gltf::Document,
+    Vec<gltf::buffer::Data>,
+    Vec<gltf::image::Data>,
+) {
+    gltf::import(path).unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
