@@ -4,7 +4,9 @@
 
 use clap::{Parser, Subcommand};
 use hearth::bake::{Baker, Config, Progress};
-use hearth::read::inspect::{check_output, describe_ktx2, pack_layout, tree_files};
+use hearth::read::inspect::{
+    check_output, describe_hmat, describe_hmesh, describe_ktx2, pack_layout, tree_files,
+};
 use hearth::{PackKind, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -271,13 +273,20 @@ fn info(out: &Path) -> Result<(), String> {
     for (rel, path) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let kind = PackKind::from_path(rel);
-        let details = match kind {
-            PackKind::Texture => std::fs::read(path)
-                .map_err(|e| e.to_string())
-                .and_then(|bytes| describe_ktx2(&bytes).map_err(|e| e.to_string()))
-                .unwrap_or_else(|e| format!("INVALID: {e}")),
-            _ => String::new(),
+        let describe: Option<fn(&[u8]) -> Result<String, hearth::ReadError>> = match kind {
+            PackKind::Texture => Some(describe_ktx2),
+            PackKind::Mesh => Some(describe_hmesh),
+            PackKind::Material => Some(describe_hmat),
+            _ => None,
         };
+        let details = describe
+            .map(|describe| {
+                std::fs::read(path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| describe(&bytes).map_err(|e| e.to_string()))
+                    .unwrap_or_else(|e| format!("INVALID: {e}"))
+            })
+            .unwrap_or_default();
         println!(
             "{rel:<48} {:<9} {:>12}  {details}",
             kind.name(),

@@ -124,9 +124,130 @@ pub fn check_ktx2(bytes: &[u8]) -> Result<(), crate::ReadError> {
     Ok(())
 }
 
+/// A one-line description of an `.hmesh`: vertices, triangles, indices, meshlets, submeshes,
+/// materials, LODs and bounds.
+pub fn describe_hmesh(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    let mesh = crate::read::mesh::MeshView::parse(bytes)?;
+    let d = &mesh.desc;
+    let lods = mesh.lods.as_ref().map(|l| l.header.lod_count).unwrap_or(0);
+    let b = &mesh.bounds;
+    Ok(format!(
+        "{} verts, {} tris, {} idx (u{}), {} meshlets, {} submeshes, {} materials, {} LODs{}, bounds [{:.3} {:.3} {:.3}]..[{:.3} {:.3} {:.3}]",
+        d.vertex_count,
+        d.index_count / 3,
+        d.index_count,
+        d.index_width as u32 * 8,
+        d.meshlet_count,
+        d.submesh_count,
+        d.material_count,
+        lods,
+        if mesh.skin.is_some() { ", skinned" } else { "" },
+        b.aabb_min[0],
+        b.aabb_min[1],
+        b.aabb_min[2],
+        b.aabb_max[0],
+        b.aabb_max[1],
+        b.aabb_max[2]
+    ))
+}
+
+/// A one-line description of an `.hmat`: rows, texture-slot usage, alpha modes, double-sided.
+pub fn describe_hmat(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    let table = crate::read::mesh::MaterialTable::parse(bytes)?;
+    let slots = ["baseColor", "metalRough", "normal", "occlusion", "emissive"];
+    let used: Vec<String> = slots
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            (
+                name,
+                table
+                    .rows
+                    .iter()
+                    .filter(|r| r.texture_refs()[i] != 0)
+                    .count(),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    let modes = ["opaque", "mask", "blend"]
+        .iter()
+        .enumerate()
+        .map(|(m, name)| {
+            let n = table
+                .rows
+                .iter()
+                .filter(|r| r.alpha_mode() == m as u32)
+                .count();
+            format!("{name} {n}")
+        });
+    Ok(format!(
+        "{} materials; textures: {}; alpha: {}; double-sided {}",
+        table.rows.len(),
+        if used.is_empty() {
+            "none".to_owned()
+        } else {
+            used.join(", ")
+        },
+        modes.collect::<Vec<_>>().join(", "),
+        table.rows.iter().filter(|r| r.double_sided()).count()
+    ))
+}
+
+/// Checks a mesh and its companion material table the way assetc's check does: both valid,
+/// the mesh's material count equal to the table's rows, every nonzero texture ref listed in the
+/// manifest and present on disk.
+fn check_mesh(
+    root: &Path,
+    rel: &str,
+    bytes: &[u8],
+    manifest: &BTreeMap<u64, &str>,
+    problems: &mut Vec<String>,
+) {
+    let mesh = match crate::read::mesh::MeshView::parse(bytes) {
+        Ok(mesh) => mesh,
+        Err(e) => return problems.push(format!("`{rel}`: {e}")),
+    };
+    let hmat_rel = format!("{}.hmat", rel.trim_end_matches(".hmesh"));
+    let Ok(hmat) = std::fs::read(root.join(&hmat_rel)) else {
+        return problems.push(format!("`{rel}`: companion `{hmat_rel}` is missing"));
+    };
+    match crate::read::mesh::MaterialTable::parse(&hmat) {
+        Err(e) => problems.push(format!("`{hmat_rel}`: {e}")),
+        Ok(table) => {
+            if table.rows.len() != mesh.materials.len() {
+                problems.push(format!(
+                    "`{hmat_rel}`: {} rows, but `{rel}` has {} materials",
+                    table.rows.len(),
+                    mesh.materials.len()
+                ));
+            }
+            for reference in table
+                .rows
+                .iter()
+                .flat_map(|r| r.texture_refs())
+                .filter(|r| *r != 0)
+            {
+                match manifest.get(&reference) {
+                    Some(path) if root.join(path).is_file() => {}
+                    Some(path) => {
+                        problems.push(format!("`{hmat_rel}`: texture `{path}` is missing"))
+                    }
+                    None => problems.push(format!(
+                        "`{hmat_rel}`: texture ref {reference:#018x} is not in {MANIFEST_PATH}"
+                    )),
+                }
+            }
+        }
+    }
+}
+
 /// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
 /// existing file whose path hashes to the row's hash; every file is in the manifest; every
-/// `.hpack` verifies and matches the tree file for file; every `.ktx2` is valid. Returns the problems found (empty
+/// `.hpack` verifies and matches the tree file for file; every `.ktx2` is valid; every
+/// `.hmesh` is valid, with a companion `.hmat` whose rows match its materials and whose
+/// texture refs resolve through the manifest to existing files. Returns the problems found (empty
 /// when all is well) and the number of files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
@@ -147,6 +268,7 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         Err(e) => problems.push(format!("{MANIFEST_PATH}: {e}")),
         Ok(rows) => {
             let listed: BTreeMap<&str, u64> = rows.iter().map(|r| (r.path, r.hash)).collect();
+            let by_hash: BTreeMap<u64, &str> = rows.iter().map(|r| (r.hash, r.path)).collect();
             for row in &rows {
                 if !root.join(row.path).is_file() {
                     problems.push(format!("{MANIFEST_PATH}: `{}` does not exist", row.path));
@@ -161,6 +283,12 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
             for (rel, path) in &files {
                 if rel != MANIFEST_PATH && !listed.contains_key(rel.as_str()) {
                     problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
+                }
+                if rel.ends_with(".hmesh") {
+                    match std::fs::read(path) {
+                        Ok(bytes) => check_mesh(root, rel, &bytes, &by_hash, &mut problems),
+                        Err(e) => problems.push(format!("`{rel}`: {e}")),
+                    }
                 }
                 if rel.ends_with(".ktx2") {
                     match std::fs::read(path) {
