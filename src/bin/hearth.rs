@@ -266,6 +266,9 @@ fn init(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// A one-line description of a baked file's contents.
+type Describe = fn(&[u8]) -> Result<String, hearth::ReadError>;
+
 fn info(out: &Path) -> Result<(), String> {
     let files = tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut totals: std::collections::BTreeMap<PackKind, (usize, u64)> = Default::default();
@@ -273,7 +276,7 @@ fn info(out: &Path) -> Result<(), String> {
     for (rel, path) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let kind = PackKind::from_path(rel);
-        let describe: Option<fn(&[u8]) -> Result<String, hearth::ReadError>> = match kind {
+        let describe: Option<Describe> = match kind {
             PackKind::Texture => Some(describe_ktx2),
             PackKind::Mesh => Some(describe_hmesh),
             PackKind::Material => Some(describe_hmat),
