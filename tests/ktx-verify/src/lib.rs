@@ -285,3 +285,44 @@ pub fn level_bytes(bytes: &[u8], level: u32) -> Result<Vec<u8>, String> {
         .map_err(|e| ktx_err("ktxTexture_IterateLevels", e))?;
     out.ok_or_else(|| format!("libktx iterated no level {level}"))
 }
+
+/// [`image_bytes`] for every image of the texture from one load: `(level, layer, face_slice,
+/// bytes)` for each mip level (level 0 first), each array layer, and each cubemap face or, for
+/// a 3D texture, each depth slice of that level.
+pub fn all_image_bytes(bytes: &[u8]) -> Result<Vec<IndexedImage>, String> {
+    let loaded = open(bytes)?;
+    // SAFETY: `handle` is a live ktxTexture2 owned by `loaded`.
+    let (levels, layers, faces, depth) = unsafe {
+        let t = &*loaded.texture.handle();
+        (t.numLevels, t.numLayers, t.numFaces, t.baseDepth)
+    };
+    let mut out = Vec::new();
+    for level in 0..levels {
+        let slices = faces.max((depth >> level).max(1));
+        for layer in 0..layers {
+            for face_slice in 0..slices {
+                let image = image_slice(&loaded, level, layer, face_slice)?.to_vec();
+                out.push((level, layer, face_slice, image));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`level_bytes`] for every level from one load, level 0 first.
+pub fn all_level_bytes(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    let loaded = open(bytes)?;
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    loaded
+        .texture
+        .iterate_levels(|mip, _face, _w, _h, _d, pixels| {
+            let mip = mip as usize;
+            if out.len() <= mip {
+                out.resize(mip + 1, Vec::new());
+            }
+            out[mip].extend_from_slice(pixels);
+            Ok(())
+        })
+        .map_err(|e| ktx_err("ktxTexture_IterateLevels", e))?;
+    Ok(out)
+}

@@ -84,23 +84,51 @@ pub type Rgba8Image = (u32, u32, Vec<u8>);
 
 // ---- the probe's text format ------------------------------------------------------------
 
+// Plain loops over bytes, not `format!`/`from_str_radix` per byte: test builds are unoptimized
+// and a 2K texture's level crosses the pipe as tens of megabytes of hex.
 fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 0xF) as usize]);
     }
-    out
+    String::from_utf8(out).expect("hex digits are ASCII")
 }
 
 fn unhex(text: &str) -> Result<Vec<u8>, String> {
+    // Digit values by byte; 0xFF for bytes that are not hex digits.
+    const VALUE: [u8; 256] = {
+        let mut table = [0xFF; 256];
+        let mut i = 0;
+        while i < 10 {
+            table[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            table[b'a' as usize + i] = 10 + i as u8;
+            table[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        table
+    };
+    let text = text.as_bytes();
     if !text.len().is_multiple_of(2) {
-        return Err(format!("odd-length hex {text:?}"));
+        return Err(format!("odd-length hex ({} digits)", text.len()));
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).map_err(|e| format!("hex: {e}")))
-        .collect()
+    let mut out = Vec::with_capacity(text.len() / 2);
+    let mut invalid = 0;
+    for pair in text.chunks_exact(2) {
+        let (high, low) = (VALUE[pair[0] as usize], VALUE[pair[1] as usize]);
+        invalid |= high | low;
+        out.push((high << 4) | low);
+    }
+    if invalid & 0xF0 != 0 {
+        let bad = text.iter().find(|&&c| VALUE[c as usize] == 0xFF).copied();
+        return Err(format!("hex: invalid digit {:?}", bad.map(char::from)));
+    }
+    Ok(out)
 }
 
 /// `info` as the probe prints it: one `name value...` line per field; byte strings in hex
@@ -298,6 +326,36 @@ pub fn bytes_from_text(text: &str) -> Result<Vec<u8>, String> {
     }
 }
 
+/// One image of a texture with its place: (level, layer, face or depth slice, bytes).
+pub type IndexedImage = (u32, u32, u32, Vec<u8>);
+
+/// Images as the probe's `images` command prints them: one `level layer face_slice hex` line
+/// each (`-` for empty bytes).
+pub fn indexed_images_to_text(images: &[IndexedImage]) -> String {
+    images
+        .iter()
+        .map(|(level, layer, face, bytes)| {
+            format!("{level} {layer} {face} {}", bytes_to_text(bytes))
+        })
+        .collect()
+}
+
+/// Reads [`indexed_images_to_text`]'s output back.
+pub fn indexed_images_from_text(text: &str) -> Result<Vec<IndexedImage>, String> {
+    text.lines()
+        .map(|line| {
+            let mut parts = line.split(' ');
+            let mut num = || -> Result<u32, String> {
+                let part = parts.next().ok_or(format!("bad image line {line:?}"))?;
+                part.parse().map_err(|_| format!("bad number in {line:?}"))
+            };
+            let (level, layer, face) = (num()?, num()?, num()?);
+            let bytes = bytes_from_text(parts.next().ok_or("image line without bytes")?)?;
+            Ok((level, layer, face, bytes))
+        })
+        .collect()
+}
+
 // ---- the probe client ---------------------------------------------------------------------
 
 /// libktx in another process: the `libktx-probe` program of this crate, fed the file on
@@ -368,6 +426,19 @@ impl Probe {
     /// `level_bytes` in the probe.
     pub fn level_bytes(&self, bytes: &[u8], level: u32) -> Result<Vec<u8>, String> {
         bytes_from_text(&self.run(bytes, &["level".into(), level.to_string()])?)
+    }
+
+    /// `all_image_bytes` in the probe (one process, one load, for every image).
+    pub fn all_image_bytes(&self, bytes: &[u8]) -> Result<Vec<IndexedImage>, String> {
+        indexed_images_from_text(&self.run(bytes, &["images".into()])?)
+    }
+
+    /// `all_level_bytes` in the probe (one process, one load, for every level).
+    pub fn all_level_bytes(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        self.run(bytes, &["levels".into()])?
+            .lines()
+            .map(bytes_from_text)
+            .collect()
     }
 }
 

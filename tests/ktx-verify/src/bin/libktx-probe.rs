@@ -7,6 +7,8 @@
 //! - `decode LAYER FACE`: `decode_rgba8_at`
 //! - `image LEVEL LAYER FACE`: `image_bytes`
 //! - `level LEVEL`: `level_bytes`
+//! - `images`: `all_image_bytes`, one `LEVEL LAYER FACE_SLICE hex` line per image
+//! - `levels`: `all_level_bytes`, one hex line per level
 //!
 //! It exists so that a test linking hearth's Basis Universal (which clashes with libktx's own
 //! copy at link time) can still reach libktx: see `hearth_ktx_verify::Probe`.
@@ -33,9 +35,14 @@ fn run(args: &[String], bytes: &[u8]) -> Result<String, String> {
             num(3)?,
         )?)),
         Some("level") => Ok(ktx::bytes_to_text(&ktx::level_bytes(bytes, num(1)?)?)),
+        Some("images") => Ok(ktx::indexed_images_to_text(&ktx::all_image_bytes(bytes)?)),
+        Some("levels") => Ok(ktx::all_level_bytes(bytes)?
+            .iter()
+            .map(|level| ktx::bytes_to_text(level))
+            .collect()),
         _ => Err(
             "usage: libktx-probe info | decode LAYER FACE | image LEVEL LAYER FACE \
-                  | level LEVEL  < file.ktx2"
+                  | level LEVEL | images | levels  < file.ktx2"
                 .into(),
         ),
     }
