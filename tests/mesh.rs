@@ -33,7 +33,7 @@ fn bake_dir(
     let manifest = src.join("hearth-test.toml");
     std::fs::write(
         &manifest,
-        format!("[[content.group]]\nassets = [{globs}]\n[default]\ntexture = {{ quality = \"fastest\", max_size = 64 }}\n{extra}"),
+        format!("[[content.group]]\nassets = [{globs}]\n[default]\ntexture = {{ quality = \"fastest\", max_size = 64, mips = false }}\n{extra}"),
     )
     .unwrap();
     let report = Baker::new(manifest.as_path(), out.path())
@@ -376,4 +376,57 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
         }
     }
+}
+
+#[test]
+fn every_mesh_setting_changes_the_output() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(
+        &corpus.join("gltf/NormalTangentMirrorTest"),
+        &src.path().join("m"),
+    );
+    copy_dir(
+        &corpus.join("gltf/AlphaBlendModeTest"),
+        &src.path().join("a"),
+    );
+    let bake = |table: &str, file: &str| {
+        let (out, report) = bake_dir(
+            src.path(),
+            "\"m/*.glb\", \"a/*.glb\"",
+            &format!("mesh = {{ {table} }}\n"),
+        );
+        report.unwrap_or_else(|e| panic!("{table}: {e}"));
+        std::fs::read(out.path().join(file)).unwrap()
+    };
+    let mirror = "m/NormalTangentMirrorTest.hmesh";
+    let alpha = "a/AlphaBlendModeTest.hmesh";
+    let variants = [
+        ("merge = false", alpha),
+        ("normals = false", mirror),
+        ("tangents = false", mirror),
+        ("optimize = false", mirror),
+        ("overdraw_threshold = 3.0", mirror),
+        ("lod_levels = 1", mirror),
+        ("lod_target_error = 0.001", mirror),
+        ("lod_lock_border = true", alpha),
+        ("lod_min_triangles = 5000", mirror),
+    ];
+    let baseline: BTreeMap<&str, Vec<u8>> = [mirror, alpha]
+        .into_iter()
+        .map(|f| (f, bake("", f)))
+        .collect();
+    let mut without = Vec::new();
+    for (variant, file) in variants {
+        let out = bake(variant, file);
+        // (assert! rather than assert_ne!, which would print whole meshes)
+        assert!(baseline[file] != out, "`{variant}` did not change {file}");
+        if variant == "tangents = false" {
+            without = out;
+        }
+    }
+    // Tangents present by default for a normal-mapped model, absent when turned off.
+    let with = &baseline[mirror];
+    assert_eq!(MeshView::parse(with).unwrap().desc.flags & 1, 1);
+    assert_eq!(MeshView::parse(&without).unwrap().desc.flags & 1, 0);
 }

@@ -203,14 +203,17 @@ pub fn build(
         let mut previous = len;
         for (level, target) in lod_targets.iter().enumerate() {
             // meshoptimizer's simplify takes a target *index* count.
+            // Never below `lod_min_triangles`, and never above the source (meshoptimizer
+            // asserts on a target larger than its input).
             let target_indices = ((len as f32 * target) as usize / 3 * 3)
-                .max(settings.lod_min_triangles as usize * 3);
+                .max(settings.lod_min_triangles as usize * 3)
+                .min(len);
             let options = if settings.lod_lock_border {
                 meshopt::SimplifyOptions::LockBorder
             } else {
                 meshopt::SimplifyOptions::empty()
             };
-            let simplified = if sub.is_empty() {
+            let simplified = if sub.is_empty() || target_indices >= previous {
                 Vec::new()
             } else {
                 meshopt::simplify(
