@@ -430,3 +430,57 @@ fn every_mesh_setting_changes_the_output() {
     assert_eq!(MeshView::parse(with).unwrap().desc.flags & 1, 1);
     assert_eq!(MeshView::parse(&without).unwrap().desc.flags & 1, 0);
 }
+
+#[test]
+fn skinned_models_carry_skin_skeleton_and_clips() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus.join("gltf/CesiumMan"), &src.path().join("man"));
+    copy_dir(&corpus.join("gltf/RiggedSimple"), &src.path().join("rig"));
+    let (out, report) = bake_dir(src.path(), "\"man/*.gltf\", \"rig/*.glb\"", "");
+    report.unwrap();
+    for stem in ["man/CesiumMan", "rig/RiggedSimple"] {
+        let bytes = std::fs::read(out.path().join(format!("{stem}.hmesh"))).unwrap();
+        let mesh = MeshView::parse(&bytes).unwrap();
+        let skin = mesh.skin.as_ref().expect("SKIN");
+        let skeleton = mesh.skeleton.as_ref().expect("SKEL");
+        assert_eq!(
+            skin.len(),
+            mesh.vertices.len(),
+            "{stem}: SKIN parallel to VTXS"
+        );
+        for s in skin.iter() {
+            assert!(
+                (s.weights.iter().sum::<f32>() - 1.0).abs() < 1e-5,
+                "{stem}: weights sum to 1"
+            );
+            assert!(s.joints.iter().all(|j| (*j as usize) < skeleton.len()));
+        }
+        assert!(
+            skeleton.iter().filter(|j| j.parent == -1).count() >= 1,
+            "{stem}: a root joint"
+        );
+        let anim = std::fs::read(out.path().join(format!("{stem}.hanim"))).unwrap();
+        let clips = hearth::AnimClips::parse(&anim, skeleton.len() as u32).unwrap();
+        assert!(
+            !clips.clips.is_empty()
+                && clips
+                    .clips
+                    .iter()
+                    .all(|c| c.duration > 0.0 && !c.channels.is_empty()),
+            "{stem}"
+        );
+    }
+    let (problems, _) = hearth::read::inspect::check_output(out.path());
+    assert!(problems.is_empty(), "{problems:#?}");
+    // ignore_skin drops all of it.
+    let (out, report) = bake_dir(
+        src.path(),
+        "\"rig/*.glb\"",
+        "mesh = { ignore_skin = true }\n",
+    );
+    report.unwrap();
+    let bytes = std::fs::read(out.path().join("rig/RiggedSimple.hmesh")).unwrap();
+    assert!(MeshView::parse(&bytes).unwrap().skin.is_none());
+    assert!(!out.path().join("rig/RiggedSimple.hanim").exists());
+}

@@ -92,6 +92,8 @@ settings! {
         lod_lock_border: bool = false,
         /// Never simplify a submesh below this many triangles.
         lod_min_triangles: u32 = 0,
+        /// Leave out skinning (SKIN, SKEL) and animation (.hanim).
+        ignore_skin: bool = false,
     }
 }
 
@@ -224,7 +226,10 @@ mod tests {
             mesh: None,
         });
         settings.apply(&SettingsLayer {
-            mesh: Some(MeshLayer { merge: Some(false), ..Default::default() }),
+            mesh: Some(MeshLayer {
+                merge: Some(false),
+                ..Default::default()
+            }),
             ..Default::default()
         });
         assert_eq!(settings.compression, Codec::Brotli);

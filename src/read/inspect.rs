@@ -209,6 +209,15 @@ fn check_mesh(
         Ok(mesh) => mesh,
         Err(e) => return problems.push(format!("`{rel}`: {e}")),
     };
+    let anim_rel = format!("{}.hanim", rel.trim_end_matches(".hmesh"));
+    if let Ok(anim) = std::fs::read(root.join(&anim_rel)) {
+        let joints = mesh.skeleton.as_ref().map(|s| s.len() as u32).unwrap_or(0);
+        if let Err(e) = crate::read::mesh::AnimClips::parse(&anim, joints) {
+            problems.push(format!(
+                "`{anim_rel}`: {e} (skeleton of `{rel}` has {joints} joints)"
+            ));
+        }
+    }
     let hmat_rel = format!("{}.hmat", rel.trim_end_matches(".hmesh"));
     let Ok(hmat) = std::fs::read(root.join(&hmat_rel)) else {
         return problems.push(format!("`{rel}`: companion `{hmat_rel}` is missing"));

@@ -2,6 +2,8 @@
 //! crate, into plain triangle lists per primitive. Images are not decoded here: their bytes go
 //! to the texture pipeline once, with the mode their material slot dictates.
 
+use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
+use crate::format::hmesh::GpuJoint;
 use std::path::Path;
 
 /// Extensions hearth reads or can safely ignore when a file lists them as required.
@@ -23,6 +25,8 @@ pub struct Primitive {
     pub indices: Vec<u32>,
     /// Source material index.
     pub material: Option<usize>,
+    /// Per-vertex joints (into the skeleton) and weights summing to 1, for skinned primitives.
+    pub skin: Option<Vec<([u16; 4], [f32; 4])>>,
 }
 
 /// A texture slot of a material: the source image and the texture coordinate set.
@@ -76,12 +80,16 @@ pub struct Scene {
     pub materials: Vec<Material>,
     /// Encoded bytes of every source image, by image index (`None` when not loadable).
     pub images: Vec<Option<Vec<u8>>>,
+    /// The first skin's joints, when the scene is skinned.
+    pub skeleton: Option<Vec<GpuJoint>>,
+    /// Animation clips on the skeleton's joints.
+    pub clips: Vec<Clip>,
     /// Warnings.
     pub warnings: Vec<String>,
 }
 
 /// Imports a glTF or GLB file. `base` is the folder relative URIs resolve against.
-pub fn import(bytes: &[u8], base: &Path, merge: bool) -> Result<Scene, String> {
+pub fn import(bytes: &[u8], base: &Path, merge: bool, skins: bool) -> Result<Scene, String> {
     let gltf = gltf::Gltf::from_slice_without_validation(bytes)
         .map_err(|e| format!("not a valid glTF: {e}"))?;
     let unsupported: Vec<&str> = gltf
@@ -102,7 +110,7 @@ pub fn import(bytes: &[u8], base: &Path, merge: bool) -> Result<Scene, String> {
     // the data it was given; a malformed file must be an error, not a crash of the build.
     let document = &gltf.document;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read_scene(document, &buffers, base, merge)
+        read_scene(document, &buffers, base, merge, skins)
     }))
     .unwrap_or_else(|_| Err("malformed glTF: an accessor reaches outside its buffer".into()))
 }
@@ -159,8 +167,25 @@ fn read_scene(
     buffers: &[gltf::buffer::Data],
     base: &Path,
     merge: bool,
+    skins: bool,
 ) -> Result<Scene, String> {
     let mut scene = Scene::default();
+    // Only the first skin is exported (as assetc does); meshes bound to others stay static.
+    let skin = document.skins().next().filter(|_| skins);
+    if skins && document.skins().len() > 1 {
+        scene.warnings.push(format!(
+            "{} skins: only the first is exported",
+            document.skins().len()
+        ));
+    }
+    let skinned_meshes: Vec<usize> = match &skin {
+        Some(skin) => document
+            .nodes()
+            .filter(|n| n.skin().is_some_and(|s| s.index() == skin.index()))
+            .filter_map(|n| n.mesh().map(|m| m.index()))
+            .collect(),
+        None => Vec::new(),
+    };
     // (mesh, world matrix) pairs: every mesh node of the default scene with `merge`, else each
     // mesh once in its own space.
     let identity: Mat4 = [
@@ -292,6 +317,30 @@ fn read_scene(
                     })
                     .collect()
             });
+            let skin_data = if skinned_meshes.contains(&mesh.index()) {
+                match (reader.read_joints(0), reader.read_weights(0)) {
+                    (Some(joints), Some(weights)) => {
+                        let joints: Vec<[u16; 4]> = joints.into_u16().collect();
+                        let weights: Vec<[f32; 4]> = weights.into_f32().collect();
+                        if joints.len() != count || weights.len() != count {
+                            return Err(format!(
+                                "mesh {}: JOINTS_0/WEIGHTS_0 do not match POSITION",
+                                mesh.index()
+                            ));
+                        }
+                        Some(
+                            joints
+                                .into_iter()
+                                .zip(weights)
+                                .map(|(j, w)| normalize_weights(j, w))
+                                .collect(),
+                        )
+                    }
+                    _ => None,
+                }
+            } else {
+                None
+            };
             scene.primitives.push(Primitive {
                 positions,
                 normals,
@@ -299,6 +348,7 @@ fn read_scene(
                 uvs,
                 indices,
                 material: primitive.material().index(),
+                skin: skin_data,
             });
         }
     }
@@ -353,6 +403,10 @@ fn read_scene(
         });
     }
 
+    if let Some(skin) = &skin {
+        read_skeleton(document, buffers, skin, &mut scene)?;
+    }
+
     for image in document.images() {
         let bytes = match image.source() {
             gltf::image::Source::View { view, .. } => {
@@ -383,6 +437,160 @@ fn read_scene(
         scene.images.push(bytes);
     }
     Ok(scene)
+}
+
+/// Weights renormalized to sum 1; a weightless vertex binds rigidly to joint 0.
+fn normalize_weights(joints: [u16; 4], weights: [f32; 4]) -> ([u16; 4], [f32; 4]) {
+    let weights = weights.map(|w| if w.is_finite() && w > 0.0 { w } else { 0.0 });
+    let sum: f32 = weights.iter().sum();
+    if sum > 0.0 {
+        (joints, weights.map(|w| w / sum))
+    } else {
+        ([0; 4], [1.0, 0.0, 0.0, 0.0])
+    }
+}
+
+/// The skin's joints (SKEL) and the animation channels that target them (.hanim).
+fn read_skeleton(
+    document: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    skin: &gltf::Skin<'_>,
+    scene: &mut Scene,
+) -> Result<(), String> {
+    let data = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d.0[..]);
+    let joint_nodes: Vec<usize> = skin.joints().map(|n| n.index()).collect();
+    let mut parent_of = vec![None; document.nodes().len()];
+    for node in document.nodes() {
+        for child in node.children() {
+            parent_of[child.index()] = Some(node.index());
+        }
+    }
+    let inverse_binds: Vec<[[f32; 4]; 4]> = match skin.reader(data).read_inverse_bind_matrices() {
+        Some(matrices) => matrices.collect(),
+        None => vec![
+            [
+                [1., 0., 0., 0.],
+                [0., 1., 0., 0.],
+                [0., 0., 1., 0.],
+                [0., 0., 0., 1.]
+            ];
+            joint_nodes.len()
+        ],
+    };
+    if inverse_binds.len() != joint_nodes.len() {
+        return Err(format!(
+            "skin {}: {} inverse bind matrices for {} joints",
+            skin.index(),
+            inverse_binds.len(),
+            joint_nodes.len()
+        ));
+    }
+    let joints = skin
+        .joints()
+        .zip(&inverse_binds)
+        .map(|(node, inverse_bind)| {
+            let (t, r, s) = node.transform().decomposed();
+            let parent = parent_of[node.index()]
+                .and_then(|p| joint_nodes.iter().position(|j| *j == p))
+                .map(|p| p as i32)
+                .unwrap_or(-1);
+            GpuJoint {
+                inverse_bind: std::array::from_fn(|i| inverse_bind[i / 4][i % 4]),
+                bind_t: t,
+                bind_r: r,
+                bind_s: s,
+                parent,
+                pad: 0,
+            }
+        })
+        .collect();
+    scene.skeleton = Some(joints);
+
+    for animation in document.animations() {
+        let name = animation.name().unwrap_or("").to_owned();
+        let mut clip = Clip {
+            name: name.clone(),
+            duration: 0.0,
+            channels: Vec::new(),
+        };
+        let (mut skipped_nodes, mut skipped_weights, mut cubic) = (0, 0, false);
+        for channel in animation.channels() {
+            let Some(joint) = joint_nodes
+                .iter()
+                .position(|j| *j == channel.target().node().index())
+            else {
+                skipped_nodes += 1;
+                continue;
+            };
+            let reader = channel.reader(data);
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .ok_or("animation channel without input")?
+                .collect();
+            use gltf::animation::util::ReadOutputs;
+            let (path, values): (ChannelPath, Vec<f32>) = match reader
+                .read_outputs()
+                .ok_or("animation channel without output")?
+            {
+                ReadOutputs::Translations(v) => (ChannelPath::Translation, v.flatten().collect()),
+                ReadOutputs::Rotations(v) => {
+                    (ChannelPath::Rotation, v.into_f32().flatten().collect())
+                }
+                ReadOutputs::Scales(v) => (ChannelPath::Scale, v.flatten().collect()),
+                ReadOutputs::MorphTargetWeights(_) => {
+                    skipped_weights += 1;
+                    continue;
+                }
+            };
+            let n = path.components();
+            let (interpolation, values) = match channel.sampler().interpolation() {
+                gltf::animation::Interpolation::Step => (Interpolation::Step, values),
+                gltf::animation::Interpolation::Linear => (Interpolation::Linear, values),
+                gltf::animation::Interpolation::CubicSpline => {
+                    // Keep the value of each (in-tangent, value, out-tangent) triple.
+                    cubic = true;
+                    let kept = values
+                        .chunks_exact(3 * n)
+                        .flat_map(|triple| triple[n..2 * n].to_vec())
+                        .collect();
+                    (Interpolation::Linear, kept)
+                }
+            };
+            if values.len() != times.len() * n
+                || times.iter().any(|t| !t.is_finite())
+                || times.windows(2).any(|w| w[0] > w[1])
+            {
+                return Err(format!("animation {name:?}: channel keys are inconsistent"));
+            }
+            clip.duration = clip.duration.max(times.last().copied().unwrap_or(0.0));
+            clip.channels.push(Channel {
+                joint: joint as u32,
+                path,
+                interpolation,
+                times,
+                values,
+            });
+        }
+        if skipped_nodes > 0 {
+            scene.warnings.push(format!(
+                "animation {name:?}: {skipped_nodes} channels on non-joint nodes skipped"
+            ));
+        }
+        if skipped_weights > 0 {
+            scene.warnings.push(format!(
+                "animation {name:?}: {skipped_weights} morph-weight channels skipped"
+            ));
+        }
+        if cubic {
+            scene.warnings.push(format!(
+                "animation {name:?}: CUBICSPLINE degraded to LINEAR"
+            ));
+        }
+        if !clip.channels.is_empty() {
+            scene.clips.push(clip);
+        }
+    }
+    Ok(())
 }
 
 /// Decodes `%XX` escapes in a relative URI.

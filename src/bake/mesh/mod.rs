@@ -74,7 +74,7 @@ pub fn bake_gltf(
     settings: &Settings,
 ) -> Result<BakedAsset, String> {
     let base = source.parent().unwrap_or(Path::new("."));
-    let scene = gltf::import(bytes, base, settings.mesh.merge)?;
+    let scene = gltf::import(bytes, base, settings.mesh.merge, !settings.mesh.ignore_skin)?;
     let mut warnings: Vec<String> = scene
         .warnings
         .iter()
@@ -200,7 +200,12 @@ pub fn bake_gltf(
     if inputs.is_empty() {
         warnings.push(format!("{}: no triangle geometry", source.display()));
     }
-    let (mesh, _) = process::build(&inputs, &material_refs, &settings.mesh)?;
+    let (mesh, _) = process::build(
+        &inputs,
+        &material_refs,
+        scene.skeleton.as_deref(),
+        &settings.mesh,
+    )?;
     let mesh_path = format!("{stem}.hmesh");
     let mat_path = format!("{stem}.hmat");
     files.push(BakedFile {
@@ -221,6 +226,19 @@ pub fn bake_gltf(
         path: mat_path,
         bytes: hmat::write(&rows),
     });
+    if let (Some(skeleton), false) = (&scene.skeleton, scene.clips.is_empty()) {
+        let _ = skeleton;
+        let anim_path = format!("{stem}.hanim");
+        files.push(BakedFile {
+            manifest: Some(ManifestRow {
+                hash: hash_runtime_path(&anim_path),
+                kind: AssetKind::Animation,
+                color_space: crate::ColorSpace::Linear,
+            }),
+            path: anim_path,
+            bytes: crate::format::hanim::write(&scene.clips),
+        });
+    }
     Ok(BakedAsset { files, warnings })
 }
 

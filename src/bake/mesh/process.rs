@@ -8,7 +8,19 @@ use crate::format::hmesh::{
     self, chunk, oct_encode, oct_encode_tangent, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
     MeshLod, Meshlet, MeshletBounds, SubMesh, FLAG_HAS_TANGENTS, NO_MATERIAL,
 };
+use crate::format::hmesh::{GpuJoint, GpuSkinVertex};
+use bytemuck::{Pod, Zeroable};
 use meshopt::VertexDataAdapter;
+
+/// A vertex with its skinning, processed as one unit so SKIN stays parallel to VTXS through
+/// deduplication and reordering.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+struct Corner {
+    vertex: GpuVertex,
+    joints: [u16; 4],
+    weights: [f32; 4],
+}
 
 /// Meshlet limits (the reference implementation's): vertices.
 pub const MESHLET_MAX_VERTICES: usize = 64;
@@ -34,10 +46,11 @@ pub struct MeshStats {
     pub lod_triangles: Vec<usize>,
 }
 
-fn adapter(vertices: &[GpuVertex]) -> VertexDataAdapter<'_> {
+fn adapter(vertices: &[Corner]) -> VertexDataAdapter<'_> {
+    // The position is the first field of `Corner`.
     VertexDataAdapter::new(
         bytemuck::cast_slice(vertices),
-        std::mem::size_of::<GpuVertex>(),
+        std::mem::size_of::<Corner>(),
         0,
     )
     .expect("valid vertex layout")
@@ -76,9 +89,10 @@ fn bounds_of(positions: impl Iterator<Item = [f32; 3]> + Clone) -> MeshBounds {
 pub fn build(
     submeshes: &[SubmeshInput<'_>],
     material_refs: &[u64],
+    skeleton: Option<&[GpuJoint]>,
     settings: &MeshSettings,
 ) -> Result<(Vec<u8>, MeshStats), String> {
-    let mut vertices: Vec<GpuVertex> = Vec::new();
+    let mut vertices: Vec<Corner> = Vec::new();
     let mut indices: Vec<u32> = Vec::new();
     let mut ranges = Vec::with_capacity(submeshes.len());
     let mut has_tangents = false;
@@ -119,15 +133,26 @@ pub fn build(
             _ => None,
         };
         has_tangents |= tangents.is_some();
-        let corners: Vec<GpuVertex> = (0..p.indices.len())
-            .map(|k| GpuVertex {
-                position: corner_positions[k],
-                normal: oct_encode(normals[k]),
-                tangent: tangents
-                    .as_ref()
-                    .map(|t| oct_encode_tangent([t[k][0], t[k][1], t[k][2]], t[k][3]))
-                    .unwrap_or([0, 0]),
-                uv: uvs[k],
+        let corners: Vec<Corner> = (0..p.indices.len())
+            .map(|k| {
+                let (joints, weights) = match &p.skin {
+                    Some(skin) => skin[p.indices[k] as usize],
+                    None => ([0; 4], [1.0, 0.0, 0.0, 0.0]),
+                };
+                let vertex = GpuVertex {
+                    position: corner_positions[k],
+                    normal: oct_encode(normals[k]),
+                    tangent: tangents
+                        .as_ref()
+                        .map(|t| oct_encode_tangent([t[k][0], t[k][1], t[k][2]], t[k][3]))
+                        .unwrap_or([0, 0]),
+                    uv: uvs[k],
+                };
+                Corner {
+                    vertex,
+                    joints,
+                    weights,
+                }
             })
             .collect();
         let (unique, remap) = meshopt::generate_vertex_remap(&corners, None);
@@ -252,7 +277,7 @@ pub fn build(
             meshlet_count: meshlets.len() as u32 - first_meshlet,
             material_slot: input.material_slot,
             base_vertex: 0,
-            bounds: bounds_of(sub.iter().map(|i| vertices[*i as usize].position)),
+            bounds: bounds_of(sub.iter().map(|i| vertices[*i as usize].vertex.position)),
         });
     }
 
@@ -273,7 +298,7 @@ pub fn build(
         meshlet_max_verts: MESHLET_MAX_VERTICES as u32,
         meshlet_max_tris: MESHLET_MAX_TRIANGLES as u32,
     };
-    let bounds = bounds_of(vertices.iter().map(|v| v.position));
+    let bounds = bounds_of(vertices.iter().map(|v| v.vertex.position));
     let index_bytes: Vec<u8> = match index_width {
         2 => indices
             .iter()
@@ -287,10 +312,18 @@ pub fn build(
     })
     .to_vec();
     lodt.extend_from_slice(bytemuck::cast_slice(&lod_table));
+    let gpu_vertices: Vec<GpuVertex> = vertices.iter().map(|c| c.vertex).collect();
+    let skin: Vec<GpuSkinVertex> = vertices
+        .iter()
+        .map(|c| GpuSkinVertex {
+            joints: c.joints,
+            weights: c.weights,
+        })
+        .collect();
     let mut chunks: Vec<(u32, &[u8])> = vec![
         (chunk::DESC, bytemuck::bytes_of(&desc)),
         (chunk::BNDS, bytemuck::bytes_of(&bounds)),
-        (chunk::VTXS, bytemuck::cast_slice(&vertices)),
+        (chunk::VTXS, bytemuck::cast_slice(&gpu_vertices)),
         (chunk::IDXS, &index_bytes),
         (chunk::MLET, bytemuck::cast_slice(&meshlets)),
         (chunk::MLVR, bytemuck::cast_slice(&meshlet_vertices)),
@@ -299,6 +332,21 @@ pub fn build(
         (chunk::MTRL, bytemuck::cast_slice(material_refs)),
         (chunk::SUBM, bytemuck::cast_slice(&subm)),
     ];
+    let skinned = skeleton.is_some() && submeshes.iter().any(|s| s.primitive.skin.is_some());
+    if let (true, Some(skeleton)) = (skinned, skeleton) {
+        if let Some(bad) = skin
+            .iter()
+            .flat_map(|s| s.joints)
+            .find(|j| *j as usize >= skeleton.len())
+        {
+            return Err(format!(
+                "joint index {bad} outside the skin's {} joints",
+                skeleton.len()
+            ));
+        }
+        chunks.push((chunk::SKIN, bytemuck::cast_slice(&skin)));
+        chunks.push((chunk::SKEL, bytemuck::cast_slice(skeleton)));
+    }
     if !lod_targets.is_empty() {
         chunks.push((chunk::LODI, bytemuck::cast_slice(&lod_indices)));
         chunks.push((chunk::LODT, &lodt));
