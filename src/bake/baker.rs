@@ -4,7 +4,7 @@
 use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::Config;
-use crate::bake::output::{remove_stale, write_if_changed, OutputLock};
+use crate::bake::output::{remove_stale, write_if_changed, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{BakedFile, ManifestRow};
 use crate::bake::plan::{plan, Job};
@@ -363,7 +363,8 @@ impl Baker {
             report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
             for file in &asset.files {
                 report.files_written +=
-                    write_if_changed(&out_dir.join(&file.path), &file.bytes)? as usize;
+                    write_if_changed(&out_dir.join(&file.path), &file.bytes, Durability::Atomic)?
+                        as usize;
             }
         }
         for old in &previous.assets {
@@ -377,8 +378,11 @@ impl Baker {
         report.manifest_entries = hman::parse(&manifest_bytes)
             .map(|m| m.len())
             .unwrap_or_default();
-        report.files_written +=
-            write_if_changed(&out_dir.join(MANIFEST_PATH), &manifest_bytes)? as usize;
+        report.files_written += write_if_changed(
+            &out_dir.join(MANIFEST_PATH),
+            &manifest_bytes,
+            Durability::Durable,
+        )? as usize;
 
         let new_cache_assets: Vec<CachedAsset> = assets.iter().map(|a| a.record.clone()).collect();
         let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
@@ -403,6 +407,7 @@ impl Baker {
         write_if_changed(
             &out_dir.join(crate::bake::cache::FILE_NAME),
             &new_cache.encode(),
+            Durability::Atomic,
         )?;
 
         report.warnings = warnings;
@@ -501,7 +506,7 @@ impl Baker {
             })
             .collect();
         let bytes = pool.install(|| pack::build(config.pack_version, &files));
-        report.files_written += write_if_changed(pack_path, &bytes)? as usize;
+        report.files_written += write_if_changed(pack_path, &bytes, Durability::Durable)? as usize;
         report.pack_bytes = bytes.len() as u64;
         Ok(CachedPack {
             fingerprint,
