@@ -1,0 +1,323 @@
+//! Runtime reader benches: open cost against entry count (v3 O(1), v2 O(n)), lookups by path
+//! and by hash, and read-all throughput per codec against each codec's own decoder.
+//!
+//! `cargo bench --features bake --bench reader`
+
+mod data;
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use hearth::bake::pack::{self, PackFile};
+use hearth::{Codec, PakReader};
+use std::hint::black_box;
+use std::io::Read;
+use std::time::Duration;
+
+const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+const READ_TOTAL: usize = 32 << 20;
+
+/// A pack of `n` tiny entries (16 bytes each), written at `version`.
+fn tiny_pack(version: u32, paths: &[String]) -> Vec<u8> {
+    let payloads: Vec<[u8; 16]> = paths
+        .iter()
+        .map(|p| {
+            let h = hearth::hash_runtime_path(p).to_le_bytes();
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&h);
+            b[8..].copy_from_slice(&h);
+            b
+        })
+        .collect();
+    let files: Vec<PackFile<'_>> = paths
+        .iter()
+        .zip(&payloads)
+        .map(|(path, bytes)| PackFile {
+            path,
+            bytes,
+            codec: Codec::None,
+            level: None,
+        })
+        .collect();
+    pack::build(version, &files)
+}
+
+fn open(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut group = c.benchmark_group("open");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(1500));
+    for n in SIZES {
+        let paths = data::many_paths(n);
+        for version in [3u32, 2] {
+            let bytes = tiny_pack(version, &paths);
+            let file = dir.path().join(format!("v{version}_{n}.hpack"));
+            std::fs::write(&file, &bytes).unwrap();
+            eprintln!(
+                "open: v{version} pack with {n} entries is {} bytes",
+                bytes.len()
+            );
+            let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            assert_eq!(PakReader::from_static(leaked).unwrap().len(), n);
+
+            group.bench_with_input(
+                BenchmarkId::new(format!("v{version}/open_mmap"), n),
+                &file,
+                |b, file| b.iter(|| black_box(PakReader::open(file).unwrap())),
+            );
+            group.bench_with_input(
+                BenchmarkId::new(format!("v{version}/from_static"), n),
+                &leaked,
+                |b, bytes| b.iter(|| black_box(PakReader::from_static(bytes).unwrap())),
+            );
+            group.bench_with_input(
+                BenchmarkId::new(format!("v{version}/from_bytes"), n),
+                &leaked,
+                |b, bytes| b.iter(|| black_box(PakReader::from_bytes(bytes).unwrap())),
+            );
+        }
+    }
+    group.finish();
+}
+
+fn lookup(c: &mut Criterion) {
+    let n = *SIZES.last().unwrap();
+    let paths = data::many_paths(n);
+    // 4096 pseudo-random hits, looked up round-robin so the caches see a realistic spread.
+    let mut rng = data::Rng::new(7);
+    let queries: Vec<&str> = (0..4096)
+        .map(|_| paths[rng.below(n as u64) as usize].as_str())
+        .collect();
+    let hashes: Vec<u64> = queries
+        .iter()
+        .map(|p| hearth::hash_runtime_path(p))
+        .collect();
+
+    let mut group = c.benchmark_group("lookup_100k");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for version in [3u32, 2] {
+        let bytes: &'static [u8] = Box::leak(tiny_pack(version, &paths).into_boxed_slice());
+        let pak = PakReader::from_static(bytes).unwrap();
+        // Correctness first: every query resolves to its own path, by path and by hash.
+        for (q, h) in queries.iter().zip(&hashes).take(256) {
+            assert_eq!(pak.find(q).unwrap().unwrap().path(), *q);
+            assert_eq!(pak.find_by_hash(*h).unwrap().unwrap().path(), *q);
+        }
+        group.bench_function(format!("v{version}/find"), |b| {
+            let mut i = 0usize;
+            b.iter(|| {
+                let q = queries[i & 4095];
+                i += 1;
+                black_box(pak.find(black_box(q)).unwrap().unwrap().index())
+            })
+        });
+        group.bench_function(format!("v{version}/find_by_hash"), |b| {
+            let mut i = 0usize;
+            b.iter(|| {
+                let h = hashes[i & 4095];
+                i += 1;
+                black_box(pak.find_by_hash(black_box(h)).unwrap().unwrap().index())
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Decodes the Snappy frame format chunk by chunk with the raw block decoder, skipping the
+/// CRC-32C checks that `snap::read::FrameDecoder` (and so hearth) performs.
+fn snap_frames_no_crc(decoder: &mut snap::raw::Decoder, stored: &[u8], out: &mut [u8]) -> usize {
+    let (mut at, mut pos) = (0usize, 0usize);
+    while at + 4 <= stored.len() {
+        let kind = stored[at];
+        let len = u32::from_le_bytes([stored[at + 1], stored[at + 2], stored[at + 3], 0]) as usize;
+        let body = &stored[at + 4..at + 4 + len];
+        match kind {
+            0x00 => {
+                let block = &body[4..];
+                let n = snap::raw::decompress_len(block).unwrap();
+                decoder.decompress(block, &mut out[pos..pos + n]).unwrap();
+                pos += n;
+            }
+            0x01 => {
+                let raw = &body[4..];
+                out[pos..pos + raw.len()].copy_from_slice(raw);
+                pos += raw.len();
+            }
+            _ => {} // stream identifier, padding, skippable
+        }
+        at += 4 + len;
+    }
+    pos
+}
+
+fn read_all(c: &mut Criterion) {
+    let files = data::mixed_files(42, READ_TOTAL, usize::MAX, 256, 256 << 10);
+    let total = data::total_bytes(&files);
+    let mut group = c.benchmark_group("read_all_32MiB");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes(total));
+
+    for codec in [Codec::None, Codec::Snap, Codec::Zstd, Codec::Brotli] {
+        let inputs: Vec<PackFile<'_>> = files
+            .iter()
+            .map(|(path, bytes)| PackFile {
+                path,
+                bytes,
+                codec,
+                level: None,
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        let bytes = pack::build(3, &inputs);
+        let build_time = started.elapsed();
+        let pak = PakReader::from_bytes(&bytes).unwrap();
+        drop(bytes);
+        pak.verify().unwrap();
+        let compressed = pak
+            .entries()
+            .filter(|e| e.as_ref().unwrap().codec() != Codec::None)
+            .count();
+        eprintln!(
+            "read_all: {} files, {total} bytes; {} pack {} bytes (ratio {:.3}), {compressed} entries compressed, built in {:.2?}",
+            files.len(),
+            codec.name(),
+            pak.bytes().len(),
+            pak.bytes().len() as f64 / total as f64,
+            build_time,
+        );
+        // Same bytes back, once, outside the timing.
+        for (entry, (path, original)) in pak.entries().zip(&files) {
+            let entry = entry.unwrap();
+            assert_eq!(&*entry.path(), path.as_str());
+            assert_eq!(&*entry.bytes().unwrap(), original.as_slice());
+        }
+
+        group.bench_function(format!("hearth/{}", codec.name()), |b| {
+            b.iter(|| {
+                let mut n = 0usize;
+                for entry in pak.entries() {
+                    let bytes = entry.unwrap().bytes().unwrap();
+                    n += black_box(&bytes).len();
+                }
+                assert_eq!(n as u64, total);
+            })
+        });
+        if codec == Codec::None {
+            // Stored reads are zero-copy; this variant also copies every entry into an owned
+            // buffer, to show what touching all 32 MiB costs.
+            group.bench_function("hearth/none_to_vec", |b| {
+                b.iter(|| {
+                    let mut n = 0usize;
+                    for entry in pak.entries() {
+                        let bytes = entry.unwrap().bytes().unwrap().into_owned();
+                        n += black_box(bytes).len();
+                    }
+                    assert_eq!(n as u64, total);
+                })
+            });
+            continue;
+        }
+
+        // The floor: the codec's own decoder on the very same stored payloads, with the entry
+        // table already walked (entries stored uncompressed are borrowed, as hearth does).
+        let stored: Vec<(&[u8], usize)> = pak
+            .entries()
+            .map(|e| e.unwrap())
+            .filter(|e| e.codec() != Codec::None)
+            .map(|e| (e.stored_bytes(), e.size() as usize))
+            .collect();
+        let stored_total: usize = pak
+            .entries()
+            .map(|e| e.unwrap())
+            .filter(|e| e.codec() == Codec::None)
+            .map(|e| e.size() as usize)
+            .sum();
+        let check = move |n: usize| assert_eq!((n + stored_total) as u64, total);
+        match codec {
+            Codec::Zstd => {
+                group.bench_function("raw/zstd_bulk", |b| {
+                    let mut dctx = zstd::bulk::Decompressor::new().unwrap();
+                    b.iter(|| {
+                        let mut n = 0;
+                        for (input, size) in &stored {
+                            let mut out = Vec::with_capacity(*size);
+                            dctx.decompress_to_buffer(input, &mut out).unwrap();
+                            n += black_box(out).len();
+                        }
+                        check(n);
+                    })
+                });
+            }
+            Codec::Snap => {
+                group.bench_function("raw/snap_frame_decoder", |b| {
+                    b.iter(|| {
+                        let mut n = 0;
+                        for (input, size) in &stored {
+                            let mut out = Vec::with_capacity(*size);
+                            snap::read::FrameDecoder::new(*input)
+                                .read_to_end(&mut out)
+                                .unwrap();
+                            n += black_box(out).len();
+                        }
+                        check(n);
+                    })
+                });
+                group.bench_function("raw/snap_blocks_no_crc", |b| {
+                    let mut decoder = snap::raw::Decoder::new();
+                    b.iter(|| {
+                        let mut n = 0;
+                        for (input, size) in &stored {
+                            let mut out = vec![0u8; *size];
+                            let got = snap_frames_no_crc(&mut decoder, input, &mut out);
+                            assert_eq!(got, *size);
+                            n += black_box(out).len();
+                        }
+                        check(n);
+                    })
+                });
+            }
+            Codec::Brotli => {
+                group.bench_function("raw/brotli_reader", |b| {
+                    b.iter(|| {
+                        let mut n = 0;
+                        for (input, size) in &stored {
+                            let mut out = Vec::with_capacity(*size);
+                            brotli_decompressor::Decompressor::new(*input, 4096)
+                                .read_to_end(&mut out)
+                                .unwrap();
+                            n += black_box(out).len();
+                        }
+                        check(n);
+                    })
+                });
+                // The one-shot API (one call, output preallocated).
+                group.bench_function("raw/brotli_decode", |b| {
+                    b.iter(|| {
+                        let mut n = 0;
+                        for (input, size) in &stored {
+                            let mut out = vec![0u8; *size];
+                            let info = brotli_decompressor::brotli_decode(input, &mut out);
+                            assert_eq!(info.decoded_size, *size);
+                            n += black_box(out).len();
+                        }
+                        check(n);
+                    })
+                });
+            }
+            Codec::None => unreachable!(),
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, open, lookup, read_all);
+criterion_main!(benches);
