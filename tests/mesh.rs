@@ -9,17 +9,9 @@ use hearth::format::hman;
 use hearth::format::hmesh::{oct_decode, GpuVertex};
 use hearth::{MaterialTable, MeshView};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use common::{copy_dir, corpus};
+use std::path::Path;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/corpus is not present");
-        None
-    }
-}
 
 fn bake_dir(
     src: &Path,
@@ -366,17 +358,6 @@ fn gltf_import(
     gltf::import(path).unwrap()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
 
 #[test]
 fn every_mesh_setting_changes_the_output() {

@@ -11,17 +11,9 @@ use hearth::bake::Baker;
 use hearth::format::ktx2::{channel, model, vk};
 use hearth::read::transcode::{transcode, TranscodeTarget};
 use hearth::Ktx2;
-use std::path::{Path, PathBuf};
+use common::corpus;
+use std::path::Path;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/corpus is not present");
-        None
-    }
-}
 
 fn png(width: u32, height: u32, pixel: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
     let image = image::RgbaImage::from_fn(width, height, |x, y| image::Rgba(pixel(x, y)));

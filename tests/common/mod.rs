@@ -80,3 +80,27 @@ pub fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .map(|rel| (rel.clone(), std::fs::read(dir.join(rel)).unwrap()))
         .collect()
 }
+
+/// `../shared/corpus` when it is there; `None` (saying so) when the tests must skip.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: ../shared/corpus is not present");
+        None
+    }
+}
+
+/// Copies a folder tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
