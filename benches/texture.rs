@@ -1,0 +1,188 @@
+//! Texture encode throughput (megapixels/s) per mode and UASTC quality; the share of time
+//! spent outside basisu (mips, conversions, zstd, KTX2 writing) against basisu called
+//! directly on the same pixels at the same settings; and a bake of several textures with
+//! one worker thread against all of them.
+//!
+//! `cargo bench --features bake --bench texture`
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use hearth::bake::settings::{TextureQuality, TextureSettings};
+use hearth::bake::texture::pixels::Pixels;
+use hearth::bake::texture::{encode, uastc, TextureMode, TextureShape};
+use hearth::bake::Baker;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+const SIZE: u32 = 512;
+
+/// A real 2K albedo from ../shared/corpus scaled to 512², or a generated pattern without it.
+fn source() -> Pixels {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/images/DamagedHelmet_albedo_2k.jpg");
+    match std::fs::read(&corpus) {
+        Ok(bytes) => {
+            let (pixels, _) = Pixels::decode(&bytes, "jpg").expect("corpus image decodes");
+            pixels.resample(SIZE, SIZE)
+        }
+        Err(_) => {
+            eprintln!("texture bench: corpus image missing, using a generated pattern");
+            let bytes: Vec<u8> = (0..SIZE * SIZE)
+                .flat_map(|i| {
+                    let (x, y) = (i % SIZE, i / SIZE);
+                    [(x * 7 + y) as u8, (x ^ y) as u8, (y * 3) as u8, 255]
+                })
+                .collect();
+            Pixels::from_rgba8(SIZE, SIZE, &bytes)
+        }
+    }
+}
+
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    group
+}
+
+/// Full encode (mips, conversions, UASTC, zstd, KTX2) of one 512² image, single-threaded.
+fn encode_per_mode(c: &mut Criterion) {
+    let pixels = source();
+    let mut g = group(c, "texture_encode_512");
+    g.throughput(Throughput::Elements((SIZE * SIZE) as u64));
+    for (mode_name, mode) in [
+        ("color", TextureMode::Color),
+        ("normal", TextureMode::Normal),
+        ("gray", TextureMode::Grayscale),
+    ] {
+        for (quality_name, quality) in [
+            ("fastest", TextureQuality::Fastest),
+            ("faster", TextureQuality::Faster),
+        ] {
+            let settings = TextureSettings {
+                quality,
+                ..Default::default()
+            };
+            g.bench_function(BenchmarkId::new(mode_name, quality_name), |b| {
+                b.iter(|| {
+                    encode(
+                        black_box(std::slice::from_ref(&pixels)),
+                        TextureShape::Single,
+                        mode,
+                        &settings,
+                    )
+                    .unwrap()
+                })
+            });
+        }
+        let raw = TextureSettings {
+            compress: false,
+            ..Default::default()
+        };
+        g.bench_function(BenchmarkId::new(mode_name, "raw"), |b| {
+            b.iter(|| {
+                encode(
+                    black_box(std::slice::from_ref(&pixels)),
+                    TextureShape::Single,
+                    mode,
+                    &raw,
+                )
+                .unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
+/// hearth's encode of level 0 only against basisu alone on the same RGBA8 pixels: the
+/// difference is what hearth adds around the encoder.
+fn against_basisu(c: &mut Criterion) {
+    let pixels = source();
+    let rgba = pixels.to_rgba8();
+    let mut g = group(c, "texture_vs_basisu_512");
+    g.throughput(Throughput::Elements((SIZE * SIZE) as u64));
+    for (name, quality) in [
+        ("fastest", TextureQuality::Fastest),
+        ("faster", TextureQuality::Faster),
+    ] {
+        let settings = TextureSettings {
+            quality,
+            mips: false,
+            ..Default::default()
+        };
+        g.bench_function(BenchmarkId::new("hearth_level0", name), |b| {
+            b.iter(|| {
+                encode(
+                    black_box(std::slice::from_ref(&pixels)),
+                    TextureShape::Single,
+                    TextureMode::Color,
+                    &settings,
+                )
+                .unwrap()
+            })
+        });
+        let options = uastc::UastcOptions {
+            level: quality.level(),
+            rdo: None,
+            perceptual: true,
+            normal_map: false,
+        };
+        g.bench_function(BenchmarkId::new("basisu_alone", name), |b| {
+            b.iter(|| uastc::encode(&[(SIZE, SIZE, black_box(&rgba[..]))], &options).unwrap())
+        });
+    }
+    g.finish();
+}
+
+/// Eight textures baked through the Baker with one worker thread and with all cores.
+fn parallel_bake(c: &mut Criterion) {
+    let src = tempfile::tempdir().unwrap();
+    let pixels = source();
+    for i in 0..8u8 {
+        // Vary the pixels so no two textures are the same work.
+        let image = image::RgbaImage::from_raw(
+            SIZE,
+            SIZE,
+            pixels
+                .map(|p| [p[0], p[1], (p[2] + i as f32 / 64.0).min(1.0), p[3]])
+                .to_rgba8(),
+        )
+        .unwrap();
+        image.save(src.path().join(format!("t{i}.png"))).unwrap();
+    }
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[[content.group]]\nassets = [\"*.png\"]\n[default]\ntexture = { quality = \"fastest\" }\n",
+    )
+    .unwrap();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mut g = group(c, "texture_bake_8x512");
+    g.throughput(Throughput::Elements(8 * (SIZE * SIZE) as u64));
+    for jobs in [1, cores] {
+        g.bench_function(BenchmarkId::new("jobs", jobs), |b| {
+            b.iter(|| {
+                let out = tempfile::tempdir().unwrap();
+                Baker::new(manifest.as_path(), out.path())
+                    .jobs(jobs)
+                    .cache(false)
+                    .run()
+                    .unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, encode_per_mode, against_basisu, parallel_bake);
+criterion_main!(benches);
