@@ -484,13 +484,21 @@ impl V3Layout {
     }
 }
 
-/// Compares the path `dir/name` (or `name` when `dir` is empty) with `query`, bytewise.
+/// Compares the path `dir/name` (or `name` when `dir` is empty) with `query`, bytewise,
+/// without building the path.
 pub fn cmp_path(dir: &[u8], name: &[u8], query: &[u8]) -> Ordering {
     if dir.is_empty() {
         return name.cmp(query);
     }
-    let sep: &[u8] = b"/";
-    dir.iter().chain(sep).chain(name).cmp(query.iter())
+    let n = dir.len().min(query.len());
+    match dir[..n].cmp(&query[..n]) {
+        Ordering::Equal if query.len() <= dir.len() => Ordering::Greater, // `dir/…` is longer
+        Ordering::Equal => match b'/'.cmp(&query[dir.len()]) {
+            Ordering::Equal => name.cmp(&query[dir.len() + 1..]),
+            other => other,
+        },
+        other => other,
+    }
 }
 
 /// One parsed v2 table-of-contents row.
@@ -769,4 +777,49 @@ pub fn tables_checksum(header_prefix: &[u8], tables: &[u8]) -> u64 {
     hasher.update(header_prefix);
     hasher.update(tables);
     hasher.digest()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cmp_path_matches_comparing_the_joined_path() {
+        let cases = [
+            ("", "a.txt"),
+            ("models", "chair.hmesh"),
+            ("m", "x"),
+            ("models/chair", "tex_0.ktx2"),
+        ];
+        let queries = [
+            "",
+            "a",
+            "a.txt",
+            "m",
+            "m/",
+            "m/x",
+            "m/y",
+            "m.",
+            "models",
+            "models/",
+            "models/chair.hmesh",
+            "models/chair/tex_0.ktx2",
+            "models0",
+            "zzz",
+        ];
+        for (dir, name) in cases {
+            let joined = if dir.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{dir}/{name}")
+            };
+            for query in queries {
+                assert_eq!(
+                    cmp_path(dir.as_bytes(), name.as_bytes(), query.as_bytes()),
+                    joined.as_bytes().cmp(query.as_bytes()),
+                    "{joined} vs {query}"
+                );
+            }
+        }
+    }
 }

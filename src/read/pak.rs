@@ -490,13 +490,23 @@ impl<'a> Entry<'a> {
     /// The entry's bytes: borrowed from the pack when stored, decompressed otherwise.
     pub fn bytes(&self) -> Result<Cow<'a, [u8]>, ReadError> {
         let stored = self.stored_bytes();
-        let capacity = (self.size as usize).min(stored.len().saturating_mul(32).max(4096));
-        let limit = self.size + 1; // one byte more reveals an overlong stream
-        let mut out = Vec::with_capacity(capacity);
         let decompress_error = || ReadError::Decompress {
             codec: self.codec.name(),
             entry: self.index,
         };
+        // One allocation of the declared size is fine when the size is plausible for the
+        // stored bytes; a (corrupt) declared size far beyond them is decoded in a stream that
+        // stops one byte past it, so memory follows the real output.
+        let plausible = self.size <= (stored.len() as u64).saturating_mul(64).max(1 << 20);
+        if self.codec == Codec::Zstd && plausible {
+            return match zstd::bulk::decompress(stored, self.size as usize) {
+                Ok(out) if out.len() as u64 == self.size => Ok(Cow::Owned(out)),
+                _ => Err(decompress_error()),
+            };
+        }
+        let capacity = (self.size as usize).min(stored.len().saturating_mul(32).max(4096));
+        let limit = self.size + 1; // one byte more reveals an overlong stream
+        let mut out = Vec::with_capacity(capacity);
         let result = match self.codec {
             Codec::None => return Ok(Cow::Borrowed(stored)),
             Codec::Zstd => zstd::stream::read::Decoder::with_buffer(stored)
