@@ -4,14 +4,13 @@
 
 mod common;
 
+use common::{copy_dir, corpus};
 use hearth::bake::Baker;
 use hearth::format::hman;
 use hearth::format::hmesh::{oct_decode, GpuVertex};
 use hearth::{MaterialTable, MeshView};
 use std::collections::BTreeMap;
-use common::{copy_dir, corpus};
 use std::path::Path;
-
 
 fn bake_dir(
     src: &Path,
@@ -277,6 +276,60 @@ fn merge_bakes_node_transforms_and_mirrors_flip_winding() {
 }
 
 #[test]
+fn transform_settings_move_static_geometry() {
+    let src = tempfile::tempdir().unwrap();
+    // The merge test's triangle, as one node without a transform.
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let normals: [[f32; 3]; 3] = [[0.0, 0.0, 1.0]; 3];
+    let mut buffer: Vec<u8> = bytemuck::cast_slice(&positions).to_vec();
+    buffer.extend_from_slice(bytemuck::cast_slice(&normals));
+    use base64::Engine;
+    let data = base64::engine::general_purpose::STANDARD.encode(&buffer);
+    std::fs::write(
+        src.path().join("tri.gltf"),
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+            "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"NORMAL":1}}}}]}}],
+            "buffers":[{{"byteLength":72,"uri":"data:application/octet-stream;base64,{data}"}}],
+            "bufferViews":[{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":36}}],
+            "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}},
+                         {{"bufferView":1,"componentType":5126,"count":3,"type":"VEC3"}}]}}"#
+        ),
+    )
+    .unwrap();
+    // Scale x2, rotate 90 degrees about Z, move up 10, after mirroring X.
+    let (out, report) = bake_dir(src.path(), "\"*.gltf\"", "mesh = { flip_x = true, scale = [2.0, 2.0, 2.0], rotation = [0.0, 0.0, 90.0], offset = [0.0, 10.0, 0.0] }\n");
+    report.unwrap();
+    let bytes = std::fs::read(out.path().join("tri.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let mut got: Vec<[i32; 3]> = mesh
+        .vertices
+        .iter()
+        .map(|v| v.position.map(|c| c.round() as i32))
+        .collect();
+    got.sort();
+    // (x, y) -> mirror (-x, y) -> scale (-2x, 2y) -> rotate 90 about Z (-2y, -2x) -> + (0, 10)
+    let mut want = vec![[0, 10, 0], [0, 8, 0], [-2, 10, 0]];
+    want.sort();
+    assert_eq!(got, want);
+    // The mirror flipped the winding, so the triangle still faces its normal.
+    let p = |i: usize| mesh.vertices[mesh.indices.get(i).unwrap() as usize];
+    let (a, b, c) = (p(0), p(1), p(2));
+    let face_z = (b.position[0] - a.position[0]) * (c.position[1] - a.position[1])
+        - (b.position[1] - a.position[1]) * (c.position[0] - a.position[0]);
+    assert!(face_z * oct_decode(a.normal)[2] > 0.0);
+    let (_, bad) = bake_dir(
+        src.path(),
+        "\"*.gltf\"",
+        "mesh = { rotation = [1.0, 2.0] }\n",
+    );
+    assert!(bad
+        .unwrap_err()
+        .to_string()
+        .contains("mesh.rotation has 2 values"));
+}
+
+#[test]
 fn lods_land_near_their_targets() {
     let Some(corpus) = corpus() else { return };
     let src = tempfile::tempdir().unwrap();
@@ -358,7 +411,6 @@ fn gltf_import(
     gltf::import(path).unwrap()
 }
 
-
 #[test]
 fn every_mesh_setting_changes_the_output() {
     let Some(corpus) = corpus() else { return };
@@ -392,6 +444,13 @@ fn every_mesh_setting_changes_the_output() {
         ("lod_target_error = 0.001", mirror),
         ("lod_lock_border = true", alpha),
         ("lod_min_triangles = 5000", mirror),
+        ("scale = [2.0, 1.0, 1.0]", mirror),
+        ("rotation = [0.0, 90.0, 0.0]", mirror),
+        ("rotation = [0.0, 0.0, 0.7071, 0.7071]", mirror),
+        ("offset = [0.0, 3.0, 0.0]", mirror),
+        ("flip_x = true", mirror),
+        ("flip_y = true", mirror),
+        ("flip_z = true", mirror),
     ];
     let baseline: BTreeMap<&str, Vec<u8>> = [mirror, alpha]
         .into_iter()

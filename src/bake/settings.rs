@@ -94,6 +94,19 @@ settings! {
         lod_min_triangles: u32 = 0,
         /// Leave out skinning (SKIN, SKEL) and animation (.hanim).
         ignore_skin: bool = false,
+        /// Scale applied to static geometry (x, y, z).
+        scale: [f32; 3] = [1.0; 3],
+        /// Rotation applied to static geometry after the scale: Euler angles in degrees
+        /// (x, then y, then z) or a quaternion (x, y, z, w); empty = none.
+        rotation: Vec<f32> = Vec::new(),
+        /// Translation applied to static geometry last.
+        offset: [f32; 3] = [0.0; 3],
+        /// Mirror X before everything else.
+        flip_x: bool = false,
+        /// Mirror Y before everything else.
+        flip_y: bool = false,
+        /// Mirror Z before everything else.
+        flip_z: bool = false,
     }
 }
 

@@ -89,7 +89,13 @@ pub struct Scene {
 }
 
 /// Imports a glTF or GLB file. `base` is the folder relative URIs resolve against.
-pub fn import(bytes: &[u8], base: &Path, merge: bool, skins: bool) -> Result<Scene, String> {
+pub fn import(
+    bytes: &[u8],
+    base: &Path,
+    merge: bool,
+    skins: bool,
+    user: &Mat4,
+) -> Result<Scene, String> {
     let gltf = gltf::Gltf::from_slice_without_validation(bytes)
         .map_err(|e| format!("not a valid glTF: {e}"))?;
     let unsupported: Vec<&str> = gltf
@@ -110,14 +116,16 @@ pub fn import(bytes: &[u8], base: &Path, merge: bool, skins: bool) -> Result<Sce
     // the data it was given; a malformed file must be an error, not a crash of the build.
     let document = &gltf.document;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read_scene(document, &buffers, base, merge, skins)
+        read_scene(document, &buffers, base, merge, skins, user)
     }))
     .unwrap_or_else(|_| Err("malformed glTF: an accessor reaches outside its buffer".into()))
 }
 
-type Mat4 = [[f32; 4]; 4];
+/// A column-major 4x4 matrix.
+pub type Mat4 = [[f32; 4]; 4];
 
-fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
+/// `a * b`.
+pub fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
     let mut out = [[0.0; 4]; 4];
     for (c, column) in out.iter_mut().enumerate() {
         for (r, value) in column.iter_mut().enumerate() {
@@ -168,6 +176,7 @@ fn read_scene(
     base: &Path,
     merge: bool,
     skins: bool,
+    user: &Mat4,
 ) -> Result<Scene, String> {
     let mut scene = Scene::default();
     // Only the first skin is exported (as assetc does); meshes bound to others stay static.
@@ -214,10 +223,11 @@ fn read_scene(
             if let Some(mesh) = node.mesh() {
                 if node.skin().is_some() {
                     // Skinned meshes are never baked into world space (glTF ignores their node
-                    // transform).
+                    // transform), nor moved by the mesh settings (their bind matrices would no
+                    // longer match).
                     instances.push((mesh, identity));
                 } else {
-                    instances.push((mesh, world));
+                    instances.push((mesh, mul(user, &world)));
                 }
             }
             stack.extend(node.children().map(|c| (c, world)));
@@ -225,7 +235,13 @@ fn read_scene(
         // Depth-first order reversed by the stack: sort for a stable, source-like order.
         instances.sort_by_key(|(mesh, _)| mesh.index());
     } else {
-        instances = document.meshes().map(|m| (m, identity)).collect();
+        instances = document
+            .meshes()
+            .map(|m| {
+                let skinned = skinned_meshes.contains(&m.index());
+                (m, if skinned { identity } else { *user })
+            })
+            .collect();
     }
 
     for (mesh, world) in &instances {

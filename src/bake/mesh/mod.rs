@@ -66,6 +66,75 @@ pub fn material_leaves(names: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The transform the mesh settings ask for: flips, then scale, then rotation, then offset.
+pub fn settings_transform(
+    mesh: &crate::bake::settings::MeshSettings,
+) -> Result<gltf::Mat4, String> {
+    let flip = |on: bool| if on { -1.0 } else { 1.0 };
+    let s = [
+        mesh.scale[0] * flip(mesh.flip_x),
+        mesh.scale[1] * flip(mesh.flip_y),
+        mesh.scale[2] * flip(mesh.flip_z),
+    ];
+    if s.iter().any(|v| !v.is_finite() || *v == 0.0) || mesh.offset.iter().any(|v| !v.is_finite()) {
+        return Err(format!(
+            "mesh.scale {:?} / mesh.offset {:?}: must be finite and non-zero",
+            mesh.scale, mesh.offset
+        ));
+    }
+    let q: [f32; 4] = match mesh.rotation.as_slice() {
+        [] => [0.0, 0.0, 0.0, 1.0],
+        [x, y, z] => {
+            // Euler degrees, applied x then y then z: q = qz * qy * qx.
+            let half = |deg: f32| (deg.to_radians() * 0.5).sin_cos();
+            let ((sx, cx), (sy, cy), (sz, cz)) = (half(*x), half(*y), half(*z));
+            [
+                sx * cy * cz - cx * sy * sz,
+                cx * sy * cz + sx * cy * sz,
+                cx * cy * sz - sx * sy * cz,
+                cx * cy * cz + sx * sy * sz,
+            ]
+        }
+        [x, y, z, w] => {
+            let len = (x * x + y * y + z * z + w * w).sqrt();
+            if len == 0.0 || !len.is_finite() {
+                return Err("mesh.rotation: the quaternion has zero length".into());
+            }
+            [x / len, y / len, z / len, w / len]
+        }
+        other => return Err(format!(
+            "mesh.rotation has {} values: give 3 Euler angles (degrees) or a quaternion x, y, z, w",
+            other.len()
+        )),
+    };
+    let [x, y, z, w] = q;
+    // Rotation matrix columns, each scaled by its axis' scale; translation in the last column.
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y + z * w),
+            2.0 * (x * z - y * w),
+        ],
+        [
+            2.0 * (x * y - z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z + x * w),
+        ],
+        [
+            2.0 * (x * z + y * w),
+            2.0 * (y * z - x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let column = |c: usize| [r[c][0] * s[c], r[c][1] * s[c], r[c][2] * s[c], 0.0];
+    Ok([
+        column(0),
+        column(1),
+        column(2),
+        [mesh.offset[0], mesh.offset[1], mesh.offset[2], 1.0],
+    ])
+}
+
 /// Bakes a glTF or GLB file.
 pub fn bake_gltf(
     rel: &str,
@@ -74,7 +143,14 @@ pub fn bake_gltf(
     settings: &Settings,
 ) -> Result<BakedAsset, String> {
     let base = source.parent().unwrap_or(Path::new("."));
-    let scene = gltf::import(bytes, base, settings.mesh.merge, !settings.mesh.ignore_skin)?;
+    let user = settings_transform(&settings.mesh)?;
+    let scene = gltf::import(
+        bytes,
+        base,
+        settings.mesh.merge,
+        !settings.mesh.ignore_skin,
+        &user,
+    )?;
     let mut warnings: Vec<String> = scene
         .warnings
         .iter()
