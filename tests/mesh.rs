@@ -524,3 +524,69 @@ fn skinned_models_carry_skin_skeleton_and_clips() {
     assert!(MeshView::parse(&bytes).unwrap().skin.is_none());
     assert!(!out.path().join("rig/RiggedSimple.hanim").exists());
 }
+
+#[test]
+fn obj_models_bake_with_their_materials() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus.join("obj"), &src.path().join("obj"));
+    let (out, report) = bake_dir(src.path(), "\"obj/**/*.obj\"", "");
+    let report = report.unwrap();
+    assert_eq!(report.assets, 4);
+    // The MTL and its maps are inputs (watched and hashed).
+    assert!(report.inputs.iter().any(|p| p.ends_with("spider.mtl")));
+    assert!(
+        report.inputs.iter().any(|p| p.ends_with("SpiderTex.jpg")),
+        "backslash map paths resolved"
+    );
+    let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    for stem in [
+        "obj/cornell_box/cornell_box",
+        "obj/spider/spider",
+        "obj/spot/spot_triangulated",
+        "obj/stanford-bunny/stanford-bunny",
+    ] {
+        check_mesh(
+            &out.path().join(format!("{stem}.hmesh")),
+            &manifest,
+            out.path(),
+        );
+    }
+    let spider =
+        MaterialTable::parse(&std::fs::read(out.path().join("obj/spider/spider.hmat")).unwrap())
+            .unwrap()
+            .rows
+            .into_owned();
+    assert!(
+        spider.iter().all(|m| m.base_color_tex != 0),
+        "map_Kd -> base color texture"
+    );
+    let cornell = MaterialTable::parse(
+        &std::fs::read(out.path().join("obj/cornell_box/cornell_box.hmat")).unwrap(),
+    )
+    .unwrap()
+    .rows
+    .into_owned();
+    assert!(
+        cornell
+            .iter()
+            .any(|m| m.base_color_factor[0] > 0.5 && m.base_color_factor[1] < 0.2),
+        "Kd of the red wall"
+    );
+    let (problems, _) = hearth::read::inspect::check_output(out.path());
+    assert!(problems.is_empty(), "{problems:#?}");
+
+    // A face that points past the vertices is an error naming the file.
+    std::fs::write(
+        src.path().join("obj/broken.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n",
+    )
+    .unwrap();
+    let (_, report) = bake_dir(src.path(), "\"obj/broken.obj\"", "");
+    let error = report.unwrap_err().to_string();
+    assert!(
+        error.contains("broken.obj") && (error.contains("OBJ") || error.contains("out of range")),
+        "{error}"
+    );
+}

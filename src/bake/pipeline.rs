@@ -21,7 +21,7 @@ pub enum Pipeline {
     TextureArray,
     /// A `*.lut.cube` file -> 3D texture `.lut.ktx2`.
     Lut,
-    /// A `.gltf` or `.glb` model -> `.hmesh`, `.hmat` and `<stem>/tex_<i>.ktx2`.
+    /// A `.gltf`, `.glb` or `.obj` model -> `.hmesh`, `.hmat` and `<stem>/tex_<i>.ktx2`.
     Model,
 }
 
@@ -78,7 +78,7 @@ impl Pipeline {
         let lower = rel.to_ascii_lowercase();
         if lower.ends_with(".lut.cube") {
             Pipeline::Lut
-        } else if lower.ends_with(".gltf") || lower.ends_with(".glb") {
+        } else if lower.ends_with(".gltf") || lower.ends_with(".glb") || lower.ends_with(".obj") {
             Pipeline::Model
         } else if is_image(rel) {
             Pipeline::Image(TextureMode::from_file_name(rel))
@@ -133,7 +133,7 @@ impl Pipeline {
                     .into_iter()
                     .next()
                     .ok_or_else(|| fail("no source".into()))?;
-                crate::bake::mesh::bake_gltf(&job.rel, &job.source, &bytes, &job.settings)
+                crate::bake::mesh::bake_model(&job.rel, &job.source, &bytes, &job.settings)
                     .map_err(fail)
             }
             Pipeline::Blob => {

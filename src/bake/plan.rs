@@ -106,11 +106,18 @@ pub fn plan(
             None => {
                 let pipeline = Pipeline::classify(&rel);
                 let mut sources = vec![source.clone()];
-                if pipeline == Pipeline::Model && rel.to_ascii_lowercase().ends_with(".gltf") {
-                    // External buffers and images are inputs too: hashed, watched, re-baked.
+                let lower = rel.to_ascii_lowercase();
+                if pipeline == Pipeline::Model
+                    && (lower.ends_with(".gltf") || lower.ends_with(".obj"))
+                {
+                    // External buffers, material libraries and images are inputs too: hashed,
+                    // watched, re-baked.
                     let bytes = std::fs::read(&source).map_err(|e| BakeError::io(&source, e))?;
                     let base = source.parent().unwrap_or(Path::new("."));
-                    sources.extend(crate::bake::mesh::external_files(&bytes, base));
+                    sources.extend(match lower.ends_with(".obj") {
+                        true => crate::bake::mesh::obj::external_files(&bytes, base),
+                        false => crate::bake::mesh::external_files(&bytes, base),
+                    });
                 }
                 (pipeline, sources)
             }

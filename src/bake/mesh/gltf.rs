@@ -245,7 +245,6 @@ fn read_scene(
     }
 
     for (mesh, world) in &instances {
-        let (normal_m, det) = normal_matrix(world);
         for primitive in mesh.primitives() {
             use gltf::mesh::Mode;
             let mode = primitive.mode();
@@ -286,17 +285,13 @@ fn read_scene(
                     mesh.index()
                 ));
             }
-            let mut indices = match mode {
+            let indices = match mode {
                 Mode::Triangles => list[..list.len() / 3 * 3].to_vec(),
                 Mode::TriangleStrip => (2..list.len())
                     .flat_map(|i| if i % 2 == 0 { [list[i - 2], list[i - 1], list[i]] } else { [list[i - 1], list[i - 2], list[i]] })
                     .collect(),
                 _ /* fan */ => (2..list.len()).flat_map(|i| [list[0], list[i - 1], list[i]]).collect(),
             };
-            if det < 0.0 {
-                // A mirroring transform flips the winding.
-                indices.chunks_exact_mut(3).for_each(|t| t.swap(1, 2));
-            }
             let normals = reader.read_normals().map(|n| n.collect::<Vec<_>>());
             let tangents = reader.read_tangents().map(|t| t.collect::<Vec<_>>());
             let uvs = reader
@@ -315,24 +310,6 @@ fn read_scene(
                     ));
                 }
             }
-            let positions = positions
-                .iter()
-                .map(|p| transform_point(world, *p))
-                .collect();
-            let apply_normal = |n: [f32; 3]| {
-                normalize(std::array::from_fn(|r| {
-                    normal_m[0][r] * n[0] + normal_m[1][r] * n[1] + normal_m[2][r] * n[2]
-                }))
-            };
-            let normals = normals.map(|ns| ns.into_iter().map(apply_normal).collect());
-            let tangents = tangents.map(|ts| {
-                ts.into_iter()
-                    .map(|t| {
-                        let v = normalize(transform_vector(world, [t[0], t[1], t[2]]));
-                        [v[0], v[1], v[2], if det < 0.0 { -t[3] } else { t[3] }]
-                    })
-                    .collect()
-            });
             let skin_data = if skinned_meshes.contains(&mesh.index()) {
                 match (reader.read_joints(0), reader.read_weights(0)) {
                     (Some(joints), Some(weights)) => {
@@ -357,7 +334,7 @@ fn read_scene(
             } else {
                 None
             };
-            scene.primitives.push(Primitive {
+            let mut baked = Primitive {
                 positions,
                 normals,
                 tangents,
@@ -365,7 +342,9 @@ fn read_scene(
                 indices,
                 material: primitive.material().index(),
                 skin: skin_data,
-            });
+            };
+            transform_primitive(&mut baked, world);
+            scene.primitives.push(baked);
         }
     }
 
@@ -453,6 +432,32 @@ fn read_scene(
         scene.images.push(bytes);
     }
     Ok(scene)
+}
+
+/// Moves a primitive by `m`: positions by `m`, normals by its inverse transpose, tangents by
+/// `m`; a mirroring `m` (negative determinant) flips the triangle winding and the tangents'
+/// handedness so surfaces keep facing their normals.
+pub fn transform_primitive(p: &mut Primitive, m: &Mat4) {
+    let (normal_m, det) = normal_matrix(m);
+    for position in &mut p.positions {
+        *position = transform_point(m, *position);
+    }
+    if let Some(normals) = &mut p.normals {
+        for n in normals.iter_mut() {
+            *n = normalize(std::array::from_fn(|r| {
+                normal_m[0][r] * n[0] + normal_m[1][r] * n[1] + normal_m[2][r] * n[2]
+            }));
+        }
+    }
+    if let Some(tangents) = &mut p.tangents {
+        for t in tangents.iter_mut() {
+            let v = normalize(transform_vector(m, [t[0], t[1], t[2]]));
+            *t = [v[0], v[1], v[2], if det < 0.0 { -t[3] } else { t[3] }];
+        }
+    }
+    if det < 0.0 {
+        p.indices.chunks_exact_mut(3).for_each(|t| t.swap(1, 2));
+    }
 }
 
 /// Weights renormalized to sum 1; a weightless vertex binds rigidly to joint 0.

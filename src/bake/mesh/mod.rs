@@ -2,6 +2,7 @@
 //! `<stem>/tex_<i>.ktx2` (the images its materials use), as assetc specifies.
 
 pub mod gltf;
+pub mod obj;
 pub mod process;
 
 use crate::bake::pipeline::{BakedAsset, BakedFile, ManifestRow};
@@ -102,10 +103,12 @@ pub fn settings_transform(
             }
             [x / len, y / len, z / len, w / len]
         }
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "mesh.rotation has {} values: give 3 Euler angles (degrees) or a quaternion x, y, z, w",
             other.len()
-        )),
+        ))
+        }
     };
     let [x, y, z, w] = q;
     // Rotation matrix columns, each scaled by its axis' scale; translation in the last column.
@@ -135,8 +138,8 @@ pub fn settings_transform(
     ])
 }
 
-/// Bakes a glTF or GLB file.
-pub fn bake_gltf(
+/// Bakes a glTF, GLB or OBJ file.
+pub fn bake_model(
     rel: &str,
     source: &Path,
     bytes: &[u8],
@@ -144,6 +147,14 @@ pub fn bake_gltf(
 ) -> Result<BakedAsset, String> {
     let base = source.parent().unwrap_or(Path::new("."));
     let user = settings_transform(&settings.mesh)?;
+    if rel.to_ascii_lowercase().ends_with(".obj") {
+        let mut scene = obj::import(bytes, base)?;
+        // OBJ has no node graph: only the settings' transform applies.
+        for p in &mut scene.primitives {
+            gltf::transform_primitive(p, &user);
+        }
+        return bake_scene(rel, source, scene, settings);
+    }
     let scene = gltf::import(
         bytes,
         base,
@@ -151,6 +162,16 @@ pub fn bake_gltf(
         !settings.mesh.ignore_skin,
         &user,
     )?;
+    bake_scene(rel, source, scene, settings)
+}
+
+/// Turns an imported scene into `.hmesh`, `.hmat`, `tex_<i>.ktx2` and `.hanim`.
+fn bake_scene(
+    rel: &str,
+    source: &Path,
+    scene: gltf::Scene,
+    settings: &Settings,
+) -> Result<BakedAsset, String> {
     let mut warnings: Vec<String> = scene
         .warnings
         .iter()
