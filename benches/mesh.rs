@@ -1,0 +1,205 @@
+//! Mesh processing throughput (triangles/s): hearth's whole path (corner expansion, normals,
+//! dedup, cache/overdraw/fetch optimization, meshlets with bounds, two LODs, `.hmesh`
+//! writing) against meshoptimizer's own calls alone on the same geometry (the floor), on a
+//! generated 1M-triangle grid and on the corpus' SheenCloth (115k triangles, import
+//! included); and gltfpack (npm) on the same model when it is installed.
+//!
+//! `cargo bench --features bake --bench mesh`
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use hearth::bake::mesh::gltf::{import, Primitive};
+use hearth::bake::mesh::process::{
+    build, SubmeshInput, MESHLET_CONE_WEIGHT, MESHLET_MAX_TRIANGLES, MESHLET_MAX_VERTICES,
+};
+use hearth::bake::settings::MeshSettings;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const IDENTITY: [[f32; 4]; 4] = [
+    [1., 0., 0., 0.],
+    [0., 1., 0., 0.],
+    [0., 0., 1., 0.],
+    [0., 0., 0., 1.],
+];
+
+/// A wavy grid of `n` x `n` quads (2 n² triangles) with normals and UVs.
+fn grid(n: u32) -> Primitive {
+    let side = n + 1;
+    let mut positions = Vec::with_capacity((side * side) as usize);
+    let mut normals = Vec::with_capacity(positions.capacity());
+    let mut uvs = Vec::with_capacity(positions.capacity());
+    for y in 0..side {
+        for x in 0..side {
+            let (u, v) = (x as f32 / n as f32, y as f32 / n as f32);
+            positions.push([u, v, 0.05 * (u * 40.0).sin() * (v * 30.0).cos()]);
+            normals.push([0.0, 0.0, 1.0]);
+            uvs.push([u, v]);
+        }
+    }
+    let mut indices = Vec::with_capacity((n * n * 6) as usize);
+    for y in 0..n {
+        for x in 0..n {
+            let i = y * side + x;
+            indices.extend_from_slice(&[i, i + 1, i + side, i + 1, i + side + 1, i + side]);
+        }
+    }
+    Primitive {
+        positions,
+        normals: Some(normals),
+        tangents: None,
+        uvs: Some(uvs),
+        indices,
+        material: None,
+        skin: None,
+    }
+}
+
+/// meshoptimizer's calls alone on an indexed mesh: the floor of what hearth can reach.
+fn meshopt_alone(p: &Primitive) -> usize {
+    let vertices: Vec<[f32; 3]> = p.positions.clone();
+    let (unique, remap) = meshopt::generate_vertex_remap(&vertices, Some(&p.indices));
+    let mut indices = meshopt::remap_index_buffer(Some(&p.indices), vertices.len(), &remap);
+    let vertices = meshopt::remap_vertex_buffer(&vertices, unique, &remap);
+    let adapter =
+        || meshopt::VertexDataAdapter::new(bytemuck::cast_slice(&vertices), 12, 0).unwrap();
+    meshopt::optimize_vertex_cache_in_place(&mut indices, vertices.len());
+    meshopt::optimize_overdraw_in_place(&mut indices, &adapter(), 1.05);
+    let vertices = meshopt::optimize_vertex_fetch(&mut indices, &vertices);
+    let adapter = meshopt::VertexDataAdapter::new(bytemuck::cast_slice(&vertices), 12, 0).unwrap();
+    let meshlets = meshopt::build_meshlets(
+        &indices,
+        &adapter,
+        MESHLET_MAX_VERTICES,
+        MESHLET_MAX_TRIANGLES,
+        MESHLET_CONE_WEIGHT,
+    );
+    let bounds: usize = meshlets
+        .iter()
+        .map(|m| meshopt::compute_meshlet_bounds(m, &adapter).radius as usize)
+        .sum();
+    let lod1 = meshopt::simplify(
+        &indices,
+        &adapter,
+        indices.len() / 2 / 3 * 3,
+        0.05,
+        meshopt::SimplifyOptions::empty(),
+        None,
+    );
+    let lod2 = meshopt::simplify(
+        &indices,
+        &adapter,
+        indices.len() / 4 / 3 * 3,
+        0.05,
+        meshopt::SimplifyOptions::empty(),
+        None,
+    );
+    meshlets.len() + lod1.len() + lod2.len() + bounds
+}
+
+fn hearth_build(p: &Primitive) -> Vec<u8> {
+    let input = [SubmeshInput {
+        primitive: p,
+        material_slot: u32::MAX,
+        wants_tangents: false,
+    }];
+    build(&input, &[], None, &MeshSettings::default())
+        .unwrap()
+        .0
+}
+
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    triangles: usize,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(8));
+    g.throughput(Throughput::Elements(triangles as u64));
+    g
+}
+
+fn grid_1m(c: &mut Criterion) {
+    let p = grid(708); // 2 * 708² = 1,002,528 triangles
+    let mut g = group(c, "mesh_grid_1M", p.indices.len() / 3);
+    g.bench_function("hearth", |b| b.iter(|| hearth_build(black_box(&p))));
+    g.bench_function("meshopt_alone", |b| b.iter(|| meshopt_alone(black_box(&p))));
+    g.finish();
+}
+
+fn sheen_cloth(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/gltf/SheenCloth/SheenCloth.gltf");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("mesh bench: corpus SheenCloth missing, skipped");
+        return;
+    };
+    let base = path.parent().unwrap().to_path_buf();
+    let scene = import(&bytes, &base, true, true, &IDENTITY).unwrap();
+    let triangles: usize = scene.primitives.iter().map(|p| p.indices.len() / 3).sum();
+    let mut g = group(c, "mesh_sheen_cloth", triangles);
+    g.bench_function("hearth_import_and_build", |b| {
+        b.iter(|| {
+            let scene = import(black_box(&bytes), &base, true, true, &IDENTITY).unwrap();
+            let inputs: Vec<SubmeshInput<'_>> = scene
+                .primitives
+                .iter()
+                .map(|p| SubmeshInput {
+                    primitive: p,
+                    material_slot: u32::MAX,
+                    wants_tangents: false,
+                })
+                .collect();
+            build(&inputs, &[], None, &MeshSettings::default())
+                .unwrap()
+                .0
+        })
+    });
+    g.bench_function("meshopt_alone", |b| {
+        b.iter(|| scene.primitives.iter().map(meshopt_alone).sum::<usize>())
+    });
+    if let Some(gltfpack) = gltfpack() {
+        let out = tempfile::tempdir().unwrap();
+        g.bench_function("gltfpack_cli", |b| {
+            b.iter(|| {
+                let status = std::process::Command::new(&gltfpack)
+                    .args([
+                        "-i",
+                        path.to_str().unwrap(),
+                        "-o",
+                        out.path().join("out.glb").to_str().unwrap(),
+                        "-noq",
+                    ])
+                    .output()
+                    .unwrap();
+                assert!(
+                    status.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&status.stderr)
+                );
+            })
+        });
+    } else {
+        eprintln!("mesh bench: gltfpack not found (npm install gltfpack in ~/.asset-tools), comparison skipped");
+    }
+    g.finish();
+}
+
+fn gltfpack() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")?;
+    let local = Path::new(&home).join(".asset-tools/node_modules/.bin/gltfpack");
+    if local.exists() {
+        return Some(local);
+    }
+    std::process::Command::new("gltfpack")
+        .arg("-h")
+        .output()
+        .ok()
+        .map(|_| PathBuf::from("gltfpack"))
+}
+
+criterion_group!(benches, grid_1m, sheen_cloth);
+criterion_main!(benches);
