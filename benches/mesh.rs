@@ -103,9 +103,7 @@ fn hearth_build(p: &Primitive) -> Vec<u8> {
         material_slot: u32::MAX,
         wants_tangents: false,
     }];
-    build(&input, &[], None, &MeshSettings::default())
-        .unwrap()
-        .0
+    build(&input, &[], None, &MeshSettings::default()).unwrap()
 }
 
 fn group<'a>(
@@ -153,9 +151,7 @@ fn sheen_cloth(c: &mut Criterion) {
                     wants_tangents: false,
                 })
                 .collect();
-            build(&inputs, &[], None, &MeshSettings::default())
-                .unwrap()
-                .0
+            build(&inputs, &[], None, &MeshSettings::default()).unwrap()
         })
     });
     g.bench_function("meshopt_alone", |b| {

@@ -297,7 +297,7 @@ fn bake_scene(
     if inputs.is_empty() {
         warnings.push(format!("{}: no triangle geometry", source.display()));
     }
-    let (mesh, _) = process::build(
+    let mesh = process::build(
         &inputs,
         &material_refs,
         scene.skeleton.as_deref(),
@@ -323,8 +323,7 @@ fn bake_scene(
         path: mat_path,
         bytes: hmat::write(&rows),
     });
-    if let (Some(skeleton), false) = (&scene.skeleton, scene.clips.is_empty()) {
-        let _ = skeleton;
+    if scene.skeleton.is_some() && !scene.clips.is_empty() {
         let anim_path = format!("{stem}.hanim");
         files.push(BakedFile {
             manifest: Some(ManifestRow {

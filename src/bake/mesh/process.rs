@@ -6,7 +6,7 @@ use crate::bake::mesh::gltf::Primitive;
 use crate::bake::settings::MeshSettings;
 use crate::format::hmesh::{
     self, chunk, oct_encode, oct_encode_tangent, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
-    MeshLod, Meshlet, MeshletBounds, SubMesh, FLAG_HAS_TANGENTS, NO_MATERIAL,
+    MeshLod, Meshlet, MeshletBounds, SubMesh, FLAG_HAS_TANGENTS,
 };
 use crate::format::hmesh::{GpuJoint, GpuSkinVertex};
 use bytemuck::{Pod, Zeroable};
@@ -33,17 +33,10 @@ pub const MESHLET_CONE_WEIGHT: f32 = 0.25;
 pub struct SubmeshInput<'a> {
     /// The geometry.
     pub primitive: &'a Primitive,
-    /// Dense material slot, or [`NO_MATERIAL`].
+    /// Dense material slot, or [`NO_MATERIAL`](crate::format::hmesh::NO_MATERIAL).
     pub material_slot: u32,
     /// Whether the material has a normal map (tangents are generated when missing).
     pub wants_tangents: bool,
-}
-
-/// What [`build`] reports besides the file.
-#[derive(Debug, Clone, Default)]
-pub struct MeshStats {
-    /// Triangles per LOD level, summed over submeshes (LOD0 first).
-    pub lod_triangles: Vec<usize>,
 }
 
 fn adapter(vertices: &[Corner]) -> VertexDataAdapter<'_> {
@@ -91,7 +84,7 @@ pub fn build(
     material_refs: &[u64],
     skeleton: Option<&[GpuJoint]>,
     settings: &MeshSettings,
-) -> Result<(Vec<u8>, MeshStats), String> {
+) -> Result<Vec<u8>, String> {
     let mut vertices: Vec<Corner> = Vec::new();
     let mut indices: Vec<u32> = Vec::new();
     let mut ranges = Vec::with_capacity(submeshes.len());
@@ -192,10 +185,6 @@ pub fn build(
     let mut subm = Vec::with_capacity(submeshes.len());
     let mut lod_indices: Vec<u32> = Vec::new();
     let mut lod_table = Vec::new();
-    let mut stats = MeshStats {
-        lod_triangles: vec![indices.len() / 3; 1 + lod_targets.len()],
-    };
-    stats.lod_triangles[1..].iter_mut().for_each(|t| *t = 0);
     for (input, &(first, len)) in submeshes.iter().zip(&ranges) {
         let sub = &indices[first..first + len];
         let first_meshlet = meshlets.len() as u32;
@@ -226,7 +215,7 @@ pub fn build(
             }
         }
         let mut previous = len;
-        for (level, target) in lod_targets.iter().enumerate() {
+        for target in &lod_targets {
             // meshoptimizer's simplify takes a target *index* count.
             // Never below `lod_min_triangles`, and never above the source (meshoptimizer
             // asserts on a target larger than its input).
@@ -259,7 +248,6 @@ pub fn build(
                 }
             } else {
                 previous = simplified.len();
-                stats.lod_triangles[level + 1] += simplified.len() / 3;
                 MeshLod {
                     first_index: lod_indices.len() as u32,
                     index_count: simplified.len() as u32,
@@ -351,6 +339,5 @@ pub fn build(
         chunks.push((chunk::LODI, bytemuck::cast_slice(&lod_indices)));
         chunks.push((chunk::LODT, &lodt));
     }
-    let _ = NO_MATERIAL;
-    Ok((hmesh::write(&chunks), stats))
+    Ok(hmesh::write(&chunks))
 }
