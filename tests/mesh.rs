@@ -502,6 +502,11 @@ fn skinned_models_carry_skin_skeleton_and_clips() {
         );
         let anim = std::fs::read(out.path().join(format!("{stem}.hanim"))).unwrap();
         let clips = hearth::AnimClips::parse(&anim, skeleton.len() as u32).unwrap();
+        let described = hearth::read::inspect::describe_hanim(&anim).unwrap();
+        assert!(
+            described.starts_with(&format!("{} clips", clips.clips.len())),
+            "{described}"
+        );
         assert!(
             !clips.clips.is_empty()
                 && clips

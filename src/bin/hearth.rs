@@ -5,7 +5,8 @@
 use clap::{Parser, Subcommand};
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
-    check_output, describe_hmat, describe_hmesh, describe_ktx2, pack_layout, tree_files,
+    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, pack_layout,
+    tree_files,
 };
 use hearth::{PackKind, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -280,6 +281,7 @@ fn info(out: &Path) -> Result<(), String> {
             PackKind::Texture => Some(describe_ktx2),
             PackKind::Mesh => Some(describe_hmesh),
             PackKind::Material => Some(describe_hmat),
+            PackKind::Animation => Some(describe_hanim),
             _ => None,
         };
         let details = describe

@@ -195,6 +195,29 @@ pub fn describe_hmat(bytes: &[u8]) -> Result<String, crate::ReadError> {
     ))
 }
 
+/// A one-line description of an `.hanim`: clips, channels, longest duration. (Joint indices
+/// are checked against the skeleton by [`check_output`], not here.)
+pub fn describe_hanim(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    let clips = crate::format::hanim::parse(bytes, u32::MAX)?;
+    let channels: usize = clips.iter().map(|c| c.channels.len()).sum();
+    let duration = clips.iter().map(|c| c.duration).fold(0.0f32, f32::max);
+    let names: Vec<&str> = clips
+        .iter()
+        .map(|c| {
+            if c.name.is_empty() {
+                "(unnamed)"
+            } else {
+                c.name.as_str()
+            }
+        })
+        .collect();
+    Ok(format!(
+        "{} clips ({}), {channels} channels, longest {duration:.3} s",
+        clips.len(),
+        names.join(", ")
+    ))
+}
+
 /// Checks a mesh and its companion material table the way assetc's check does: both valid,
 /// the mesh's material count equal to the table's rows, every nonzero texture ref listed in the
 /// manifest and present on disk.
