@@ -1,0 +1,127 @@
+//! Bakes the glTF + OBJ corpus and validates the output with `tools/spec_check.py`, an
+//! independent reader written from the format specs only (assetc's spec and the README's
+//! "Formats" section), once with the default `.hpack` v3 and once with `pack_version = 2`.
+#![cfg(feature = "bake")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use hearth::bake::Baker;
+
+/// Folders of `corpus/gltf` that hearth rejects on purpose (Draco, meshopt compression).
+const REJECTED: &[&str] = &["Box_draco", "BoxMeshopt"];
+
+const MANIFEST: &str = "[[content.group]]\n\
+assets = [\"**/*.gltf\", \"**/*.glb\", \"**/*.obj\"]\n\
+[default]\n\
+texture = { quality = \"fastest\", max_size = 64, mips = false }\n";
+
+const V2: &str = "[content]\npack_version = 2\ncompression = \"none\"\n";
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("spec_check skipped: ../shared/corpus is not present");
+        None
+    }
+}
+
+fn python_available() -> bool {
+    match Command::new("python3").arg("--version").output() {
+        Ok(output) if output.status.success() => true,
+        _ => {
+            println!("spec_check skipped: python3 is not on PATH");
+            false
+        }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(&name), &[]);
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// Copies the corpus into `content`, writes its manifest (`extra` first) and bakes it into
+/// `out`.
+fn bake(corpus: &Path, content: &Path, out: &Path, extra: &str) {
+    copy_dir(&corpus.join("gltf"), &content.join("gltf"), REJECTED);
+    copy_dir(&corpus.join("obj"), &content.join("obj"), &[]);
+    let manifest = content.join("hearth.toml");
+    std::fs::write(&manifest, format!("{extra}{MANIFEST}")).unwrap();
+    let started = Instant::now();
+    let report = Baker::new(manifest.as_path(), out)
+        .run()
+        .unwrap_or_else(|e| panic!("bake failed: {e}"));
+    println!(
+        "baked {} assets into {} in {:.1?}",
+        report.assets,
+        out.display(),
+        started.elapsed()
+    );
+}
+
+/// Runs the checker; `Err` carries its output when it reports problems.
+fn spec_check(out: &Path) -> Result<(), String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/spec_check.py");
+    let started = Instant::now();
+    let output = Command::new("python3")
+        .arg(&script)
+        .arg(out)
+        .output()
+        .expect("running python3 tools/spec_check.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!(
+        "{stdout}{stderr}spec_check ran in {:.1?}",
+        started.elapsed()
+    );
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("({}):\n{stdout}{stderr}", output.status))
+    }
+}
+
+fn run(extra: &str) {
+    let Some(corpus) = corpus() else { return };
+    if !python_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    let out = tmp.path().join("out");
+    bake(&corpus, &content, &out, extra);
+    if let Err(problems) = spec_check(&out) {
+        // Keep the baked tree for a look at the files named.
+        let kept = tmp.keep();
+        panic!(
+            "tools/spec_check.py {} failed {problems}\n(output kept in {})",
+            out.display(),
+            kept.display()
+        );
+    }
+}
+
+#[test]
+fn corpus_output_matches_the_spec_with_pack_v3() {
+    run("");
+}
+
+#[test]
+fn corpus_output_matches_the_spec_with_pack_v2() {
+    run(V2);
+}
