@@ -595,3 +595,68 @@ fn obj_models_bake_with_their_materials() {
         "{error}"
     );
 }
+
+#[test]
+fn mesh_bakes_are_deterministic_and_material_refs_resolve_in_the_pack() {
+    let Some(corpus) = corpus() else { return };
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus.join("gltf/BoxTextured"), &src.path().join("box"));
+    copy_dir(&corpus.join("gltf/RiggedSimple"), &src.path().join("rig"));
+    copy_dir(&corpus.join("obj/spider"), &src.path().join("spider"));
+    let manifest = src.path().join("hearth-test.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"**/*.gltf\", \"**/*.glb\", \"**/*.obj\"]\n[default]\ntexture = { quality = \"fastest\", max_size = 64 }\n").unwrap();
+    let mut trees = Vec::new();
+    for jobs in [1, 2] {
+        let out = tempfile::tempdir().unwrap();
+        Baker::new(manifest.as_path(), out.path())
+            .jobs(jobs)
+            .cache(false)
+            .run()
+            .unwrap();
+        let mut tree = common::contents(out.path());
+        tree.remove(Path::new(".hearth-cache"));
+        trees.push((out, tree));
+    }
+    assert!(
+        trees[0].1 == trees[1].1,
+        "mesh outputs differ between 1 and 2 threads"
+    );
+    // Every texture ref of every material resolves through the pack's manifest to a KTX2 entry.
+    let out = trees[0].0.path();
+    let pak = hearth::PakReader::open(out.join("assets.hpack")).unwrap();
+    let mut resolved = 0;
+    for stem in ["box/BoxTextured", "spider/spider"] {
+        let hmat = pak.get(&format!("{stem}.hmat")).unwrap().unwrap();
+        for row in MaterialTable::parse(&hmat).unwrap().rows.iter() {
+            for reference in row.texture_refs().into_iter().filter(|r| *r != 0) {
+                let entry = pak.asset(reference).unwrap().expect("texture ref resolves");
+                assert_eq!(entry.kind(), hearth::PackKind::Texture);
+                hearth::Ktx2::parse(&entry.bytes().unwrap()).unwrap();
+                resolved += 1;
+            }
+        }
+    }
+    assert!(resolved >= 5, "{resolved} refs");
+}
+
+#[test]
+fn accessors_outside_their_buffer_are_errors() {
+    // POSITION claims 300 vertices in a 36-byte buffer view.
+    let src = tempfile::tempdir().unwrap();
+    use base64::Engine;
+    let data = base64::engine::general_purpose::STANDARD.encode([0u8; 36]);
+    std::fs::write(
+        src.path().join("bad.gltf"),
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+            "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],
+            "buffers":[{{"byteLength":36,"uri":"data:application/octet-stream;base64,{data}"}}],
+            "bufferViews":[{{"buffer":0,"byteLength":36}}],
+            "accessors":[{{"bufferView":0,"componentType":5126,"count":300,"type":"VEC3","min":[0,0,0],"max":[0,0,0]}}]}}"#
+        ),
+    )
+    .unwrap();
+    let (_, report) = bake_dir(src.path(), "\"*.gltf\"", "");
+    let error = report.unwrap_err().to_string();
+    assert!(error.contains("bad.gltf"), "{error}");
+}

@@ -374,6 +374,15 @@ impl PakReader {
             .map(|i| &manifest[i]))
     }
 
+    /// The entry of the asset whose hash is `hash`, resolved through the pack's `assets.hman`
+    /// (hash -> runtime path -> entry): how a material's texture ref becomes its `.ktx2`.
+    pub fn asset(&self, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
+        match self.resolve(hash)? {
+            Some(record) => self.find(&record.path),
+            None => Ok(None),
+        }
+    }
+
     /// Checks everything: the tables checksum (v3), path order, the hash index against the
     /// paths (v3), and every entry's range, checksum and decompressed size.
     pub fn verify(&self) -> Result<(), ReadError> {
