@@ -214,13 +214,7 @@ fn invalid_models_are_errors_naming_the_file() {
         ("notjson.gltf", "glTF"),
         ("BoxTextured0.bin", "No such file"),
     ];
-    for (file, what) in expect {
-        let line = error
-            .lines()
-            .find(|l| l.contains(file))
-            .unwrap_or_else(|| panic!("{file} not named:\n{error}"));
-        assert!(line.contains(what), "{file}: expected `{what}` in `{line}`");
-    }
+    common::assert_errors_name(&error, &expect);
 }
 
 #[test]

@@ -6,14 +6,13 @@
 
 mod common;
 
+use common::corpus;
 use hearth::bake::texture::pixels::{linear_to_srgb, srgb_to_linear};
 use hearth::bake::Baker;
 use hearth::format::ktx2::{channel, model, vk};
 use hearth::read::transcode::{transcode, TranscodeTarget};
 use hearth::Ktx2;
-use common::corpus;
 use std::path::Path;
-
 
 fn png(width: u32, height: u32, pixel: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
     let image = image::RgbaImage::from_fn(width, height, |x, y| image::Rgba(pixel(x, y)));
@@ -525,13 +524,7 @@ fn bad_images_are_clear_errors_naming_the_file() {
         error.starts_with(&format!("{} assets failed", expect.len())),
         "{error}"
     );
-    for (file, what) in expect {
-        let line = error
-            .lines()
-            .find(|l| l.contains(file))
-            .unwrap_or_else(|| panic!("{file} not named:\n{error}"));
-        assert!(line.contains(what), "{file}: expected `{what}` in `{line}`");
-    }
+    common::assert_errors_name(&error, &expect);
     assert!(!error.contains("fine.png"));
 }
 

@@ -104,3 +104,14 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Asserts that `error` has a line naming each file with the expected words.
+pub fn assert_errors_name(error: &str, expect: &[(&str, &str)]) {
+    for (file, what) in expect {
+        let line = error
+            .lines()
+            .find(|l| l.contains(file))
+            .unwrap_or_else(|| panic!("{file} not named:\n{error}"));
+        assert!(line.contains(what), "{file}: expected `{what}` in `{line}`");
+    }
+}
