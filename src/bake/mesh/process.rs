@@ -269,6 +269,18 @@ pub fn build(
         });
     }
 
+    // DESC stores counts as u32: a mesh beyond that cannot be written (it would need a
+    // 16 GiB index buffer, far past what a glTF buffer can address anyway).
+    if indices.len() > u32::MAX as usize
+        || vertex_count > u32::MAX as usize
+        || lod_indices.len() > u32::MAX as usize
+    {
+        return Err(format!(
+            "{} indices / {} vertices: more than .hmesh's 32-bit counts hold",
+            indices.len(),
+            vertex_count
+        ));
+    }
     let index_width: u8 = if vertex_count <= u16::MAX as usize + 1 {
         2
     } else {
