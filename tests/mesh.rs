@@ -654,3 +654,33 @@ fn accessors_outside_their_buffer_are_errors() {
     let error = report.unwrap_err().to_string();
     assert!(error.contains("bad.gltf"), "{error}");
 }
+
+#[test]
+fn non_finite_positions_are_errors() {
+    let src = tempfile::tempdir().unwrap();
+    let positions: [[f32; 3]; 3] = [
+        [0.0, 0.0, 0.0],
+        [f32::NAN, 0.0, 0.0],
+        [0.0, f32::INFINITY, 0.0],
+    ];
+    use base64::Engine;
+    let data =
+        base64::engine::general_purpose::STANDARD.encode(bytemuck::cast_slice::<_, u8>(&positions));
+    std::fs::write(
+        src.path().join("nan.gltf"),
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+            "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],
+            "buffers":[{{"byteLength":36,"uri":"data:application/octet-stream;base64,{data}"}}],
+            "bufferViews":[{{"buffer":0,"byteLength":36}}],
+            "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}}]}}"#
+        ),
+    )
+    .unwrap();
+    let (_, report) = bake_dir(src.path(), "\"*.gltf\"", "");
+    let error = report.unwrap_err().to_string();
+    assert!(
+        error.contains("nan.gltf") && error.contains("non-finite position"),
+        "{error}"
+    );
+}
