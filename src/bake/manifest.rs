@@ -548,12 +548,13 @@ texture = { compress = false }
     #[test]
     fn unknown_keys_warn_with_their_name() {
         let config = parse(
-            "[content]\ncompresion = \"zstd\"\n[[content.group]]\nassets = [\"*\"]\n[default]\ntexture = { compres = true }\noutput = \"x\"\n",
+            "[content]\ncompresion = \"zstd\"\n[[content.group]]\nassets = [\"*\"]\n[default]\ntexture = { compres = true }\nmesh = { lod = { levls = 3 } }\noutput = \"x\"\n",
         )
         .unwrap();
         let all = config.warnings.join("\n");
         assert!(all.contains("`content.compresion`"), "{all}");
         assert!(all.contains("`default.texture.compres`"), "{all}");
+        assert!(all.contains("`default.mesh.lod.levls`"), "{all}");
         assert!(all.contains("`default.output`"), "{all}");
         assert!(all.contains("hearth.toml"), "{all}");
     }

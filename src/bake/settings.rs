@@ -16,16 +16,20 @@ macro_rules! settings {
         $(#[$meta:meta])* $name:ident, $(#[$layer_meta:meta])* $layer:ident {
             $( $(#[$field_meta:meta])* $field:ident : $ty:ty = $default:expr, )*
         }
+        $( nested {
+            $( $(#[$nested_meta:meta])* $nested:ident : $nested_ty:ty => $nested_layer:ty, )*
+        } )?
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*
+            $( $( $(#[$nested_meta])* pub $nested: $nested_ty, )* )?
         }
 
         impl Default for $name {
             fn default() -> Self {
-                Self { $( $field: $default, )* }
+                Self { $( $field: $default, )* $( $( $nested: <$nested_ty>::default(), )* )? }
             }
         }
 
@@ -33,12 +37,14 @@ macro_rules! settings {
         #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
         pub struct $layer {
             $( $(#[$field_meta])* pub $field: Option<$ty>, )*
+            $( $( $(#[$nested_meta])* pub $nested: Option<$nested_layer>, )* )?
         }
 
         impl $name {
-            /// Overrides every field that `layer` sets.
+            /// Overrides every field that `layer` sets (nested tables field by field).
             pub fn apply(&mut self, layer: &$layer) {
                 $( if let Some(value) = &layer.$field { self.$field = value.clone(); } )*
+                $( $( if let Some(nested) = &layer.$nested { self.$nested.apply(nested); } )* )?
             }
         }
     };
@@ -84,14 +90,6 @@ settings! {
         optimize: bool = true,
         /// How much vertex-cache efficiency overdraw optimization may trade (1.05 = 5 %).
         overdraw_threshold: f32 = 1.05,
-        /// Reduced LOD levels, each targeting half the triangles of the one before.
-        lod_levels: u32 = 2,
-        /// meshoptimizer's target error, relative to the mesh's extent.
-        lod_target_error: f32 = 0.05,
-        /// Keep border vertices in place while simplifying.
-        lod_lock_border: bool = false,
-        /// Never simplify a submesh below this many triangles.
-        lod_min_triangles: u32 = 0,
         /// Leave out skinning (SKIN, SKEL) and animation (.hanim).
         ignore_skin: bool = false,
         /// Scale applied to static geometry (x, y, z).
@@ -107,6 +105,26 @@ settings! {
         flip_y: bool = false,
         /// Mirror Z before everything else.
         flip_z: bool = false,
+    }
+    nested {
+        /// Levels of detail (`lod = { … }`).
+        lod: LodSettings => LodLayer,
+    }
+}
+
+settings! {
+    /// Resolved level-of-detail settings.
+    LodSettings,
+    /// A `lod = { … }` table inside `mesh`.
+    LodLayer {
+        /// Reduced levels, each targeting half the triangles of the one before.
+        levels: u32 = 2,
+        /// meshoptimizer's target error, relative to the mesh's extent.
+        target_error: f32 = 0.05,
+        /// Keep border vertices in place while simplifying.
+        lock_border: bool = false,
+        /// Never simplify a submesh below this many triangles.
+        min_triangles: u32 = 0,
     }
 }
 

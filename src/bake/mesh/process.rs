@@ -175,7 +175,7 @@ pub fn build(
     }
 
     // Meshlets, LODs and bounds per submesh, over the final vertex order.
-    let lod_targets: Vec<f32> = (1..=settings.lod_levels)
+    let lod_targets: Vec<f32> = (1..=settings.lod.levels)
         .map(|l| 0.5f32.powi(l as i32))
         .collect();
     let mut meshlets = Vec::new();
@@ -217,12 +217,12 @@ pub fn build(
         let mut previous = len;
         for target in &lod_targets {
             // meshoptimizer's simplify takes a target *index* count.
-            // Never below `lod_min_triangles`, and never above the source (meshoptimizer
+            // Never below `lod.min_triangles`, and never above the source (meshoptimizer
             // asserts on a target larger than its input).
             let target_indices = ((len as f32 * target) as usize / 3 * 3)
-                .max(settings.lod_min_triangles as usize * 3)
+                .max(settings.lod.min_triangles as usize * 3)
                 .min(len);
-            let options = if settings.lod_lock_border {
+            let options = if settings.lod.lock_border {
                 meshopt::SimplifyOptions::LockBorder
             } else {
                 meshopt::SimplifyOptions::empty()
@@ -234,7 +234,7 @@ pub fn build(
                     sub,
                     &adapter(&vertices),
                     target_indices,
-                    settings.lod_target_error,
+                    settings.lod.target_error,
                     options,
                     None,
                 )
