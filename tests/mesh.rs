@@ -169,6 +169,17 @@ fn every_corpus_model_bakes_or_is_rejected_clearly() {
         .run()
         .unwrap();
     assert_eq!(report.assets, 15);
+    for dropped in [
+        "BoxVertexColors.glb: mesh 0: COLOR_0 is not kept",
+        "MultiUVTest.glb: mesh 0: TEXCOORD_1 is not kept",
+        "morph targets skipped",
+    ] {
+        assert!(
+            report.warnings.iter().any(|w| w.contains(dropped)),
+            "no warning `{dropped}`: {:#?}",
+            report.warnings
+        );
+    }
     let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
     let manifest = hman::parse(&manifest_bytes).unwrap();
     let meshes: Vec<_> = manifest

@@ -263,6 +263,15 @@ fn read_scene(
                     .warnings
                     .push(format!("mesh {}: morph targets skipped", mesh.index()));
             }
+            // GpuVertex has one UV set and no color: say what is left behind.
+            for (semantic, name) in [
+                (gltf::Semantic::Colors(0), "COLOR_0"),
+                (gltf::Semantic::TexCoords(1), "TEXCOORD_1"),
+            ] {
+                if primitive.get(&semantic).is_some() {
+                    scene.warnings.push(format!("mesh {}: {name} is not kept (.hmesh vertices carry one UV set and no color)", mesh.index()));
+                }
+            }
             let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
             let positions: Vec<[f32; 3]> = reader
                 .read_positions()
