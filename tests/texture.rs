@@ -12,7 +12,6 @@ use hearth::bake::Baker;
 use hearth::format::ktx2::{channel, model, vk};
 use hearth::read::transcode::{transcode, TranscodeTarget};
 use hearth::Ktx2;
-use std::path::Path;
 
 fn png(width: u32, height: u32, pixel: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
     let image = image::RgbaImage::from_fn(width, height, |x, y| image::Rgba(pixel(x, y)));
@@ -569,15 +568,11 @@ fn texture_bakes_are_deterministic_and_cached_per_folder() {
 
     let mut trees = Vec::new();
     for jobs in [1, 2] {
-        let out = dir.path().join(format!("out{jobs}"));
-        Baker::new(manifest.as_path(), &out)
-            .jobs(jobs)
-            .cache(false)
-            .run()
-            .unwrap();
-        let mut tree = common::contents(&out);
-        tree.remove(Path::new(".hearth-cache"));
-        trees.push(tree);
+        trees.push(common::bake_cold(
+            &manifest,
+            &dir.path().join(format!("out{jobs}")),
+            jobs,
+        ));
     }
     assert_eq!(
         trees[0], trees[1],

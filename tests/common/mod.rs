@@ -115,3 +115,17 @@ pub fn assert_errors_name(error: &str, expect: &[(&str, &str)]) {
         assert!(line.contains(what), "{file}: expected `{what}` in `{line}`");
     }
 }
+
+/// Bakes `manifest` into `out` from scratch (cache off) with `jobs` threads and returns the
+/// output folder's files, less the cache (which records source mtimes).
+#[cfg(feature = "bake")]
+pub fn bake_cold(manifest: &Path, out: &Path, jobs: usize) -> BTreeMap<PathBuf, Vec<u8>> {
+    hearth::bake::Baker::new(manifest, out)
+        .jobs(jobs)
+        .cache(false)
+        .run()
+        .unwrap();
+    let mut tree = contents(out);
+    tree.remove(Path::new(".hearth-cache"));
+    tree
+}
