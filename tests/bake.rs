@@ -54,9 +54,9 @@ fn bakes_tree_manifest_and_pack_that_read_back() {
             .unwrap_or_else(|| panic!("{rel} not in manifest"));
         assert_eq!(row.path, rel);
         let kind = match rel {
-            "shaders/mesh.spv" => AssetKind::Shader,
-            "fonts/ui.ttf" => AssetKind::Font,
-            _ => AssetKind::Embed,
+            "shaders/mesh.spv" => AssetKind::SHADER,
+            "fonts/ui.ttf" => AssetKind::FONT,
+            _ => AssetKind::BLOB,
         };
         assert_eq!(row.kind, kind, "{rel}");
     }

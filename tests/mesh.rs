@@ -132,7 +132,7 @@ fn check_mesh(path: &Path, manifest: &[hman::ManifestEntry<'_>], root: &Path) {
                 "{name}: {} missing",
                 entry.path
             );
-            assert_eq!(entry.kind, hearth::AssetKind::Texture);
+            assert_eq!(entry.kind, hearth::AssetKind::TEXTURE);
         }
     }
 }
@@ -184,7 +184,7 @@ fn every_corpus_model_bakes_or_is_rejected_clearly() {
     let manifest = hman::parse(&manifest_bytes).unwrap();
     let meshes: Vec<_> = manifest
         .iter()
-        .filter(|e| e.kind == hearth::AssetKind::Mesh)
+        .filter(|e| e.kind == hearth::AssetKind::MESH)
         .collect();
     assert_eq!(meshes.len(), 15);
     for entry in meshes {

@@ -182,7 +182,7 @@ fn raw_textures_are_pixel_exact_with_real_mips() {
     );
     assert_eq!(
         (manifest.kind, manifest.color_space),
-        (hearth::AssetKind::Texture, hearth::ColorSpace::Srgb)
+        (hearth::AssetKind::TEXTURE, hearth::ColorSpace::Srgb)
     );
 }
 
@@ -420,7 +420,7 @@ fn cubemaps_arrays_and_luts() {
         let row =
             hearth::format::hman::find(&manifest, hearth::hash_asset_ref(&format!("grade{i}.lut")))
                 .unwrap();
-        assert_eq!(row.kind, hearth::AssetKind::Lut);
+        assert_eq!(row.kind, hearth::AssetKind::LUT);
     }
 }
 

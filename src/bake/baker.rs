@@ -595,7 +595,7 @@ fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, Bak
             hash: xxhash_rust::xxh3::xxh3_64(&file.bytes),
             manifest: file
                 .manifest
-                .map(|m| (m.hash, m.kind as u8, m.color_space as u8)),
+                .map(|m| (m.hash, m.kind.0, m.color_space as u8)),
         })
         .collect();
     let record = CachedAsset {
@@ -625,7 +625,7 @@ fn build_manifest(assets: &[AssetResult]) -> Result<Vec<u8>, BakeError> {
             let Some((hash, kind, color_space)) = output.manifest else {
                 continue;
             };
-            let kind = AssetKind::from_u8(kind).unwrap_or(AssetKind::Embed);
+            let kind = AssetKind(kind);
             let color_space = if color_space == 1 {
                 ColorSpace::Srgb
             } else {

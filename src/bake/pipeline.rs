@@ -158,7 +158,7 @@ impl Pipeline {
                     "{}.ktx2",
                     job.rel.rsplit_once('.').map(|(s, _)| s).unwrap_or(&job.rel)
                 );
-                Ok(texture_asset(path, encoded, AssetKind::Texture, warnings))
+                Ok(texture_asset(path, encoded, AssetKind::TEXTURE, warnings))
             }
             Pipeline::Cubemap => {
                 let mut warnings = Vec::new();
@@ -195,7 +195,7 @@ impl Pipeline {
                 Ok(texture_asset(
                     format!("{}.ktx2", job.rel),
                     encoded,
-                    AssetKind::Texture,
+                    AssetKind::TEXTURE,
                     warnings,
                 ))
             }
@@ -226,7 +226,7 @@ impl Pipeline {
                 Ok(texture_asset(
                     format!("{stem}.arr.ktx2"),
                     encoded,
-                    AssetKind::Texture,
+                    AssetKind::TEXTURE,
                     warnings,
                 ))
             }
@@ -243,7 +243,7 @@ impl Pipeline {
                 Ok(texture_asset(
                     format!("{stem}.ktx2"),
                     encoded,
-                    AssetKind::Lut,
+                    AssetKind::LUT,
                     Vec::new(),
                 ))
             }
@@ -293,9 +293,9 @@ fn texture_asset(
 /// An opaque file keeps its path and bytes; its kind comes from the extension.
 fn bake_blob(rel: &str, bytes: Vec<u8>) -> BakedAsset {
     let kind = match extension(rel).as_str() {
-        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::Shader,
-        "ttf" | "otf" | "fnt" => AssetKind::Font,
-        _ => AssetKind::Embed,
+        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
+        "ttf" | "otf" | "fnt" => AssetKind::FONT,
+        _ => AssetKind::BLOB,
     };
     let row = ManifestRow {
         hash: hash_runtime_path(rel),

@@ -22,55 +22,83 @@ pub const HEADER_SIZE: usize = 16;
 /// The runtime path of the manifest in every output tree and pack.
 pub const MANIFEST_PATH: &str = "assets.hman";
 
-/// What kind of asset a manifest entry names (the reference implementation's values).
+/// What kind of asset an entry is: one table for `assets.hman` and the `.hpack` v4 entry
+/// kind byte.
+///
+/// Values 0–127 are hearth's, 128–255 are the game's own kinds (see
+/// [`AssetKind::game`]). Every value is valid in a file: an entry of a kind a reader does not
+/// know is an opaque, readable entry, so a new kind never makes an older reader reject a whole
+/// manifest or pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum AssetKind {
-    /// A `.ktx2` texture.
-    Texture = 0,
-    /// An `.hmesh`.
-    Mesh = 1,
-    /// An `.hmat` material table.
-    Material = 2,
-    /// A 3D LUT `.ktx2`.
-    Lut = 3,
-    /// A shader.
-    Shader = 4,
-    /// An opaque file, packed as it is.
-    Embed = 5,
-    /// An `.hanim`.
-    Animation = 6,
-    /// A font.
-    Font = 7,
-}
+#[repr(transparent)]
+pub struct AssetKind(pub u8);
 
 impl AssetKind {
-    /// The kind for a stored byte, if it is a known one.
-    pub fn from_u8(value: u8) -> Option<Self> {
-        Some(match value {
-            0 => Self::Texture,
-            1 => Self::Mesh,
-            2 => Self::Material,
-            3 => Self::Lut,
-            4 => Self::Shader,
-            5 => Self::Embed,
-            6 => Self::Animation,
-            7 => Self::Font,
+    /// A `.ktx2` texture.
+    pub const TEXTURE: Self = Self(0);
+    /// An `.hmesh`.
+    pub const MESH: Self = Self(1);
+    /// An `.hmat` material table.
+    pub const MATERIAL: Self = Self(2);
+    /// A 3D LUT `.ktx2`.
+    pub const LUT: Self = Self(3);
+    /// A shader.
+    pub const SHADER: Self = Self(4);
+    /// An opaque file, packed as it is.
+    pub const BLOB: Self = Self(5);
+    /// An `.hanim`.
+    pub const ANIMATION: Self = Self(6);
+    /// A font.
+    pub const FONT: Self = Self(7);
+    /// The `assets.hman` manifest itself (a pack entry; never a manifest row).
+    pub const MANIFEST: Self = Self(8);
+    /// The first value of the game's range.
+    pub const FIRST_GAME: u8 = 128;
+
+    /// A game-defined kind: `value` must be in 128..=255 (hearth's own range is 0..=127).
+    pub const fn game(value: u8) -> Option<Self> {
+        if value >= Self::FIRST_GAME {
+            Some(Self(value))
+        } else {
+            None
+        }
+    }
+
+    /// Whether the value is in the game's range (128..=255).
+    pub const fn is_game(self) -> bool {
+        self.0 >= Self::FIRST_GAME
+    }
+
+    /// The stored byte.
+    pub const fn value(self) -> u8 {
+        self.0
+    }
+
+    /// A short lowercase name for hearth's known kinds; `None` for game kinds and for hearth
+    /// kinds newer than this reader.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            Self::TEXTURE => "texture",
+            Self::MESH => "mesh",
+            Self::MATERIAL => "material",
+            Self::LUT => "lut",
+            Self::SHADER => "shader",
+            Self::BLOB => "blob",
+            Self::ANIMATION => "animation",
+            Self::FONT => "font",
+            Self::MANIFEST => "manifest",
             _ => return None,
         })
     }
+}
 
-    /// A short lowercase name, for tools.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Texture => "texture",
-            Self::Mesh => "mesh",
-            Self::Material => "material",
-            Self::Lut => "lut",
-            Self::Shader => "shader",
-            Self::Embed => "embed",
-            Self::Animation => "animation",
-            Self::Font => "font",
+impl std::fmt::Display for AssetKind {
+    /// The kind's name, or `game(N)` / `kind(N)` for values this reader does not name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None if self.is_game() => write!(f, "game({})", self.0),
+            None => write!(f, "kind({})", self.0),
         }
     }
 }
@@ -99,7 +127,7 @@ pub struct ManifestEntry<'a> {
 }
 
 /// Parses and validates a whole manifest: magic, version, every entry's bounds, UTF-8 paths,
-/// known kinds and color spaces, ascending hashes without duplicates, no trailing bytes.
+/// any kind (unknown ones are opaque), known color spaces, ascending hashes without duplicates, no trailing bytes.
 pub fn parse(bytes: &[u8]) -> Result<Vec<ManifestEntry<'_>>, ReadError> {
     const FORMAT: &str = ".hman";
     let magic = bytes.slice_at(0, 4, "manifest header")?;
@@ -124,11 +152,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ManifestEntry<'_>>, ReadError> {
     let mut at = HEADER_SIZE;
     for _ in 0..count {
         let hash = bytes.u64_at(at, "manifest entry")?;
-        let kind = AssetKind::from_u8(bytes.slice_at(at + 8, 1, "manifest entry")?[0]).ok_or(
-            ReadError::Invalid {
-                what: "manifest entry kind",
-            },
-        )?;
+        let kind = AssetKind(bytes.slice_at(at + 8, 1, "manifest entry")?[0]);
         let color_space = match bytes.slice_at(at + 9, 1, "manifest entry")?[0] {
             0 => ColorSpace::Linear,
             1 => ColorSpace::Srgb,
@@ -193,7 +217,7 @@ pub fn write(entries: &[ManifestEntry<'_>]) -> Vec<u8> {
     for entry in entries {
         let path_len = u16::try_from(entry.path.len()).expect("manifest path over 65535 bytes");
         out.extend_from_slice(&entry.hash.to_le_bytes());
-        out.push(entry.kind as u8);
+        out.push(entry.kind.0);
         out.push(entry.color_space as u8);
         out.extend_from_slice(&path_len.to_le_bytes());
         out.extend_from_slice(entry.path.as_bytes());
@@ -209,13 +233,13 @@ mod tests {
         vec![
             ManifestEntry {
                 hash: 1,
-                kind: AssetKind::Texture,
+                kind: AssetKind::TEXTURE,
                 color_space: ColorSpace::Srgb,
                 path: "a/tex_0.ktx2",
             },
             ManifestEntry {
                 hash: 7,
-                kind: AssetKind::Embed,
+                kind: AssetKind::BLOB,
                 color_space: ColorSpace::Linear,
                 path: "sounds/hit.ogg",
             },

@@ -244,7 +244,7 @@ fn bake_scene(
         let path = format!("{stem}/tex_{image}.ktx2");
         let row = ManifestRow {
             hash: hash_runtime_path(&path),
-            kind: AssetKind::Texture,
+            kind: AssetKind::TEXTURE,
             color_space: encoded.color_space,
         };
         debug_assert_eq!(row.hash, tex_ref(image));
@@ -308,7 +308,7 @@ fn bake_scene(
     files.push(BakedFile {
         manifest: Some(ManifestRow {
             hash: hash_runtime_path(&mesh_path),
-            kind: AssetKind::Mesh,
+            kind: AssetKind::MESH,
             color_space: crate::ColorSpace::Linear,
         }),
         path: mesh_path,
@@ -317,7 +317,7 @@ fn bake_scene(
     files.push(BakedFile {
         manifest: Some(ManifestRow {
             hash: hash_runtime_path(&mat_path),
-            kind: AssetKind::Material,
+            kind: AssetKind::MATERIAL,
             color_space: crate::ColorSpace::Linear,
         }),
         path: mat_path,
@@ -328,7 +328,7 @@ fn bake_scene(
         files.push(BakedFile {
             manifest: Some(ManifestRow {
                 hash: hash_runtime_path(&anim_path),
-                kind: AssetKind::Animation,
+                kind: AssetKind::ANIMATION,
                 color_space: crate::ColorSpace::Linear,
             }),
             path: anim_path,
