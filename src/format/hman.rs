@@ -271,9 +271,22 @@ mod tests {
     }
 
     #[test]
+    fn unknown_kinds_are_opaque_entries() {
+        let mut bytes = write(&sample());
+        bytes[16 + 8] = 99; // a hearth kind newer than this reader
+        assert_eq!(parse(&bytes).unwrap()[0].kind, AssetKind(99));
+        bytes[16 + 8] = 200; // a game's kind
+        let kind = parse(&bytes).unwrap()[0].kind;
+        assert!(kind.is_game() && kind.name().is_none());
+        assert_eq!(kind.to_string(), "game(200)");
+        assert_eq!(AssetKind::game(5), None);
+        assert_eq!(AssetKind::game(130), Some(AssetKind(130)));
+    }
+
+    #[test]
     fn rejects_unsorted_and_bad_fields() {
         let mut bytes = write(&sample());
-        bytes[16 + 8] = 99; // kind
+        bytes[16 + 9] = 7; // colorspace
         assert!(matches!(parse(&bytes), Err(ReadError::Invalid { .. })));
         let mut bytes = write(&sample());
         bytes[16..24].copy_from_slice(&9u64.to_le_bytes()); // first hash above the second
