@@ -147,11 +147,11 @@ fn every_corpus_model_bakes_or_is_rejected_clearly() {
     // Exactly the two compressed-geometry models are refused, naming file and extension.
     assert!(error.starts_with("2 assets failed"), "{error}");
     assert!(
-        error.contains("Box.gltf: unsupported: required extension KHR_draco_mesh_compression"),
+        error.contains("Box.gltf: pipeline `model`: unsupported: required extension KHR_draco_mesh_compression"),
         "{error}"
     );
     assert!(
-        error.contains("BoxMeshopt.glb: unsupported: required extension")
+        error.contains("BoxMeshopt.glb: pipeline `model`: unsupported: required extension")
             && error.contains("EXT_meshopt_compression"),
         "{error}"
     );

@@ -6,8 +6,12 @@ use crate::bake::error::BakeError;
 use crate::bake::manifest::Config;
 use crate::bake::output::{remove_stale, write_if_changed, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
-use crate::bake::pipeline::{BakedFile, ManifestRow};
+use crate::bake::pipeline::{
+    check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile,
+};
 use crate::bake::plan::{plan, Job};
+use crate::bake::settings;
+use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
 use crate::format::hpack::Codec;
 use rayon::prelude::*;
@@ -138,6 +142,9 @@ pub struct Baker {
     keep_going: bool,
     on_warning: Option<WarningFn>,
     on_progress: Option<ProgressFn>,
+    registry: Registry,
+    /// The first failed registration, reported by [`Baker::run`].
+    registration_error: Option<(String, String)>,
 }
 
 impl std::fmt::Debug for Baker {
@@ -149,6 +156,7 @@ impl std::fmt::Debug for Baker {
             .field("jobs", &self.jobs)
             .field("use_cache", &self.use_cache)
             .field("keep_going", &self.keep_going)
+            .field("pipelines", &self.registry)
             .finish_non_exhaustive()
     }
 }
@@ -156,7 +164,7 @@ impl std::fmt::Debug for Baker {
 struct AssetResult {
     record: CachedAsset,
     /// Files baked this time (empty for cache hits, whose files are already on disk).
-    files: Vec<BakedFile>,
+    files: Vec<Output>,
     cached: bool,
     warnings: Vec<String>,
 }
@@ -173,7 +181,29 @@ impl Baker {
             keep_going: false,
             on_warning: None,
             on_progress: None,
+            registry: Registry::with_builtins(),
+            registration_error: None,
         }
+    }
+
+    /// Adds a pipeline to hearth's built-in ones: a game's own asset kind. A pipeline whose
+    /// name or claims clash with a registered one makes [`run`](Self::run) fail, naming both.
+    pub fn pipeline<P: Pipeline>(&mut self, pipeline: P) -> &mut Self {
+        if let Err(error) = self.registry.register(pipeline) {
+            if self.registration_error.is_none() {
+                self.registration_error = Some(match error {
+                    BakeError::Pipeline { pipeline, message } => (pipeline, message),
+                    other => (String::new(), other.to_string()),
+                });
+            }
+        }
+        self
+    }
+
+    /// Replaces the whole set of pipelines (built-ins included) with `registry`.
+    pub fn registry(&mut self, registry: Registry) -> &mut Self {
+        self.registry = registry;
+        self
     }
 
     /// Bakes `config` into `out` with default options.
@@ -241,6 +271,12 @@ impl Baker {
     /// written only once every asset has baked, each atomically, the pack last.
     pub fn run(&self) -> Result<Report, BakeError> {
         let started = Instant::now();
+        if let Some((pipeline, message)) = &self.registration_error {
+            return Err(BakeError::Pipeline {
+                pipeline: pipeline.clone(),
+                message: message.clone(),
+            });
+        }
         let config = match &self.config {
             ConfigSource::Path(path) => Config::load(path)?,
             ConfigSource::Parsed(config) => (**config).clone(),
@@ -253,6 +289,10 @@ impl Baker {
             warnings.push(message);
         };
         config.warnings.iter().cloned().for_each(&mut warn);
+        config
+            .check_tables(&self.registry)?
+            .into_iter()
+            .for_each(&mut warn);
 
         let preset_name = self
             .preset
@@ -266,7 +306,7 @@ impl Baker {
         std::fs::create_dir_all(&out_dir).map_err(|e| BakeError::io(&out_dir, e))?;
         let _lock = OutputLock::acquire(&out_dir)?;
 
-        let plan = plan(&config, preset, Some(&out_dir))?;
+        let plan = plan(&config, &self.registry, preset, Some(&out_dir))?;
         plan.warnings.iter().cloned().for_each(&mut warn);
         let (old_cache, cache_warning) = if self.use_cache {
             Cache::load(&out_dir)
@@ -295,7 +335,7 @@ impl Baker {
             plan.jobs
                 .par_iter()
                 .map(|job| {
-                    let result = bake_one(job, &old_cache, &out_dir);
+                    let result = bake_one(job, &self.registry, &old_cache, &out_dir);
                     if let Some(progress) = &self.on_progress {
                         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
@@ -327,9 +367,11 @@ impl Baker {
             asset.warnings.iter().cloned().for_each(&mut warn);
         }
 
-        // Every runtime path has one owner; the manifest path is reserved.
+        // Every runtime path has one owner; the manifest's and the pack's paths are reserved.
+        let pack_file_name = format!("{}.hpack", config.pack_name);
         let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
         owners.insert(MANIFEST_PATH, "(the manifest)");
+        owners.insert(&pack_file_name, "(the pack)");
         for asset in &assets {
             for output in &asset.record.outputs {
                 if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
@@ -342,6 +384,7 @@ impl Baker {
                 }
             }
         }
+        check_references(&plan.jobs, &assets, self.keep_going)?;
         let manifest_bytes = build_manifest(&assets)?;
 
         let mut report = Report {
@@ -352,7 +395,9 @@ impl Baker {
             inputs: plan
                 .jobs
                 .iter()
-                .flat_map(|j| j.sources.iter().cloned())
+                .zip(&assets)
+                .flat_map(|(job, asset)| job.sources.iter().chain(&asset.record.side_inputs))
+                .cloned()
                 .collect(),
             watched_dirs: plan.watched_dirs.clone(),
             ..Report::default()
@@ -524,27 +569,73 @@ fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
         .unwrap_or(0)
 }
 
-/// Bakes one job, or proves from the cache that its outputs are current.
-fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, BakeError> {
-    // Fast path: every source's name, size and mtime.
-    let mut stamp = xxhash_rust::xxh3::Xxh3::new();
-    let mut source_size = 0;
-    for source in &job.sources {
-        let meta = std::fs::metadata(source).map_err(|e| BakeError::io(source, e))?;
-        stamp.update(source.as_os_str().as_encoded_bytes());
-        stamp.update(&meta.len().to_le_bytes());
-        stamp.update(&mtime_ns(&meta).to_le_bytes());
-        source_size += meta.len();
+/// One input's contribution to the fast-path stamp: its path, and its size and mtime (or a
+/// marker when it does not exist).
+fn stamp_input(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> Result<u64, BakeError> {
+    stamp.update(path.as_os_str().as_encoded_bytes());
+    stamp.update(&[0]);
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            stamp.update(&[1]);
+            stamp.update(&meta.len().to_le_bytes());
+            stamp.update(&mtime_ns(&meta).to_le_bytes());
+            Ok(meta.len())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            stamp.update(&[2]);
+            Ok(0)
+        }
+        Err(e) => Err(BakeError::io(path, e)),
     }
-    let source_stamp = stamp.digest();
-    let settings = job.settings.output_fingerprint();
-    let encoder = (
-        job.pipeline.name().to_owned(),
-        job.pipeline.encoder_version(),
-    );
+}
+
+/// One input's contribution to the content hash: its name and the digest of its bytes (or a
+/// marker when it could not be read).
+fn hash_input(content: &mut xxhash_rust::xxh3::Xxh3, name: &[u8], digest: Option<(u64, u64)>) {
+    content.update(&(name.len() as u64).to_le_bytes());
+    content.update(name);
+    match digest {
+        Some((hash, len)) => {
+            content.update(&[1]);
+            content.update(&len.to_le_bytes());
+            content.update(&hash.to_le_bytes());
+        }
+        None => content.update(&[2]),
+    }
+}
+
+/// A side input's name in the content hash: relative to the source's folder when it is
+/// inside it, so a moved checkout hashes the same.
+fn side_name<'a>(base: &Path, path: &'a Path) -> &'a [u8] {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .as_os_str()
+        .as_encoded_bytes()
+}
+
+/// The folder a job's side files resolve against.
+fn job_base(job: &Job) -> &Path {
+    match job.folder {
+        true => &job.source,
+        false => job.source.parent().unwrap_or(Path::new(".")),
+    }
+}
+
+/// Bakes one job, or proves from the cache that its outputs are current.
+fn bake_one(
+    job: &Job,
+    registry: &Registry,
+    cache: &Cache,
+    out_dir: &Path,
+) -> Result<AssetResult, BakeError> {
+    let pipeline = registry.get(job.pipeline);
+    let encoder = (pipeline.name().to_owned(), pipeline.version());
+    let base = job_base(job);
     let usable = cache.get(&job.rel).filter(|old| {
-        old.settings == settings
-            && old.encoder == encoder
+        old.encoder == encoder
+            && old.settings.iter().all(|(table, fingerprint)| {
+                settings::fingerprint(job.settings.tables.get(table)) == *fingerprint
+            })
             && old
                 .outputs
                 .iter()
@@ -558,106 +649,210 @@ fn bake_one(job: &Job, cache: &Cache, out_dir: &Path) -> Result<AssetResult, Bak
             warnings: Vec::new(),
         })
     };
-    if let Some(old) = usable.filter(|old| old.source_stamp == source_stamp) {
+
+    // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
+    let no_side_inputs = Vec::new();
+    let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
+    let mut stamp = xxhash_rust::xxh3::Xxh3::new();
+    let mut source_size = 0;
+    for source in &job.sources {
+        source_size += stamp_input(&mut stamp, source)?;
+    }
+    for side in side_inputs {
+        stamp_input(&mut stamp, side)?;
+    }
+    if let Some(old) = usable.filter(|old| old.source_stamp == stamp.digest()) {
         return cached(old.clone());
     }
-    // Slow path: the sources' names and bytes.
+
+    // Slow path: the bytes.
     let mut content = xxhash_rust::xxh3::Xxh3::new();
-    let mut sources = Vec::with_capacity(job.sources.len());
+    let mut files = Vec::with_capacity(job.sources.len());
     for source in &job.sources {
         let bytes = std::fs::read(source).map_err(|e| BakeError::io(source, e))?;
-        content.update(
-            source
-                .file_name()
-                .map(|n| n.as_encoded_bytes())
-                .unwrap_or_default(),
-        );
-        content.update(&(bytes.len() as u64).to_le_bytes());
-        content.update(&bytes);
-        sources.push((source.clone(), bytes));
-    }
-    let source_hash = content.digest();
-    if let Some(old) = usable.filter(|old| old.source_hash == source_hash) {
-        // Touched but unchanged: keep the outputs, remember the new stamp.
-        return cached(CachedAsset {
-            source_stamp,
-            source_size,
-            ..old.clone()
+        let name = source.file_name().unwrap_or_default().as_encoded_bytes();
+        let digest = (xxhash_rust::xxh3::xxh3_64(&bytes), bytes.len() as u64);
+        hash_input(&mut content, name, Some(digest));
+        files.push(SourceFile {
+            path: source.clone(),
+            bytes,
         });
     }
-    let baked = job.pipeline.bake(job, sources)?;
-    let outputs = baked
-        .files
+    if let Some(old) = usable {
+        let mut recorded = content.clone();
+        for side in side_inputs {
+            let digest = std::fs::read(side)
+                .ok()
+                .map(|b| (xxhash_rust::xxh3::xxh3_64(&b), b.len() as u64));
+            hash_input(&mut recorded, side_name(base, side), digest);
+        }
+        if old.source_hash == recorded.digest() {
+            // Touched but unchanged: keep the outputs, remember the new stamp.
+            return cached(CachedAsset {
+                source_stamp: stamp.digest(),
+                source_size,
+                ..old.clone()
+            });
+        }
+    }
+
+    let source = Source {
+        rel: &job.rel,
+        path: &job.source,
+        folder: job.folder,
+        files: &files,
+    };
+    let mut cx = BakeContext::new(&job.source, base, &job.settings.tables);
+    let fail = |message: String| BakeError::asset(&job.source, message);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pipeline.bake_dyn(&source, &mut cx)
+    }));
+    match outcome {
+        Ok(Ok(())) => {}
+        // Errors from the context already name their file.
+        Ok(Err(error)) => match error.downcast::<BakeError>() {
+            Ok(error) => return Err(*error),
+            Err(error) => return Err(fail(format!("pipeline `{}`: {error}", encoder.0))),
+        },
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            return Err(fail(format!(
+                "pipeline `{}` panicked: {message}",
+                encoder.0
+            )));
+        }
+    }
+    let mut recorded = cx.finish();
+
+    let mut seen = BTreeSet::new();
+    for output in &recorded.outputs {
+        check_output_path(&output.path)
+            .map_err(|e| fail(format!("pipeline `{}`: {e}", encoder.0)))?;
+        if !seen.insert(output.path.as_str()) {
+            return Err(fail(format!(
+                "pipeline `{}` emitted `{}` twice",
+                encoder.0, output.path
+            )));
+        }
+    }
+    recorded.side_inputs.sort_by(|a, b| a.path.cmp(&b.path));
+    recorded.side_inputs.dedup_by(|a, b| a.path == b.path);
+    let mut stamp = xxhash_rust::xxh3::Xxh3::new();
+    for source in &job.sources {
+        stamp_input(&mut stamp, source)?;
+    }
+    for side in &recorded.side_inputs {
+        stamp_input(&mut stamp, &side.path)?;
+        hash_input(&mut content, side_name(base, &side.path), side.digest);
+    }
+    recorded.tables.sort();
+    recorded.tables.dedup();
+    recorded.references.sort();
+    recorded.references.dedup();
+    let outputs = recorded
+        .outputs
         .iter()
         .map(|file| CachedOutput {
             path: file.path.clone(),
             size: file.bytes.len() as u64,
             hash: xxhash_rust::xxh3::xxh3_64(&file.bytes),
-            manifest: file
-                .manifest
-                .map(|m| (m.hash, m.kind.0, m.color_space as u8)),
+            manifest: Some((
+                hash_runtime_path(&file.path),
+                file.kind.0,
+                file.color_space as u8,
+            )),
         })
         .collect();
     let record = CachedAsset {
         rel: job.rel.clone(),
         source_size,
-        source_stamp,
-        source_hash,
-        settings,
+        source_stamp: stamp.digest(),
+        source_hash: content.digest(),
+        settings: recorded.tables,
         encoder,
+        side_inputs: recorded.side_inputs.into_iter().map(|s| s.path).collect(),
+        references: recorded.references,
         outputs,
     };
     Ok(AssetResult {
         record,
-        files: baked.files,
+        files: recorded.outputs,
         cached: false,
-        warnings: baked.warnings,
+        warnings: recorded.warnings,
     })
+}
+
+/// Every reference an asset recorded must name an asset of this bake (by its canonical
+/// ref's hash); the errors name both ends.
+fn check_references(
+    jobs: &[Job],
+    assets: &[AssetResult],
+    keep_going: bool,
+) -> Result<(), BakeError> {
+    let produced: BTreeSet<u64> = assets
+        .iter()
+        .flat_map(|a| &a.record.outputs)
+        .filter_map(|o| o.manifest.map(|(hash, _, _)| hash))
+        .collect();
+    let mut dangling = Vec::new();
+    for (job, asset) in jobs.iter().zip(assets) {
+        for (reference, hash) in &asset.record.references {
+            if !produced.contains(hash) {
+                let error = BakeError::DanglingReference {
+                    file: job.source.clone(),
+                    from: job.rel.clone(),
+                    reference: reference.clone(),
+                };
+                if !keep_going {
+                    return Err(error);
+                }
+                dangling.push(error);
+            }
+        }
+    }
+    match dangling.len() {
+        0 => Ok(()),
+        1 => Err(dangling.remove(0)),
+        _ => Err(BakeError::Failed(dangling)),
+    }
 }
 
 /// `assets.hman` from every asset's manifest rows: sorted by hash, identical rows merged,
 /// two paths with one hash an error naming both.
 fn build_manifest(assets: &[AssetResult]) -> Result<Vec<u8>, BakeError> {
-    let mut rows: BTreeMap<u64, (ManifestRow, &str)> = BTreeMap::new();
-    let mut seen = BTreeSet::new();
+    let mut rows: BTreeMap<u64, ManifestEntry<'_>> = BTreeMap::new();
     for asset in assets {
         for output in &asset.record.outputs {
             let Some((hash, kind, color_space)) = output.manifest else {
                 continue;
             };
-            let kind = AssetKind(kind);
-            let color_space = if color_space == 1 {
-                ColorSpace::Srgb
-            } else {
-                ColorSpace::Linear
-            };
-            let row = ManifestRow {
+            let entry = ManifestEntry {
                 hash,
-                kind,
-                color_space,
+                kind: AssetKind(kind),
+                color_space: match color_space {
+                    1 => ColorSpace::Srgb,
+                    _ => ColorSpace::Linear,
+                },
+                path: &output.path,
             };
-            if !seen.insert((hash, output.path.as_str())) {
-                continue;
-            }
-            if let Some((_, other)) = rows.insert(hash, (row, &output.path)) {
-                return Err(BakeError::Collision {
-                    message: format!(
-                        "`{other}` and `{}` have the same asset hash {hash:#018x}; rename one",
-                        output.path
-                    ),
-                });
+            match rows.insert(hash, entry) {
+                Some(other) if other.path != output.path => {
+                    return Err(BakeError::Collision {
+                        message: format!(
+                            "`{}` and `{}` have the same asset hash {hash:#018x}; rename one",
+                            other.path, output.path
+                        ),
+                    })
+                }
+                _ => {}
             }
         }
     }
-    let entries: Vec<ManifestEntry<'_>> = rows
-        .values()
-        .map(|(row, path)| ManifestEntry {
-            hash: row.hash,
-            kind: row.kind,
-            color_space: row.color_space,
-            path,
-        })
-        .collect();
+    let entries: Vec<ManifestEntry<'_>> = rows.into_values().collect();
     if let Some(long) = entries.iter().find(|e| e.path.len() > u16::MAX as usize) {
         return Err(BakeError::asset(
             long.path,

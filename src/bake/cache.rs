@@ -1,14 +1,16 @@
 //! The incremental cache (`<out>/.hearth-cache`): bincode 2, behind a magic and a schema
-//! version. An asset is re-baked only when its source bytes, its output settings or its
-//! pipeline's encoder version changed, or one of its outputs went missing. Size + mtime are
-//! compared first; only when they differ are the source bytes hashed.
+//! version. An asset is re-baked only when its pipeline's name or version, one of the
+//! settings tables its bake read, its source bytes or the bytes of a side file its bake read
+//! changed, or one of its outputs went missing. Sizes + mtimes of the sources and recorded
+//! side inputs are compared first; only when they differ are the bytes hashed. A no-op
+//! re-bake therefore stats files and opens none.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 2;
+const SCHEMA: u32 = 3;
 /// File name of the cache inside the output folder.
 pub const FILE_NAME: &str = ".hearth-cache";
 
@@ -32,14 +34,18 @@ pub struct CachedAsset {
     pub rel: String,
     /// Total size of the source files.
     pub source_size: u64,
-    /// Digest of every source file's name, size and mtime (the fast-path check).
+    /// Digest of every input's path, size and mtime (the fast-path check).
     pub source_stamp: u64,
-    /// Digest of every source file's name and bytes.
+    /// Digest of every input's name and bytes.
     pub source_hash: u64,
-    /// [`Settings::output_fingerprint`](crate::bake::settings::Settings::output_fingerprint).
-    pub settings: u64,
-    /// Pipeline name and encoder version.
+    /// Every settings table the bake read, with the fingerprint of its layered value, sorted.
+    pub settings: Vec<(String, u64)>,
+    /// Pipeline name and version.
     pub encoder: (String, u32),
+    /// Side files the bake read (or tried to), sorted: inputs besides the sources.
+    pub side_inputs: Vec<std::path::PathBuf>,
+    /// References to other assets: (ref as written, hash).
+    pub references: Vec<(String, u64)>,
     /// Output files.
     pub outputs: Vec<CachedOutput>,
 }
@@ -144,8 +150,10 @@ mod tests {
                 source_size: 3,
                 source_stamp: 12345,
                 source_hash: 99,
-                settings: 7,
+                settings: vec![("texture".into(), 7)],
                 encoder: ("blob".into(), 1),
+                side_inputs: vec!["a.side".into()],
+                references: vec![("b".into(), 3)],
                 outputs: vec![CachedOutput {
                     path: "a.bin".into(),
                     size: 3,

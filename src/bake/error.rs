@@ -37,6 +37,24 @@ pub enum BakeError {
         /// Both claimants and the contested path or hash.
         message: String,
     },
+    /// A pipeline could not be registered, or broke the pipeline contract.
+    #[error("pipeline `{pipeline}`: {message}")]
+    Pipeline {
+        /// The pipeline's name.
+        pipeline: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An asset refers to another asset that the bake does not produce.
+    #[error("{}: `{from}` references `{reference}`, which this bake does not produce", file.display())]
+    DanglingReference {
+        /// The referring asset's source file.
+        file: PathBuf,
+        /// The referring asset (source-relative path).
+        from: String,
+        /// The reference as the pipeline wrote it.
+        reference: String,
+    },
     /// Several assets failed (keep-going mode reports them all).
     #[error("{} assets failed:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
     Failed(Vec<BakeError>),

@@ -23,7 +23,8 @@
 //! ```
 
 use crate::bake::error::BakeError;
-use crate::bake::settings::{CodecName, MeshLayer, Settings, SettingsLayer, TextureLayer};
+use crate::bake::pipeline::Registry;
+use crate::bake::settings::{key_path, CodecName, Settings, SettingsLayer};
 use crate::format::hpack::Codec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -36,21 +37,22 @@ pub(crate) const MATCH_OPTIONS: glob::MatchOptions = glob::MatchOptions {
     require_literal_leading_dot: false,
 };
 
-/// Any settings-bearing table. One struct for all of them keeps unknown-key detection exact;
-/// keys that are valid only in some tables (`match`, `rules`, `output`, `assets`, `exclude`)
-/// are checked by the caller.
+/// Any settings-bearing table. One struct for all of them; keys that are valid only in some
+/// tables (`match`, `rules`, `output`, `assets`, `exclude`) are checked by the caller, and
+/// every other key is a pipeline's settings table, checked against the registered pipelines
+/// by [`Config::check_tables`].
 #[derive(Debug, Default, Deserialize)]
 struct RawTable {
     compression: Option<CodecName>,
     compression_level: Option<i32>,
-    texture: Option<TextureLayer>,
-    mesh: Option<MeshLayer>,
     #[serde(rename = "match")]
     match_glob: Option<String>,
     rules: Option<Vec<RawTable>>,
     output: Option<String>,
     assets: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
+    #[serde(flatten)]
+    tables: toml::Table,
 }
 
 impl RawTable {
@@ -58,8 +60,7 @@ impl RawTable {
         SettingsLayer {
             compression: self.compression,
             compression_level: self.compression_level,
-            texture: self.texture.clone(),
-            mesh: self.mesh.clone(),
+            tables: self.tables.clone(),
         }
     }
 }
@@ -81,23 +82,6 @@ struct RawManifest {
     default: Option<RawTable>,
     #[serde(default)]
     presets: BTreeMap<String, RawTable>,
-}
-
-/// A TOML key path (`default.rules[0].texture.compres`) from serde_ignored's path, which also
-/// has nodes for `Option`s and newtypes.
-fn key_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path;
-    match path {
-        Path::Root => String::new(),
-        Path::Seq { parent, index } => format!("{}[{index}]", key_path(parent)),
-        Path::Map { parent, key } => match key_path(parent) {
-            prefix if prefix.is_empty() => key.clone(),
-            prefix => format!("{prefix}.{key}"),
-        },
-        Path::Some { parent }
-        | Path::NewtypeStruct { parent }
-        | Path::NewtypeVariant { parent } => key_path(parent),
-    }
 }
 
 /// Warns about structural keys (`match`, `rules`, …) used in a table where they mean nothing.
@@ -377,6 +361,71 @@ impl Config {
         }
     }
 
+    /// Every settings layer with its key path (`default`, `presets.mobile.rules[0]`).
+    fn layers(&self) -> Vec<(String, &SettingsLayer)> {
+        let mut layers = vec![("content".to_owned(), &self.content)];
+        for (i, group) in self.groups.iter().enumerate() {
+            layers.push((format!("content.group[{i}]"), &group.layer));
+        }
+        layers.push(("default".to_owned(), &self.default));
+        for (i, rule) in self.rules.iter().enumerate() {
+            layers.push((format!("default.rules[{i}]"), &rule.layer));
+        }
+        for (name, preset) in &self.presets {
+            layers.push((format!("presets.{name}"), &preset.layer));
+            for (i, rule) in preset.rules.iter().enumerate() {
+                layers.push((format!("presets.{name}.rules[{i}]"), &rule.layer));
+            }
+        }
+        layers
+    }
+
+    /// Checks every settings table of every layer against the pipelines that read it: a table
+    /// no pipeline reads, or a key none of them knows, is a warning naming its key path; a
+    /// value of the wrong type is an error naming it.
+    pub fn check_tables(&self, registry: &Registry) -> Result<Vec<String>, BakeError> {
+        let mut warnings = Vec::new();
+        for (at, layer) in self.layers() {
+            for (key, value) in &layer.tables {
+                let readers: Vec<_> = registry
+                    .all()
+                    .filter(|p| p.settings_table() == key)
+                    .collect();
+                if readers.is_empty() {
+                    warnings.push(format!(
+                        "{}: unknown key `{at}.{key}` ignored (no pipeline reads a `{key}` table)",
+                        self.file.display()
+                    ));
+                    continue;
+                }
+                // A key is unknown when every pipeline reading the table ignores it.
+                let mut unknown: Option<Vec<String>> = None;
+                for pipeline in readers {
+                    let mut ignored = Vec::new();
+                    pipeline
+                        .check_table(value, &mut |path| ignored.push(path))
+                        .map_err(|message| BakeError::Config {
+                            file: self.file.clone(),
+                            message: format!("`{at}.{key}`: {message}"),
+                        })?;
+                    unknown = Some(match unknown {
+                        None => ignored,
+                        Some(before) => {
+                            before.into_iter().filter(|k| ignored.contains(k)).collect()
+                        }
+                    });
+                }
+                for path in unknown.unwrap_or_default() {
+                    warnings.push(format!(
+                        "{}: unknown key `{at}.{key}.{path}` ignored",
+                        self.file.display()
+                    ));
+                }
+            }
+        }
+        Ok(warnings)
+    }
+
     /// The settings of the asset at source-relative path `rel`, baked in `group` under `preset`.
     pub fn resolve(
         &self,
@@ -441,6 +490,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bake::settings::TextureSettings;
 
     const ISSUE_EXAMPLE: &str = r#"
 preset = "desktop"
@@ -480,14 +530,16 @@ texture = { compress = false }
             config
                 .resolve(None, group, "decals/x.png")
                 .unwrap()
-                .texture
+                .table::<TextureSettings>("texture")
+                .unwrap()
                 .compress
         );
         assert!(
             !config
                 .resolve(mobile, group, "decals/x.png")
                 .unwrap()
-                .texture
+                .table::<TextureSettings>("texture")
+                .unwrap()
                 .compress
         );
         // `*` spans '/', as in assetc.
@@ -495,7 +547,8 @@ texture = { compress = false }
             !config
                 .resolve(None, group, "ui/icons/a.png")
                 .unwrap()
-                .texture
+                .table::<TextureSettings>("texture")
+                .unwrap()
                 .compress
         );
     }
@@ -542,7 +595,14 @@ texture = { compress = false }
             config.resolve(p, a, "a/keep").unwrap().compression,
             Codec::None
         );
-        assert!(!config.resolve(p, a, "a/keep").unwrap().texture.compress);
+        assert!(
+            !config
+                .resolve(p, a, "a/keep")
+                .unwrap()
+                .table::<TextureSettings>("texture")
+                .unwrap()
+                .compress
+        );
     }
 
     #[test]
@@ -551,12 +611,29 @@ texture = { compress = false }
             "[content]\ncompresion = \"zstd\"\n[[content.group]]\nassets = [\"*\"]\n[default]\ntexture = { compres = true }\nmesh = { lod = { levls = 3 } }\noutput = \"x\"\n",
         )
         .unwrap();
-        let all = config.warnings.join("\n");
+        let checked = config.check_tables(&Registry::with_builtins()).unwrap();
+        let all = [config.warnings.clone(), checked].concat().join("\n");
         assert!(all.contains("`content.compresion`"), "{all}");
         assert!(all.contains("`default.texture.compres`"), "{all}");
         assert!(all.contains("`default.mesh.lod.levls`"), "{all}");
         assert!(all.contains("`default.output`"), "{all}");
         assert!(all.contains("hearth.toml"), "{all}");
+    }
+
+    #[test]
+    fn tables_no_pipeline_reads_and_wrong_types_are_named() {
+        let config = parse(
+            "[default]\ntextur = { compress = true }\n[[default.rules]]\nmatch = \"*\"\ntexture = { quality = 3 }\n",
+        )
+        .unwrap();
+        let err = config
+            .check_tables(&Registry::with_builtins())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`default.rules[0].texture`"), "{err}");
+        let config = parse("[default]\ntextur = { compress = true }\n").unwrap();
+        let warnings = config.check_tables(&Registry::with_builtins()).unwrap();
+        assert!(warnings[0].contains("`default.textur`"), "{warnings:?}");
     }
 
     #[test]

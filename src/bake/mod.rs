@@ -2,6 +2,7 @@
 //! cargo integration.
 
 mod baker;
+pub mod blob;
 pub mod cache;
 pub mod cargo;
 mod error;
@@ -17,3 +18,4 @@ pub mod texture;
 pub use baker::{Baker, ConfigSource, Progress, Report};
 pub use error::BakeError;
 pub use manifest::Config;
+pub use pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Registry, Source};

@@ -1,313 +1,653 @@
-//! Asset pipelines: one enum arm per asset kind. The planner, cache and pack writer only see
-//! [`Pipeline`] and [`BakedAsset`], so a new kind is a new arm here and a module beside it.
+//! The pipeline contract: every asset kind, built-in or the game's own, is a [`Pipeline`].
+//!
+//! A pipeline says which sources it claims ([`Claim`]), its name and version (part of the
+//! cache key), the settings table it reads, and how it bakes one source through a
+//! [`BakeContext`]: side files are read through the context (and so recorded as inputs of the
+//! asset), outputs are emitted with their [`AssetKind`], references to other assets are
+//! recorded and checked at the end of the bake, and warnings are collected. The baker does
+//! everything else: planning, settings layering, caching, hashing, manifest rows, packing.
+//!
+//! A [`Registry`] holds the pipelines of a bake: [`Registry::with_builtins`] has hearth's own
+//! (image, cubemap, array, LUT, model, blob), and [`Baker::pipeline`](crate::bake::Baker::pipeline)
+//! or [`CargoBake::pipeline`](crate::bake::cargo::CargoBake::pipeline) add the game's.
 
 use crate::bake::error::BakeError;
-use crate::bake::plan::Job;
-use crate::bake::texture::{self, pixels::Pixels, TextureMode, TextureShape};
-use crate::format::hash::hash_runtime_path;
-use crate::format::hman::{AssetKind, ColorSpace};
-use std::path::PathBuf;
+use crate::bake::settings;
+use crate::format::hash::hash_asset_ref;
+use crate::format::hman::{AssetKind, ColorSpace, MANIFEST_PATH};
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// How an asset is baked, chosen by its file or folder name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pipeline {
-    /// Copied as it is into the runtime tree and packed (an opaque file).
-    Blob,
-    /// A PNG, JPEG or TGA image -> `.ktx2` (mode from the name: `*.n.png` normal, ...).
-    Image(TextureMode),
-    /// A `*.env/` folder of six faces -> cubemap `.env.ktx2`.
-    Cubemap,
-    /// A `*.array/` folder of images -> 2D array `.arr.ktx2`, layers in file-name order.
-    TextureArray,
-    /// A `*.lut.cube` file -> 3D texture `.lut.ktx2`.
-    Lut,
-    /// A `.gltf`, `.glb` or `.obj` model -> `.hmesh`, `.hmat` and `<stem>/tex_<i>.ktx2`.
-    Model,
+/// What a pipeline's bake returns on failure: any error; the baker adds the source file and
+/// the pipeline's name to the message.
+pub type PipelineError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An asset kind's baker.
+///
+/// ```
+/// use hearth::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+/// use hearth::AssetKind;
+///
+/// /// `*.dialogue.txt` -> `.dialogue`: one line per entry, trimmed, with a line count.
+/// struct Dialogue;
+///
+/// #[derive(serde::Deserialize, Default)]
+/// #[serde(default)]
+/// struct DialogueSettings {
+///     uppercase: bool,
+/// }
+///
+/// impl Pipeline for Dialogue {
+///     type Settings = DialogueSettings; // from `dialogue = { uppercase = true }` in any layer
+///     fn name(&self) -> &str { "dialogue" }
+///     fn version(&self) -> u32 { 1 }
+///     fn claims(&self) -> Vec<Claim> { vec![Claim::file("*.dialogue.txt")] }
+///     fn bake(
+///         &self,
+///         source: &Source<'_>,
+///         settings: &DialogueSettings,
+///         cx: &mut BakeContext<'_>,
+///     ) -> Result<(), PipelineError> {
+///         let text = std::str::from_utf8(source.bytes())?;
+///         let mut lines: Vec<String> = text.lines().map(|l| l.trim().to_owned()).collect();
+///         if settings.uppercase {
+///             lines.iter_mut().for_each(|l| *l = l.to_uppercase());
+///         }
+///         let mut out = (lines.len() as u32).to_le_bytes().to_vec();
+///         out.extend(lines.join("\n").into_bytes());
+///         let path = format!("{}.dialogue", source.stem().trim_end_matches(".dialogue"));
+///         cx.emit(Output::new(path, AssetKind::game(130).unwrap(), out));
+///         Ok(())
+///     }
+/// }
+/// ```
+pub trait Pipeline: Send + Sync + 'static {
+    /// The typed settings, deserialized from this pipeline's [settings table](Self::settings_table)
+    /// after layering (`[content]` < `[default]` < preset < group < rules). Derive
+    /// `Deserialize` with `#[serde(default)]` so that unset keys take their defaults.
+    type Settings: DeserializeOwned + Default + Send + Sync + 'static;
+
+    /// A unique name, for messages and the cache.
+    fn name(&self) -> &str;
+
+    /// The encoder version: part of the cache key, so bumping it re-bakes every asset of this
+    /// pipeline. Bump it whenever the output for the same input changes, a settings default
+    /// included.
+    fn version(&self) -> u32;
+
+    /// The sources this pipeline bakes. The most specific claim wins (`*.lut.cube` over
+    /// `*.cube`); two pipelines claiming the same pattern is an error at registration.
+    fn claims(&self) -> Vec<Claim>;
+
+    /// The manifest table its settings come from (`texture = { … }`); by default its name.
+    /// Several pipelines may share one table.
+    fn settings_table(&self) -> &str {
+        self.name()
+    }
+
+    /// Bakes one source: reads side files, emits outputs, records references and warnings
+    /// through `cx`.
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        settings: &Self::Settings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError>;
 }
 
-/// A file a pipeline produced, with the manifest row it contributes.
+/// A source pattern a pipeline claims.
+///
+/// Patterns are `*` followed by a literal suffix, matched against the file or folder name
+/// without regard to ASCII case: `*.glb`, `*.lut.cube`; `*` alone claims every file (the blob
+/// pipeline's fallback). A folder claim makes a folder whose name matches one asset, baked
+/// from the visible files directly inside it, in name order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BakedFile {
-    /// Runtime path, `/`-separated, relative to the runtime root.
-    pub path: String,
-    /// The file's bytes.
+pub struct Claim {
+    pattern: String,
+    folder: bool,
+}
+
+impl Claim {
+    /// Files whose name matches `pattern` (`*.glb`).
+    pub fn file(pattern: impl Into<String>) -> Self {
+        Self {
+            pattern: pattern.into(),
+            folder: false,
+        }
+    }
+
+    /// Folders whose name matches `pattern` (`*.env` or `*.env/`).
+    pub fn folder(pattern: impl Into<String>) -> Self {
+        let pattern: String = pattern.into();
+        Self {
+            pattern: pattern.strip_suffix('/').unwrap_or(&pattern).to_owned(),
+            folder: true,
+        }
+    }
+
+    /// The pattern as written (without a folder's trailing `/`).
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether this claims folders.
+    pub fn is_folder(&self) -> bool {
+        self.folder
+    }
+
+    /// The lowercased literal suffix after the leading `*`, or why the pattern is not valid.
+    fn suffix(&self) -> Result<String, String> {
+        let suffix = self.pattern.strip_prefix('*').ok_or_else(|| {
+            format!(
+                "claim {:?}: a pattern is `*` followed by a literal suffix, like `*.glb`",
+                self.pattern
+            )
+        })?;
+        if suffix.contains(['*', '?', '[', ']', '/', '\\']) {
+            return Err(format!(
+                "claim {:?}: only one leading `*` is allowed, and no `?`, `[`, `/`",
+                self.pattern
+            ));
+        }
+        if self.folder && suffix.is_empty() {
+            return Err("a folder claim needs a suffix (`*.env`)".to_owned());
+        }
+        Ok(suffix.to_ascii_lowercase())
+    }
+}
+
+/// The source being baked: one file, or a claimed folder and its files.
+#[derive(Debug)]
+pub struct Source<'a> {
+    pub(crate) rel: &'a str,
+    pub(crate) path: &'a Path,
+    pub(crate) folder: bool,
+    pub(crate) files: &'a [SourceFile],
+}
+
+/// One file read for a [`Source`].
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Its path on disk.
+    pub path: PathBuf,
+    /// Its bytes.
     pub bytes: Vec<u8>,
-    /// The manifest row (`None` for files that are not assets of their own).
-    pub manifest: Option<ManifestRow>,
 }
 
-/// An `assets.hman` contribution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ManifestRow {
-    /// Asset hash of the canonical ref.
-    pub hash: u64,
-    /// Asset kind.
-    pub kind: AssetKind,
-    /// Color space.
-    pub color_space: ColorSpace,
+impl SourceFile {
+    /// The file name (empty if it has none or it is not UTF-8).
+    pub fn name(&self) -> &str {
+        self.path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+    }
 }
 
-/// What a pipeline made of one source asset.
-#[derive(Debug, Clone, Default)]
-pub struct BakedAsset {
-    /// Output files.
-    pub files: Vec<BakedFile>,
-    /// Warnings about this asset (each names the file).
+impl Source<'_> {
+    /// The path relative to the content root, `/`-separated, as the manifest's globs see it
+    /// (`models/chair.glb`, `sky.env`).
+    pub fn rel(&self) -> &str {
+        self.rel
+    }
+
+    /// [`rel`](Self::rel) without its last extension (`models/chair`, `grading/warm.lut`):
+    /// the usual base of output paths.
+    pub fn stem(&self) -> &str {
+        let name_start = self.rel.rfind('/').map_or(0, |i| i + 1);
+        match self.rel[name_start..].rfind('.') {
+            Some(dot) if dot > 0 => &self.rel[..name_start + dot],
+            _ => self.rel,
+        }
+    }
+
+    /// The file or folder on disk.
+    pub fn path(&self) -> &Path {
+        self.path
+    }
+
+    /// Whether the source is a claimed folder.
+    pub fn is_folder(&self) -> bool {
+        self.folder
+    }
+
+    /// The bytes of a file source (empty for a folder).
+    pub fn bytes(&self) -> &[u8] {
+        match (self.folder, self.files.first()) {
+            (false, Some(file)) => &file.bytes,
+            _ => &[],
+        }
+    }
+
+    /// A folder source's visible files in name order; a file source's one file.
+    pub fn files(&self) -> &[SourceFile] {
+        self.files
+    }
+}
+
+/// A file a pipeline emits into the runtime tree, the manifest and the pack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub(crate) path: String,
+    pub(crate) kind: AssetKind,
+    pub(crate) color_space: ColorSpace,
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl Output {
+    /// An output at runtime path `path` (relative to the tree's root, `/`-separated), of
+    /// `kind`, linear color space.
+    pub fn new(path: impl Into<String>, kind: AssetKind, bytes: Vec<u8>) -> Self {
+        Self {
+            path: path.into(),
+            kind,
+            color_space: ColorSpace::Linear,
+            bytes,
+        }
+    }
+
+    /// Sets the color space recorded in `assets.hman`.
+    pub fn color_space(mut self, color_space: ColorSpace) -> Self {
+        self.color_space = color_space;
+        self
+    }
+
+    /// The runtime path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// A side file a bake read (or tried to read), recorded as an input of the asset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SideInput {
+    pub path: PathBuf,
+    /// xxh3-64 and length of the bytes; `None` when the file could not be read.
+    pub digest: Option<(u64, u64)>,
+}
+
+/// What a bake gives the baker besides its outputs.
+#[derive(Debug, Default)]
+pub(crate) struct Recorded {
+    pub outputs: Vec<Output>,
+    pub side_inputs: Vec<SideInput>,
+    /// (ref as written, its hash)
+    pub references: Vec<(String, u64)>,
+    /// (table, fingerprint) of every settings table read
+    pub tables: Vec<(String, u64)>,
     pub warnings: Vec<String>,
 }
 
-/// Image file extensions the texture pipeline decodes.
-pub const IMAGE_EXTENSIONS: [&str; 4] = ["png", "jpg", "jpeg", "tga"];
-/// Cubemap face file stems, in KTX2 face order (+X, -X, +Y, -Y, +Z, -Z).
-pub const CUBE_FACES: [&str; 6] = ["px", "nx", "py", "ny", "pz", "nz"];
-
-fn extension(name: &str) -> String {
-    name.rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default()
+/// The baker's side of one bake: side-file reads, outputs, references, warnings.
+#[derive(Debug)]
+pub struct BakeContext<'a> {
+    source_path: &'a Path,
+    base: &'a Path,
+    tables: &'a toml::Table,
+    recorded: Recorded,
 }
 
-/// Whether `name` is an image the texture pipeline reads.
-pub fn is_image(name: &str) -> bool {
-    IMAGE_EXTENSIONS.contains(&extension(name).as_str())
+impl<'a> BakeContext<'a> {
+    pub(crate) fn new(source_path: &'a Path, base: &'a Path, tables: &'a toml::Table) -> Self {
+        Self {
+            source_path,
+            base,
+            tables,
+            recorded: Recorded::default(),
+        }
+    }
+
+    pub(crate) fn finish(self) -> Recorded {
+        self.recorded
+    }
+
+    /// The folder side files resolve against: a file source's folder, or a folder source
+    /// itself.
+    pub fn base(&self) -> &Path {
+        self.base
+    }
+
+    /// Reads a side file at `relative` (to [`base`](Self::base)) and records it as an input
+    /// of this asset: a change to it re-bakes the asset, and build scripts re-run on it. A
+    /// file that cannot be read is recorded too, so creating it later re-bakes the asset.
+    pub fn read(&mut self, relative: &str) -> Result<Vec<u8>, BakeError> {
+        let path = self.base.join(relative);
+        self.read_path(&path)
+    }
+
+    /// Like [`read`](Self::read), for a path already joined to the base.
+    pub(crate) fn read_path(&mut self, path: &Path) -> Result<Vec<u8>, BakeError> {
+        let result = std::fs::read(path);
+        let digest = result
+            .as_ref()
+            .ok()
+            .map(|bytes| (xxhash_rust::xxh3::xxh3_64(bytes), bytes.len() as u64));
+        self.recorded.side_inputs.push(SideInput {
+            path: path.to_path_buf(),
+            digest,
+        });
+        result.map_err(|e| BakeError::io(path, e))
+    }
+
+    /// The layered settings of another table (`texture` for a model's embedded images),
+    /// recorded in the cache key like the pipeline's own table. Unknown keys are ignored here:
+    /// the manifest check warns about them once.
+    pub fn settings<T: DeserializeOwned + Default>(&mut self, table: &str) -> Result<T, BakeError> {
+        let value = self.tables.get(table);
+        self.recorded
+            .tables
+            .push((table.to_owned(), settings::fingerprint(value)));
+        settings::deserialize_table(value, |_| {})
+            .map_err(|e| BakeError::asset(self.source_path, format!("settings `{table}`: {e}")))
+    }
+
+    /// Emits an output file.
+    pub fn emit(&mut self, output: Output) {
+        self.recorded.outputs.push(output);
+    }
+
+    /// Records a reference to another asset by its canonical ref (`models/chair/tex_0`,
+    /// `textures/bricks`: the runtime path, with `.ktx2` dropped) and returns its 64-bit hash
+    /// for the output to store. A reference to an asset that the bake does not produce fails
+    /// the bake, naming both.
+    pub fn reference(&mut self, asset_ref: &str) -> u64 {
+        let hash = hash_asset_ref(asset_ref);
+        self.recorded.references.push((asset_ref.to_owned(), hash));
+        hash
+    }
+
+    /// A warning about the source, prefixed with its path.
+    pub fn warn(&mut self, message: impl std::fmt::Display) {
+        self.recorded
+            .warnings
+            .push(format!("{}: {message}", self.source_path.display()));
+    }
+
+    /// A warning that names its own file (a cubemap face, a side file).
+    pub fn warn_about(&mut self, file: &Path, message: impl std::fmt::Display) {
+        self.recorded
+            .warnings
+            .push(format!("{}: {message}", file.display()));
+    }
 }
 
-impl Pipeline {
-    /// The pipeline for a source file's relative path.
-    pub fn classify(rel: &str) -> Self {
-        let lower = rel.to_ascii_lowercase();
-        if lower.ends_with(".lut.cube") {
-            Pipeline::Lut
-        } else if lower.ends_with(".gltf") || lower.ends_with(".glb") || lower.ends_with(".obj") {
-            Pipeline::Model
-        } else if is_image(rel) {
-            Pipeline::Image(TextureMode::from_file_name(rel))
-        } else {
-            Pipeline::Blob
-        }
+/// The object-safe face of a [`Pipeline`], with its settings erased to TOML.
+pub(crate) trait DynPipeline: Send + Sync {
+    fn name(&self) -> &str;
+    fn version(&self) -> u32;
+    fn settings_table(&self) -> &str;
+    /// Deserializes one layer's table: unknown key paths go to `unknown`; a type error is
+    /// returned.
+    fn check_table(
+        &self,
+        value: &toml::Value,
+        unknown: &mut dyn FnMut(String),
+    ) -> Result<(), String>;
+    fn bake_dyn(&self, source: &Source<'_>, cx: &mut BakeContext<'_>) -> Result<(), PipelineError>;
+}
+
+impl<P: Pipeline> DynPipeline for P {
+    fn name(&self) -> &str {
+        Pipeline::name(self)
+    }
+    fn version(&self) -> u32 {
+        Pipeline::version(self)
+    }
+    fn settings_table(&self) -> &str {
+        Pipeline::settings_table(self)
+    }
+    fn check_table(
+        &self,
+        value: &toml::Value,
+        unknown: &mut dyn FnMut(String),
+    ) -> Result<(), String> {
+        settings::deserialize_table::<P::Settings>(Some(value), unknown).map(|_| ())
+    }
+    fn bake_dyn(&self, source: &Source<'_>, cx: &mut BakeContext<'_>) -> Result<(), PipelineError> {
+        let table = Pipeline::settings_table(self).to_owned();
+        let settings: P::Settings = cx.settings(&table)?;
+        self.bake(source, &settings, cx)
+    }
+}
+
+/// The pipelines of one bake, and which claims which sources.
+#[derive(Clone, Default)]
+pub struct Registry {
+    pipelines: Vec<Arc<dyn DynPipeline>>,
+    /// (lowercased suffix, is folder, pipeline index)
+    claims: Vec<(String, bool, usize)>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.pipelines.iter().map(|p| p.name()))
+            .finish()
+    }
+}
+
+impl Registry {
+    /// A registry with no pipeline: every source would be unclaimed.
+    pub fn empty() -> Self {
+        Self::default()
     }
 
-    /// The pipeline for a source folder, if the folder is an asset of its own.
-    pub fn classify_dir(rel: &str) -> Option<Self> {
-        let lower = rel.to_ascii_lowercase();
-        if lower.ends_with(".env") {
-            Some(Pipeline::Cubemap)
-        } else if lower.ends_with(".array") {
-            Some(Pipeline::TextureArray)
-        } else {
-            None
+    /// hearth's own pipelines: image, cubemap, array, LUT, model and the blob fallback.
+    pub fn with_builtins() -> Self {
+        use crate::bake::{blob, mesh, texture};
+        let mut registry = Self::empty();
+        let builtins = [
+            registry.register(texture::pipelines::Image),
+            registry.register(texture::pipelines::Cubemap),
+            registry.register(texture::pipelines::Array),
+            registry.register(texture::pipelines::Lut),
+            registry.register(mesh::pipeline::Model),
+            registry.register(blob::Blob),
+        ];
+        for result in builtins {
+            result.expect("the built-in pipelines claim distinct patterns");
         }
+        registry
     }
 
-    /// Version of this pipeline's encoder: bumping it re-bakes every asset of the kind.
-    pub fn encoder_version(self) -> u32 {
-        match self {
-            Pipeline::Blob => 1,
-            Pipeline::Image(_) | Pipeline::Cubemap | Pipeline::TextureArray | Pipeline::Lut => 1,
-            Pipeline::Model => 1,
+    /// Adds a pipeline. Fails when its name is taken, a claim is malformed, or another
+    /// pipeline already claims one of its patterns.
+    pub fn register<P: Pipeline>(&mut self, pipeline: P) -> Result<(), BakeError> {
+        let error = |message: String| BakeError::Pipeline {
+            pipeline: Pipeline::name(&pipeline).to_owned(),
+            message,
+        };
+        let name = Pipeline::name(&pipeline);
+        if name.is_empty() {
+            return Err(error("a pipeline needs a name".into()));
         }
-    }
-
-    /// A short name, for reports and the cache.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pipeline::Blob => "blob",
-            Pipeline::Image(_) => "image",
-            Pipeline::Cubemap => "cubemap",
-            Pipeline::TextureArray => "array",
-            Pipeline::Lut => "lut",
-            Pipeline::Model => "model",
+        if self.pipelines.iter().any(|p| p.name() == name) {
+            return Err(error(
+                "a pipeline of this name is already registered".into(),
+            ));
         }
-    }
-
-    /// Bakes one job from its sources' bytes (one file, or a folder's files in name order).
-    pub fn bake(
-        self,
-        job: &Job,
-        sources: Vec<(PathBuf, Vec<u8>)>,
-    ) -> Result<BakedAsset, BakeError> {
-        let fail = |message: String| BakeError::asset(&job.source, message);
-        match self {
-            Pipeline::Model => {
-                let (_, bytes) = sources
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| fail("no source".into()))?;
-                crate::bake::mesh::bake_model(&job.rel, &job.source, &bytes, &job.settings)
-                    .map_err(fail)
-            }
-            Pipeline::Blob => {
-                let bytes = sources
-                    .into_iter()
-                    .next()
-                    .map(|(_, b)| b)
-                    .unwrap_or_default();
-                Ok(bake_blob(&job.rel, bytes))
-            }
-            Pipeline::Image(mode) => {
-                let (_, bytes) = sources
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| fail("no source".into()))?;
-                let mut warnings = Vec::new();
-                let image = decode(&job.source, &bytes, &mut warnings)?;
-                let encoded =
-                    texture::encode(&[image], TextureShape::Single, mode, &job.settings.texture)
-                        .map_err(fail)?;
-                let path = format!(
-                    "{}.ktx2",
-                    job.rel.rsplit_once('.').map(|(s, _)| s).unwrap_or(&job.rel)
-                );
-                Ok(texture_asset(path, encoded, AssetKind::TEXTURE, warnings))
-            }
-            Pipeline::Cubemap => {
-                let mut warnings = Vec::new();
-                let mut faces = Vec::with_capacity(6);
-                for face in CUBE_FACES {
-                    let found = sources.iter().find(|(path, _)| {
-                        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                        name.rsplit_once('.')
-                            .is_some_and(|(stem, _)| stem.eq_ignore_ascii_case(face))
-                            && is_image(name)
-                    });
-                    let (path, bytes) = found.ok_or_else(|| {
-                        fail(format!(
-                            "cubemap face `{face}` is missing (need px, nx, py, ny, pz, nz images)"
-                        ))
-                    })?;
-                    faces.push(decode(path, bytes, &mut warnings)?);
-                }
-                for (path, _) in &sources {
-                    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                    let stem = name.rsplit_once('.').map(|(s, _)| s).unwrap_or(name);
-                    if !(is_image(name) && CUBE_FACES.iter().any(|f| stem.eq_ignore_ascii_case(f)))
-                    {
-                        warnings.push(format!("{}: not a cubemap face; ignored", path.display()));
-                    }
-                }
-                let encoded = texture::encode(
-                    &faces,
-                    TextureShape::Cubemap,
-                    TextureMode::Color,
-                    &job.settings.texture,
-                )
-                .map_err(fail)?;
-                Ok(texture_asset(
-                    format!("{}.ktx2", job.rel),
-                    encoded,
-                    AssetKind::TEXTURE,
-                    warnings,
-                ))
-            }
-            Pipeline::TextureArray => {
-                let mut warnings = Vec::new();
-                let mut layers = Vec::new();
-                for (path, bytes) in &sources {
-                    if is_image(&path.to_string_lossy()) {
-                        layers.push(decode(path, bytes, &mut warnings)?);
+        let index = self.pipelines.len();
+        let mut claims = Vec::new();
+        for claim in Pipeline::claims(&pipeline) {
+            let suffix = claim.suffix().map_err(&error)?;
+            let taken = self
+                .claims
+                .iter()
+                .chain(&claims)
+                .find(|(s, folder, _)| *s == suffix && *folder == claim.folder);
+            if let Some((_, _, owner)) = taken {
+                let owner = self.pipelines.get(*owner).map_or(name, |p| p.name());
+                return Err(error(format!(
+                    "{} {:?} is already claimed by pipeline `{owner}`",
+                    if claim.folder {
+                        "folder pattern"
                     } else {
-                        warnings.push(format!(
-                            "{}: not an image; left out of the array",
-                            path.display()
-                        ));
-                    }
-                }
-                if layers.is_empty() {
-                    return Err(fail("texture array folder holds no images".into()));
-                }
-                let encoded = texture::encode(
-                    &layers,
-                    TextureShape::Array,
-                    TextureMode::Color,
-                    &job.settings.texture,
-                )
-                .map_err(fail)?;
-                let stem = &job.rel[..job.rel.len() - ".array".len()];
-                Ok(texture_asset(
-                    format!("{stem}.arr.ktx2"),
-                    encoded,
-                    AssetKind::TEXTURE,
-                    warnings,
-                ))
+                        "pattern"
+                    },
+                    claim.pattern
+                )));
             }
-            Pipeline::Lut => {
-                let (_, bytes) = sources
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| fail("no source".into()))?;
-                let text = std::str::from_utf8(&bytes)
-                    .map_err(|_| fail("not a text .cube file (invalid UTF-8)".into()))?;
-                let lut = texture::lut::parse(text).map_err(fail)?;
-                let encoded = texture::encode_lut(&lut, job.settings.texture.zstd_level);
-                let stem = &job.rel[..job.rel.len() - ".cube".len()];
-                Ok(texture_asset(
-                    format!("{stem}.ktx2"),
-                    encoded,
-                    AssetKind::LUT,
-                    Vec::new(),
-                ))
-            }
+            claims.push((suffix, claim.folder, index));
+        }
+        self.claims.extend(claims);
+        self.pipelines.push(Arc::new(pipeline));
+        Ok(())
+    }
+
+    /// The names of the registered pipelines, in registration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.pipelines.iter().map(|p| p.name())
+    }
+
+    pub(crate) fn get(&self, index: usize) -> &dyn DynPipeline {
+        &*self.pipelines[index]
+    }
+
+    pub(crate) fn all(&self) -> impl Iterator<Item = &dyn DynPipeline> {
+        self.pipelines.iter().map(|p| &**p)
+    }
+
+    /// The pipeline claiming a file or folder by its name: the longest matching suffix.
+    pub(crate) fn classify(&self, name: &str, folder: bool) -> Option<usize> {
+        let lower = name.to_ascii_lowercase();
+        self.claims
+            .iter()
+            .filter(|(suffix, f, _)| *f == folder && lower.ends_with(suffix.as_str()))
+            .max_by_key(|(suffix, _, _)| suffix.len())
+            .map(|(_, _, index)| *index)
+    }
+
+    /// The pipeline name of the file at `rel` (the source-relative path), for tools.
+    pub fn pipeline_for(&self, rel: &str) -> Option<&str> {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        self.classify(name, false).map(|i| self.pipelines[i].name())
+    }
+}
+
+/// Checks an emitted path: relative, `/`-separated, no empty, `.` or `..` components, no
+/// hidden components (the baker's own files start with `.`), not the manifest.
+pub(crate) fn check_output_path(path: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("output path {path:?} {why}"));
+    if path.is_empty() {
+        return bad("is empty");
+    }
+    if path.contains(['\\', '\0', '\n', '\r']) || path.starts_with('/') {
+        return bad("must be relative and `/`-separated");
+    }
+    if path
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == ".." || part.starts_with('.'))
+    {
+        return bad("is outside the runtime tree or hidden (empty, `.`, `..` or dot components)");
+    }
+    if path == MANIFEST_PATH {
+        return bad("is reserved for the manifest");
+    }
+    if path.len() > u16::MAX as usize {
+        return bad("is longer than 65535 bytes");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Claims(&'static str, Vec<Claim>);
+    impl Pipeline for Claims {
+        type Settings = ();
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn version(&self) -> u32 {
+            1
+        }
+        fn claims(&self) -> Vec<Claim> {
+            self.1.clone()
+        }
+        fn bake(
+            &self,
+            _: &Source<'_>,
+            _: &(),
+            _: &mut BakeContext<'_>,
+        ) -> Result<(), PipelineError> {
+            Ok(())
         }
     }
-}
 
-/// Decodes one image, naming the file in errors and warning about precision loss.
-fn decode(
-    path: &std::path::Path,
-    bytes: &[u8],
-    warnings: &mut Vec<String>,
-) -> Result<Pixels, BakeError> {
-    let ext = extension(&path.to_string_lossy());
-    let (pixels, info) = Pixels::decode(bytes, &ext).map_err(|e| BakeError::asset(path, e))?;
-    if info.bits > 8 {
-        warnings.push(format!(
-            "{}: {}-bit source stored with 8 bits per channel",
-            path.display(),
-            info.bits
-        ));
+    #[test]
+    fn the_most_specific_claim_wins() {
+        let registry = Registry::with_builtins();
+        assert_eq!(registry.pipeline_for("a/b.LUT.cube"), Some("lut"));
+        assert_eq!(registry.pipeline_for("a/b.cube"), Some("blob"));
+        assert_eq!(registry.pipeline_for("x.n.png"), Some("image"));
+        assert_eq!(registry.pipeline_for("m/chair.GLB"), Some("model"));
+        assert_eq!(registry.pipeline_for("README"), Some("blob"));
+        let folder = registry
+            .classify("sky.env", true)
+            .map(|i| registry.get(i).name());
+        assert_eq!(folder, Some("cubemap"));
+        assert_eq!(
+            registry
+                .classify("sky.env", false)
+                .map(|i| registry.get(i).name()),
+            Some("blob")
+        );
+
+        let mut registry = Registry::with_builtins();
+        registry
+            .register(Claims("level", vec![Claim::file("*.level.toml")]))
+            .unwrap();
+        assert_eq!(registry.pipeline_for("one.level.toml"), Some("level"));
+        assert_eq!(registry.pipeline_for("Cargo.toml"), Some("blob"));
     }
-    Ok(pixels)
-}
 
-fn texture_asset(
-    path: String,
-    encoded: texture::EncodedTexture,
-    kind: AssetKind,
-    warnings: Vec<String>,
-) -> BakedAsset {
-    let row = ManifestRow {
-        hash: hash_runtime_path(&path),
-        kind,
-        color_space: encoded.color_space,
-    };
-    BakedAsset {
-        files: vec![BakedFile {
-            path,
-            bytes: encoded.ktx2,
-            manifest: Some(row),
-        }],
-        warnings,
+    #[test]
+    fn conflicting_or_malformed_claims_fail_at_registration() {
+        let mut registry = Registry::with_builtins();
+        let err = registry
+            .register(Claims("mine", vec![Claim::file("*.GLB")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`mine`") && err.contains("`model`"), "{err}");
+        let err = registry
+            .register(Claims("image", vec![Claim::file("*.xyz")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("already registered"), "{err}");
+        for bad in ["glb", "*.g*b", "*/x", "models/*.glb"] {
+            assert!(registry
+                .register(Claims("bad", vec![Claim::file(bad)]))
+                .is_err());
+        }
+        // A folder claim and a file claim of one suffix are different claims.
+        registry
+            .register(Claims("folder", vec![Claim::folder("*.glb/")]))
+            .unwrap();
+        assert!(registry.pipeline_for("x.glb") == Some("model"));
     }
-}
 
-/// An opaque file keeps its path and bytes; its kind comes from the extension.
-fn bake_blob(rel: &str, bytes: Vec<u8>) -> BakedAsset {
-    let kind = match extension(rel).as_str() {
-        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
-        "ttf" | "otf" | "fnt" => AssetKind::FONT,
-        _ => AssetKind::BLOB,
-    };
-    let row = ManifestRow {
-        hash: hash_runtime_path(rel),
-        kind,
-        color_space: ColorSpace::Linear,
-    };
-    BakedAsset {
-        files: vec![BakedFile {
-            path: rel.to_owned(),
-            bytes,
-            manifest: Some(row),
-        }],
-        warnings: Vec::new(),
+    #[test]
+    fn output_paths_stay_inside_the_tree() {
+        assert!(check_output_path("a/b.bin").is_ok());
+        for bad in [
+            "",
+            "/abs",
+            "../up",
+            "a/../b",
+            "a//b",
+            "a/./b",
+            ".hearth-cache",
+            "a\\b",
+            "assets.hman",
+        ] {
+            assert!(check_output_path(bad).is_err(), "{bad:?}");
+        }
     }
 }

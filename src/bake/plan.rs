@@ -1,8 +1,9 @@
-//! Planning: walk the content groups' globs, classify each file, resolve its settings.
+//! Planning: walk the content groups' globs, find the pipeline claiming each file or folder,
+//! resolve its settings. No per-kind code: claims decide.
 
 use crate::bake::error::BakeError;
 use crate::bake::manifest::{Config, Preset, MATCH_OPTIONS};
-use crate::bake::pipeline::Pipeline;
+use crate::bake::pipeline::Registry;
 use crate::bake::settings::Settings;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,10 +15,12 @@ pub struct Job {
     pub rel: String,
     /// The source file or folder (joined to the content root).
     pub source: PathBuf,
+    /// Whether the source is a claimed folder.
+    pub folder: bool,
     /// The files read: the source file itself, or a folder asset's files in name order.
     pub sources: Vec<PathBuf>,
-    /// The pipeline that bakes it.
-    pub pipeline: Pipeline,
+    /// The pipeline that bakes it (an index into the bake's [`Registry`]).
+    pub pipeline: usize,
     /// Resolved settings.
     pub settings: Settings,
 }
@@ -38,6 +41,7 @@ pub struct Plan {
 /// `.` in any component) and files inside `skip_dir` (the output folder) are left out.
 pub fn plan(
     config: &Config,
+    registry: &Registry,
     preset: Option<&Preset>,
     skip_dir: Option<&Path>,
 ) -> Result<Plan, BakeError> {
@@ -72,10 +76,9 @@ pub fn plan(
                 }
                 let rel = relative_path(&config.root, &path)?;
                 // A file inside a folder asset (`sky.env/px.png`) stands for the folder.
-                let (path, rel) = match folder_asset_of(&rel) {
+                let (path, rel) = match folder_asset_of(registry, &rel) {
                     Some(folder) => (config.root.join(&folder), folder),
                     None if path.is_file() => (path, rel),
-                    None if path.is_dir() && Pipeline::classify_dir(&rel).is_some() => (path, rel),
                     None => continue,
                 };
                 any = true;
@@ -101,31 +104,24 @@ pub fn plan(
     let mut jobs = Vec::with_capacity(matched.len());
     for (rel, (source, group_index)) in matched {
         let settings = config.resolve(preset, Some(&config.groups[group_index]), &rel)?;
-        let (pipeline, sources) = match Pipeline::classify_dir(&rel).filter(|_| source.is_dir()) {
-            Some(pipeline) => (pipeline, folder_files(&source)?),
-            None => {
-                let pipeline = Pipeline::classify(&rel);
-                let mut sources = vec![source.clone()];
-                let lower = rel.to_ascii_lowercase();
-                if pipeline == Pipeline::Model
-                    && (lower.ends_with(".gltf") || lower.ends_with(".obj"))
-                {
-                    // External buffers, material libraries and images are inputs too: hashed,
-                    // watched, re-baked.
-                    let bytes = std::fs::read(&source).map_err(|e| BakeError::io(&source, e))?;
-                    let base = source.parent().unwrap_or(Path::new("."));
-                    sources.extend(match lower.ends_with(".obj") {
-                        true => crate::bake::mesh::obj::external_files(&bytes, base),
-                        false => crate::bake::mesh::external_files(&bytes, base),
-                    });
-                }
-                (pipeline, sources)
-            }
+        let folder = source.is_dir();
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        let Some(pipeline) = registry.classify(name, folder) else {
+            warnings.push(format!(
+                "{}: no pipeline claims this file; left out",
+                source.display()
+            ));
+            continue;
+        };
+        let sources = match folder {
+            true => folder_files(&source)?,
+            false => vec![source.clone()],
         };
         jobs.push(Job {
             pipeline,
             rel,
             source,
+            folder,
             sources,
             settings,
         });
@@ -137,12 +133,13 @@ pub fn plan(
     })
 }
 
-/// The folder asset (`*.env`, `*.array`) that contains the file at `rel`, if any.
-fn folder_asset_of(rel: &str) -> Option<String> {
+/// The claimed folder (`*.env`, `*.array`) that is or contains the path `rel`, if any: a file
+/// inside a folder asset stands for the folder.
+fn folder_asset_of(registry: &Registry, rel: &str) -> Option<String> {
     let parts: Vec<&str> = rel.split('/').collect();
-    (1..parts.len())
+    (1..=parts.len())
+        .find(|n| registry.classify(parts[n - 1], true).is_some())
         .map(|n| parts[..n].join("/"))
-        .find(|prefix| Pipeline::classify_dir(prefix).is_some())
 }
 
 /// The visible files directly inside a folder asset, sorted by name.

@@ -5,56 +5,38 @@
 //! globals < the asset's content group < `[[default.rules]]` (in file order) <
 //! `[[presets.NAME.rules]]` (in file order).
 //!
-//! Adding a setting is one line in a `settings!` block: the resolved field, its `Option` twin
-//! in the layer, the merge and the cache fingerprint all follow from it.
+//! Layering works on the TOML tables themselves (nested tables key by key), so it is the same
+//! for every pipeline's table, built-in or the game's; a pipeline then deserializes its table
+//! into its typed settings. Adding a setting is one line in a `settings!` block.
 
 use crate::format::hpack::Codec;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 macro_rules! settings {
     (
-        $(#[$meta:meta])* $name:ident, $(#[$layer_meta:meta])* $layer:ident {
+        $(#[$meta:meta])* $name:ident {
             $( $(#[$field_meta:meta])* $field:ident : $ty:ty = $default:expr, )*
         }
-        $( nested {
-            $( $(#[$nested_meta:meta])* $nested:ident : $nested_ty:ty => $nested_layer:ty, )*
-        } )?
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(Debug, Clone, PartialEq, Deserialize)]
+        #[serde(default)]
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*
-            $( $( $(#[$nested_meta])* pub $nested: $nested_ty, )* )?
         }
 
         impl Default for $name {
             fn default() -> Self {
-                Self { $( $field: $default, )* $( $( $nested: <$nested_ty>::default(), )* )? }
-            }
-        }
-
-        $(#[$layer_meta])*
-        #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-        pub struct $layer {
-            $( $(#[$field_meta])* pub $field: Option<$ty>, )*
-            $( $( $(#[$nested_meta])* pub $nested: Option<$nested_layer>, )* )?
-        }
-
-        impl $name {
-            /// Overrides every field that `layer` sets (nested tables field by field).
-            pub fn apply(&mut self, layer: &$layer) {
-                $( if let Some(value) = &layer.$field { self.$field = value.clone(); } )*
-                $( $( if let Some(nested) = &layer.$nested { self.$nested.apply(nested); } )* )?
+                Self { $( $field: $default, )* }
             }
         }
     };
 }
 
 settings! {
-    /// Resolved texture settings.
-    TextureSettings,
-    /// A `texture = { … }` table.
-    TextureLayer {
+    /// Texture settings: the `texture = { … }` table.
+    TextureSettings {
         /// `true`: UASTC; `false`: raw pixels + zstd, pixel-exact.
         compress: bool = true,
         /// UASTC speed/quality level.
@@ -76,10 +58,8 @@ settings! {
 }
 
 settings! {
-    /// Resolved mesh settings.
-    MeshSettings,
-    /// A `mesh = { … }` table.
-    MeshLayer {
+    /// Mesh settings: the `mesh = { … }` table.
+    MeshSettings {
         /// Bake glTF node transforms into one world-space mesh (skinned meshes never are).
         merge: bool = true,
         /// Import (or generate, when missing) normals; `false` writes flat +Z normals.
@@ -105,18 +85,14 @@ settings! {
         flip_y: bool = false,
         /// Mirror Z before everything else.
         flip_z: bool = false,
-    }
-    nested {
         /// Levels of detail (`lod = { … }`).
-        lod: LodSettings => LodLayer,
+        lod: LodSettings = LodSettings::default(),
     }
 }
 
 settings! {
-    /// Resolved level-of-detail settings.
-    LodSettings,
-    /// A `lod = { … }` table inside `mesh`.
-    LodLayer {
+    /// Level-of-detail settings: the `lod = { … }` table inside `mesh`.
+    LodSettings {
         /// Reduced levels, each targeting half the triangles of the one before.
         levels: u32 = 2,
         /// meshoptimizer's target error, relative to the mesh's extent.
@@ -176,17 +152,17 @@ impl From<CodecName> for Codec {
     }
 }
 
-/// One layer of settings: `[default]`, a preset, a group or a rule sets some of these.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+/// One layer of settings: `[content]`, `[default]`, a preset, a group or a rule sets some of
+/// these.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SettingsLayer {
     /// Pack compression of the matched assets.
     pub compression: Option<CodecName>,
     /// Codec level (zstd 1..=22, brotli 0..=11; snap has none).
     pub compression_level: Option<i32>,
-    /// Texture settings.
-    pub texture: Option<TextureLayer>,
-    /// Mesh settings.
-    pub mesh: Option<MeshLayer>,
+    /// The pipelines' settings tables (`texture = { … }`, `mesh = { … }`, a game's own), as
+    /// written.
+    pub tables: toml::Table,
 }
 
 /// The settings that apply to one asset, after layering.
@@ -196,20 +172,18 @@ pub struct Settings {
     pub compression: Codec,
     /// Codec level; `None` is the codec's default.
     pub compression_level: Option<i32>,
-    /// Texture settings.
-    pub texture: TextureSettings,
-    /// Mesh settings.
-    pub mesh: MeshSettings,
+    /// Every settings table, merged layer over layer (tables key by key, other values
+    /// replaced whole).
+    pub tables: toml::Table,
 }
 
 impl Default for Settings {
-    /// Built-in defaults: zstd at its default level.
+    /// Built-in defaults: zstd at its default level, every table at its defaults.
     fn default() -> Self {
         Self {
             compression: Codec::Zstd,
             compression_level: None,
-            texture: TextureSettings::default(),
-            mesh: MeshSettings::default(),
+            tables: toml::Table::new(),
         }
     }
 }
@@ -225,52 +199,148 @@ impl Settings {
         if let Some(level) = layer.compression_level {
             self.compression_level = Some(level);
         }
-        if let Some(texture) = &layer.texture {
-            self.texture.apply(texture);
-        }
-        if let Some(mesh) = &layer.mesh {
-            self.mesh.apply(mesh);
-        }
+        merge(&mut self.tables, &layer.tables);
     }
 
-    /// A stable digest of the settings that shape an asset's *outputs* (not its pack codec,
-    /// which only affects packing): part of the cache key.
-    pub fn output_fingerprint(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(format!("{:?}|{:?}", self.texture, self.mesh).as_bytes())
+    /// The typed settings of one table (its defaults where no layer sets it).
+    pub fn table<T: DeserializeOwned + Default>(&self, name: &str) -> Result<T, String> {
+        deserialize_table(self.tables.get(name), |_| {})
     }
+}
+
+/// Merges `layer` into `into`: nested tables key by key, any other value replaced whole.
+fn merge(into: &mut toml::Table, layer: &toml::Table) {
+    for (key, value) in layer {
+        match (into.get_mut(key), value) {
+            (Some(toml::Value::Table(existing)), toml::Value::Table(nested)) => {
+                merge(existing, nested)
+            }
+            _ => {
+                into.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+/// Deserializes a settings table (its defaults when `None`); every key the type does not
+/// know goes to `unknown` as a dotted path relative to the table.
+pub(crate) fn deserialize_table<T: DeserializeOwned + Default>(
+    value: Option<&toml::Value>,
+    mut unknown: impl FnMut(String),
+) -> Result<T, String> {
+    let Some(value) = value else {
+        return Ok(T::default());
+    };
+    serde_ignored::deserialize(value.clone(), |path| unknown(key_path(&path)))
+        .map_err(|e: toml::de::Error| e.message().to_owned())
+}
+
+/// A dotted key path (`lod.levls`, `rotation[2]`) from serde_ignored's path, which also has
+/// nodes for `Option`s and newtypes.
+pub(crate) fn key_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", key_path(parent)),
+        Path::Map { parent, key } => match key_path(parent) {
+            prefix if prefix.is_empty() => key.clone(),
+            prefix => format!("{prefix}.{key}"),
+        },
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => key_path(parent),
+    }
+}
+
+/// A stable digest of a settings table as layered (absent and empty differ from nothing
+/// else): part of an asset's cache key. Keys are visited in sorted order, so the digest does
+/// not depend on how the manifest ordered them.
+pub(crate) fn fingerprint(value: Option<&toml::Value>) -> u64 {
+    fn feed(hasher: &mut xxhash_rust::xxh3::Xxh3, value: &toml::Value) {
+        use toml::Value;
+        match value {
+            Value::String(s) => {
+                hasher.update(&[1]);
+                hasher.update(&(s.len() as u64).to_le_bytes());
+                hasher.update(s.as_bytes());
+            }
+            Value::Integer(i) => {
+                hasher.update(&[2]);
+                hasher.update(&i.to_le_bytes());
+            }
+            Value::Float(f) => {
+                hasher.update(&[3]);
+                hasher.update(&f.to_bits().to_le_bytes());
+            }
+            Value::Boolean(b) => hasher.update(&[4, *b as u8]),
+            Value::Datetime(d) => {
+                let text = d.to_string();
+                hasher.update(&[5]);
+                hasher.update(&(text.len() as u64).to_le_bytes());
+                hasher.update(text.as_bytes());
+            }
+            Value::Array(items) => {
+                hasher.update(&[6]);
+                hasher.update(&(items.len() as u64).to_le_bytes());
+                items.iter().for_each(|item| feed(hasher, item));
+            }
+            Value::Table(table) => {
+                hasher.update(&[7]);
+                hasher.update(&(table.len() as u64).to_le_bytes());
+                let mut keys: Vec<&String> = table.keys().collect();
+                keys.sort();
+                for key in keys {
+                    hasher.update(&(key.len() as u64).to_le_bytes());
+                    hasher.update(key.as_bytes());
+                    feed(hasher, &table[key]);
+                }
+            }
+        }
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    match value {
+        None => hasher.update(&[0]),
+        Some(value) => feed(&mut hasher, value),
+    }
+    hasher.digest()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn layer(compression: Option<CodecName>, level: Option<i32>, tables: &str) -> SettingsLayer {
+        SettingsLayer {
+            compression,
+            compression_level: level,
+            tables: toml::from_str(tables).unwrap(),
+        }
+    }
+
     #[test]
     fn layers_override_only_what_they_set() {
         let mut settings = Settings::default();
-        settings.apply(&SettingsLayer {
-            compression: Some(CodecName::Brotli),
-            compression_level: Some(9),
-            texture: Some(TextureLayer {
-                compress: Some(false),
-                ..Default::default()
-            }),
-            mesh: None,
-        });
-        settings.apply(&SettingsLayer {
-            mesh: Some(MeshLayer {
-                merge: Some(false),
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
+        settings.apply(&layer(
+            Some(CodecName::Brotli),
+            Some(9),
+            "texture = { compress = false, quality = \"fastest\" }\nmesh = { lod = { levels = 3, lock_border = true } }",
+        ));
+        settings.apply(&layer(
+            None,
+            None,
+            "mesh = { merge = false, lod = { levels = 1 } }\ntexture = { quality = \"slower\" }",
+        ));
         assert_eq!(settings.compression, Codec::Brotli);
         assert_eq!(settings.compression_level, Some(9));
-        assert!(!settings.texture.compress);
-        assert!(!settings.mesh.merge);
-        settings.apply(&SettingsLayer {
-            compression: Some(CodecName::Snap),
-            ..Default::default()
-        });
+        let texture: TextureSettings = settings.table("texture").unwrap();
+        assert!(!texture.compress);
+        assert_eq!(texture.quality, TextureQuality::Slower);
+        let mesh: MeshSettings = settings.table("mesh").unwrap();
+        assert!(!mesh.merge);
+        assert_eq!(mesh.lod.levels, 1);
+        assert!(mesh.lod.lock_border, "nested tables layer key by key");
+        assert_eq!(mesh.lod.target_error, LodSettings::default().target_error);
+        settings.apply(&layer(Some(CodecName::Snap), None, ""));
         assert_eq!(
             (settings.compression, settings.compression_level),
             (Codec::Snap, None)
@@ -278,13 +348,26 @@ mod tests {
     }
 
     #[test]
-    fn fingerprint_tracks_output_settings_only() {
-        let base = Settings::default();
-        let mut texture = base.clone();
-        texture.texture.compress = false;
-        let mut codec = base.clone();
-        codec.compression = Codec::Brotli;
-        assert_ne!(base.output_fingerprint(), texture.output_fingerprint());
-        assert_eq!(base.output_fingerprint(), codec.output_fingerprint());
+    fn unknown_keys_are_reported_with_their_path() {
+        let value: toml::Value =
+            toml::from_str("compres = true\nlod = { levls = 2 }\nscale = [1, 2, 3]").unwrap();
+        let mut unknown = Vec::new();
+        let mesh: MeshSettings = deserialize_table(Some(&value), |k| unknown.push(k)).unwrap();
+        assert_eq!(mesh.scale, [1.0, 2.0, 3.0]);
+        assert_eq!(unknown, ["compres", "lod.levls"]);
+        let bad: toml::Value = toml::from_str("quality = \"superb\"").unwrap();
+        let err = deserialize_table::<TextureSettings>(Some(&bad), |_| {}).unwrap_err();
+        assert!(err.contains("superb"), "{err}");
+    }
+
+    #[test]
+    fn fingerprints_ignore_key_order_only() {
+        let a: toml::Value = toml::from_str("x = 1\ny = { z = 2.5 }").unwrap();
+        let b: toml::Value = toml::from_str("y = { z = 2.5 }\nx = 1").unwrap();
+        let c: toml::Value = toml::from_str("x = 1\ny = { z = 2.0 }").unwrap();
+        let empty: toml::Value = toml::from_str("").unwrap();
+        assert_eq!(fingerprint(Some(&a)), fingerprint(Some(&b)));
+        assert_ne!(fingerprint(Some(&a)), fingerprint(Some(&c)));
+        assert_ne!(fingerprint(None), fingerprint(Some(&empty)));
     }
 }

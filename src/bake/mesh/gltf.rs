@@ -4,7 +4,6 @@
 
 use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
 use crate::format::hmesh::GpuJoint;
-use std::path::Path;
 
 /// Extensions hearth reads or can safely ignore when a file lists them as required.
 pub const SUPPORTED_REQUIRED: [&str; 2] =
@@ -88,10 +87,13 @@ pub struct Scene {
     pub warnings: Vec<String>,
 }
 
-/// Imports a glTF or GLB file. `base` is the folder relative URIs resolve against.
+/// Reads a side file by its path relative to the model's folder (recorded as an input).
+pub type ReadSide<'a> = dyn FnMut(&str) -> Result<Vec<u8>, String> + 'a;
+
+/// Imports a glTF or GLB file; `read` loads the files its URIs name.
 pub fn import(
     bytes: &[u8],
-    base: &Path,
+    read: &mut ReadSide<'_>,
     merge: bool,
     skins: bool,
     user: &Mat4,
@@ -110,13 +112,12 @@ pub fn import(
         ));
     }
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
-    let buffers = gltf::import_buffers(&gltf.document, Some(base), gltf.blob.clone())
-        .map_err(|e| format!("cannot load buffers: {e}"))?;
+    let buffers = load_buffers(&gltf.document, gltf.blob.clone(), read)?;
     // The gltf crate's accessor reader indexes buffers without checking every range against
     // the data it was given; a malformed file must be an error, not a crash of the build.
     let document = &gltf.document;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read_scene(document, &buffers, base, merge, skins, user)
+        read_scene(document, &buffers, read, merge, skins, user)
     }))
     .unwrap_or_else(|_| Err("malformed glTF: an accessor reaches outside its buffer".into()))
 }
@@ -170,10 +171,67 @@ fn normal_matrix(m: &Mat4) -> ([[f32; 3]; 3], f32) {
     )
 }
 
+/// What a URI names: inline bytes, or a file to read (relative to the model, or absolute for
+/// `file:` URIs).
+fn resolve_uri(uri: &str) -> Result<Result<Vec<u8>, String>, String> {
+    if let Some(data) = uri.strip_prefix("data:") {
+        let (_, b64) = data
+            .split_once(";base64,")
+            .ok_or("a data: URI that is not base64")?;
+        use base64::Engine;
+        return base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map(Ok)
+            .map_err(|e| format!("bad base64 in a data: URI: {e}"));
+    }
+    if let Some(path) = uri
+        .strip_prefix("file://")
+        .or_else(|| uri.strip_prefix("file:"))
+    {
+        return Ok(Err(path.to_owned()));
+    }
+    if uri.contains(':') {
+        return Err(format!("unsupported URI scheme in {uri:?}"));
+    }
+    Ok(Err(percent_decode(uri)))
+}
+
+/// The document's buffers: the GLB blob, data: URIs, or side files through `read`; each padded
+/// to a multiple of 4 bytes, as the gltf crate's own loader does.
+fn load_buffers(
+    document: &gltf::Document,
+    mut blob: Option<Vec<u8>>,
+    read: &mut ReadSide<'_>,
+) -> Result<Vec<gltf::buffer::Data>, String> {
+    let mut buffers = Vec::new();
+    for buffer in document.buffers() {
+        let mut data = match buffer.source() {
+            gltf::buffer::Source::Bin => blob.take().ok_or("cannot load buffers: no BIN chunk")?,
+            gltf::buffer::Source::Uri(uri) => match resolve_uri(uri)? {
+                Ok(inline) => inline,
+                Err(path) => read(&path).map_err(|e| format!("cannot load buffer: {e}"))?,
+            },
+        };
+        if data.len() < buffer.length() {
+            return Err(format!(
+                "buffer {} holds {} bytes, {} declared",
+                buffer.index(),
+                data.len(),
+                buffer.length()
+            ));
+        }
+        while data.len() % 4 != 0 {
+            data.push(0);
+        }
+        buffers.push(gltf::buffer::Data(data));
+    }
+    Ok(buffers)
+}
+
 fn read_scene(
     document: &gltf::Document,
     buffers: &[gltf::buffer::Data],
-    base: &Path,
+    read: &mut ReadSide<'_>,
     merge: bool,
     skins: bool,
     user: &Mat4,
@@ -421,17 +479,11 @@ fn read_scene(
                 data.get(view.offset()..view.offset() + view.length())
                     .map(<[u8]>::to_vec)
             }
-            gltf::image::Source::Uri { uri, .. } => {
-                if let Some(data) = uri.strip_prefix("data:") {
-                    data.split_once(";base64,").and_then(|(_, b64)| {
-                        use base64::Engine;
-                        base64::engine::general_purpose::STANDARD.decode(b64).ok()
-                    })
-                } else {
-                    let decoded = percent_decode(uri);
-                    std::fs::read(base.join(&decoded)).ok()
-                }
-            }
+            gltf::image::Source::Uri { uri, .. } => match resolve_uri(uri) {
+                Ok(Ok(inline)) => Some(inline),
+                Ok(Err(path)) => read(&path).ok(),
+                Err(_) => None,
+            },
         };
         if bytes.is_none() {
             scene

@@ -3,40 +3,17 @@
 
 pub mod gltf;
 pub mod obj;
+pub mod pipeline;
 pub mod process;
 
-use crate::bake::pipeline::{BakedAsset, BakedFile, ManifestRow};
-use crate::bake::settings::Settings;
+use crate::bake::pipeline::{BakeContext, Output, PipelineError, Source};
+use crate::bake::settings::{MeshSettings, TextureSettings};
 use crate::bake::texture::{self, pixels::Pixels, TextureMode, TextureShape};
-use crate::format::hash::{hash_asset_ref, hash_runtime_path};
+use crate::format::hash::hash_asset_ref;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, GpuMaterial, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED};
 use crate::format::hmesh::NO_MATERIAL;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// The files a `.gltf` refers to by relative URI (buffers and images), to watch and hash.
-pub fn external_files(bytes: &[u8], base: &Path) -> Vec<PathBuf> {
-    let Ok(gltf) = ::gltf::Gltf::from_slice_without_validation(bytes) else {
-        return Vec::new();
-    };
-    let buffers = gltf.document.buffers().filter_map(|b| match b.source() {
-        ::gltf::buffer::Source::Uri(uri) => Some(uri.to_owned()),
-        ::gltf::buffer::Source::Bin => None,
-    });
-    let images = gltf.document.images().filter_map(|i| match i.source() {
-        ::gltf::image::Source::Uri { uri, .. } => Some(uri.to_owned()),
-        ::gltf::image::Source::View { .. } => None,
-    });
-    let mut files: Vec<PathBuf> = buffers
-        .chain(images)
-        .filter(|uri| !uri.starts_with("data:") && !uri.contains("://"))
-        .map(|uri| base.join(gltf::percent_decode(&uri)))
-        .collect();
-    files.sort();
-    files.dedup();
-    files
-}
 
 /// The canonical source ref: the source path without its extension, lowercased.
 pub fn source_ref(rel: &str) -> String {
@@ -138,47 +115,48 @@ pub fn settings_transform(
     ])
 }
 
-/// Bakes a glTF, GLB or OBJ file.
+/// Bakes a glTF, GLB or OBJ file; its buffers, images and material libraries are read
+/// through `cx`, so they are recorded as the model's inputs.
 pub fn bake_model(
-    rel: &str,
-    source: &Path,
-    bytes: &[u8],
-    settings: &Settings,
-) -> Result<BakedAsset, String> {
-    let base = source.parent().unwrap_or(Path::new("."));
-    let user = settings_transform(&settings.mesh)?;
-    if rel.to_ascii_lowercase().ends_with(".obj") {
-        let mut scene = obj::import(bytes, base)?;
+    source: &Source<'_>,
+    mesh: &MeshSettings,
+    texture: &TextureSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), PipelineError> {
+    let user = settings_transform(mesh)?;
+    let mut read = |path: &str| cx.read(path).map_err(|e| e.to_string());
+    let scene = if source.rel().to_ascii_lowercase().ends_with(".obj") {
+        let mut scene = obj::import(source.bytes(), &mut read)?;
         // OBJ has no node graph: only the settings' transform applies.
         for p in &mut scene.primitives {
             gltf::transform_primitive(p, &user);
         }
-        return bake_scene(rel, source, scene, settings);
-    }
-    let scene = gltf::import(
-        bytes,
-        base,
-        settings.mesh.merge,
-        !settings.mesh.ignore_skin,
-        &user,
-    )?;
-    bake_scene(rel, source, scene, settings)
+        scene
+    } else {
+        gltf::import(
+            source.bytes(),
+            &mut read,
+            mesh.merge,
+            !mesh.ignore_skin,
+            &user,
+        )?
+    };
+    bake_scene(source, scene, mesh, texture, cx)
 }
 
 /// Turns an imported scene into `.hmesh`, `.hmat`, `tex_<i>.ktx2` and `.hanim`.
 fn bake_scene(
-    rel: &str,
-    source: &Path,
+    source: &Source<'_>,
     scene: gltf::Scene,
-    settings: &Settings,
-) -> Result<BakedAsset, String> {
-    let mut warnings: Vec<String> = scene
-        .warnings
-        .iter()
-        .map(|w| format!("{}: {w}", source.display()))
-        .collect();
-    let stem = rel.rsplit_once('.').map(|(s, _)| s).unwrap_or(rel);
-    let source_ref = source_ref(rel);
+    mesh_settings: &MeshSettings,
+    texture_settings: &TextureSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), PipelineError> {
+    for warning in &scene.warnings {
+        cx.warn(warning);
+    }
+    let stem = source.stem();
+    let source_ref = source_ref(source.rel());
 
     // Dense material slots in first-use order.
     let mut slots: Vec<usize> = Vec::new();
@@ -220,65 +198,60 @@ fn bake_scene(
                     image_modes.insert(texture.image, mode);
                     image_order.push(texture.image);
                 }
-                Some(first) if *first != mode => warnings.push(format!(
-                    "{}: image {} is used as {first:?} and as {mode:?}; the first use wins",
-                    source.display(),
+                Some(first) if *first != mode => cx.warn(format!(
+                    "image {} is used as {first:?} and as {mode:?}; the first use wins",
                     texture.image
                 )),
                 Some(_) => {}
             }
         }
     }
-    let tex_ref = |image: usize| hash_asset_ref(&format!("{source_ref}/tex_{image}"));
-    let mut files = Vec::new();
     for image in image_order {
         let mode = image_modes[&image];
         let Some(Some(bytes)) = scene.images.get(image) else {
             return Err(format!(
                 "image {image} is referenced by a material but could not be loaded"
-            ));
+            )
+            .into());
         };
         let (pixels, _) = Pixels::decode(bytes, "").map_err(|e| format!("image {image}: {e}"))?;
-        let encoded = texture::encode(&[pixels], TextureShape::Single, mode, &settings.texture)
+        let encoded = texture::encode(&[pixels], TextureShape::Single, mode, texture_settings)
             .map_err(|e| format!("image {image}: {e}"))?;
-        let path = format!("{stem}/tex_{image}.ktx2");
-        let row = ManifestRow {
-            hash: hash_runtime_path(&path),
-            kind: AssetKind::TEXTURE,
-            color_space: encoded.color_space,
-        };
-        debug_assert_eq!(row.hash, tex_ref(image));
-        files.push(BakedFile {
-            path,
-            bytes: encoded.ktx2,
-            manifest: Some(row),
-        });
+        cx.emit(
+            Output::new(
+                format!("{stem}/tex_{image}.ktx2"),
+                AssetKind::TEXTURE,
+                encoded.ktx2,
+            )
+            .color_space(encoded.color_space),
+        );
     }
 
-    let rows: Vec<GpuMaterial> = slots
-        .iter()
-        .map(|&m| {
-            let s = &scene.materials[m];
-            let reference = |t: Option<gltf::TextureRef>| t.map(|t| tex_ref(t.image)).unwrap_or(0);
-            GpuMaterial {
-                base_color_factor: s.base_color,
-                emissive_factor: s.emissive,
-                metallic_factor: s.metallic,
-                roughness_factor: s.roughness,
-                normal_scale: s.normal_scale,
-                occlusion_strength: s.occlusion_strength,
-                alpha_cutoff: s.alpha_cutoff,
-                flags: (s.double_sided as u32 * FLAG_DOUBLE_SIDED)
-                    | (s.alpha_mode << ALPHA_MODE_SHIFT),
-                pad: 0,
-                base_color_tex: reference(s.base_color_tex),
-                metallic_roughness_tex: reference(s.metallic_roughness_tex),
-                normal_tex: reference(s.normal_tex),
-                occlusion_tex: reference(s.occlusion_tex),
-                emissive_tex: reference(s.emissive_tex),
-            }
-        })
-        .collect();
+    // Texture refs go through the context: recorded, and checked to exist at the end.
+    let mut texture_ref = |t: Option<gltf::TextureRef>| {
+        t.map(|t| cx.reference(&format!("{stem}/tex_{}", t.image)))
+            .unwrap_or(0)
+    };
+    let mut rows = Vec::with_capacity(slots.len());
+    for &m in &slots {
+        let s = &scene.materials[m];
+        rows.push(GpuMaterial {
+            base_color_factor: s.base_color,
+            emissive_factor: s.emissive,
+            metallic_factor: s.metallic,
+            roughness_factor: s.roughness,
+            normal_scale: s.normal_scale,
+            occlusion_strength: s.occlusion_strength,
+            alpha_cutoff: s.alpha_cutoff,
+            flags: (s.double_sided as u32 * FLAG_DOUBLE_SIDED) | (s.alpha_mode << ALPHA_MODE_SHIFT),
+            pad: 0,
+            base_color_tex: texture_ref(s.base_color_tex),
+            metallic_roughness_tex: texture_ref(s.metallic_roughness_tex),
+            normal_tex: texture_ref(s.normal_tex),
+            occlusion_tex: texture_ref(s.occlusion_tex),
+            emissive_tex: texture_ref(s.emissive_tex),
+        });
+    }
 
     let inputs: Vec<process::SubmeshInput<'_>> = scene
         .primitives
@@ -295,47 +268,28 @@ fn bake_scene(
         })
         .collect();
     if inputs.is_empty() {
-        warnings.push(format!("{}: no triangle geometry", source.display()));
+        cx.warn("no triangle geometry");
     }
     let mesh = process::build(
         &inputs,
         &material_refs,
         scene.skeleton.as_deref(),
-        &settings.mesh,
+        mesh_settings,
     )?;
-    let mesh_path = format!("{stem}.hmesh");
-    let mat_path = format!("{stem}.hmat");
-    files.push(BakedFile {
-        manifest: Some(ManifestRow {
-            hash: hash_runtime_path(&mesh_path),
-            kind: AssetKind::MESH,
-            color_space: crate::ColorSpace::Linear,
-        }),
-        path: mesh_path,
-        bytes: mesh,
-    });
-    files.push(BakedFile {
-        manifest: Some(ManifestRow {
-            hash: hash_runtime_path(&mat_path),
-            kind: AssetKind::MATERIAL,
-            color_space: crate::ColorSpace::Linear,
-        }),
-        path: mat_path,
-        bytes: hmat::write(&rows),
-    });
+    cx.emit(Output::new(format!("{stem}.hmesh"), AssetKind::MESH, mesh));
+    cx.emit(Output::new(
+        format!("{stem}.hmat"),
+        AssetKind::MATERIAL,
+        hmat::write(&rows),
+    ));
     if scene.skeleton.is_some() && !scene.clips.is_empty() {
-        let anim_path = format!("{stem}.hanim");
-        files.push(BakedFile {
-            manifest: Some(ManifestRow {
-                hash: hash_runtime_path(&anim_path),
-                kind: AssetKind::ANIMATION,
-                color_space: crate::ColorSpace::Linear,
-            }),
-            path: anim_path,
-            bytes: crate::format::hanim::write(&scene.clips),
-        });
+        cx.emit(Output::new(
+            format!("{stem}.hanim"),
+            AssetKind::ANIMATION,
+            crate::format::hanim::write(&scene.clips),
+        ));
     }
-    Ok(BakedAsset { files, warnings })
+    Ok(())
 }
 
 #[cfg(test)]

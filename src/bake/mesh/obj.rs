@@ -6,43 +6,16 @@
 //! metallic / roughness (defaults: metallic 0, roughness 1, as an OBJ is not metal).
 //! Textures get indices in the order they first appear across the materials.
 
-use crate::bake::mesh::gltf::{Material, Primitive, Scene, TextureRef};
+use crate::bake::mesh::gltf::{Material, Primitive, ReadSide, Scene, TextureRef};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// The files an OBJ refers to: its MTL libraries and their texture maps.
-pub fn external_files(bytes: &[u8], base: &Path) -> Vec<PathBuf> {
-    let text = String::from_utf8_lossy(bytes);
-    let mut files = Vec::new();
-    for line in text.lines() {
-        if let Some(lib) = line.trim().strip_prefix("mtllib ") {
-            let mtl = base.join(normalize(lib.trim()));
-            if let Ok(mtl_text) = std::fs::read_to_string(&mtl) {
-                let mtl_base = mtl.parent().unwrap_or(base);
-                for l in mtl_text.lines() {
-                    let l = l.trim();
-                    if l.starts_with("map_") || l.starts_with("bump ") || l.starts_with("norm ") {
-                        if let Some(path) = l.split_whitespace().last() {
-                            files.push(mtl_base.join(normalize(path)));
-                        }
-                    }
-                }
-            }
-            files.push(mtl);
-        }
-    }
-    files.sort();
-    files.dedup();
-    files
-}
 
 /// MTL files written on Windows use backslashes.
 fn normalize(path: &str) -> String {
     path.replace('\\', "/")
 }
 
-/// Imports an OBJ; `base` is its folder.
-pub fn import(bytes: &[u8], base: &Path) -> Result<Scene, String> {
+/// Imports an OBJ; `read` loads its material libraries and their maps.
+pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
     let options = tobj::LoadOptions {
         single_index: true,
         triangulate: true,
@@ -52,12 +25,13 @@ pub fn import(bytes: &[u8], base: &Path) -> Result<Scene, String> {
     let mut reader = std::io::BufReader::new(bytes);
     // tobj indexes its arrays with the file's indices; a broken face must be an error, not a
     // crash of the build.
+    // tobj wants a `Fn` material loader; the reader records what it reads, so it is `FnMut`.
+    let reader_cell = std::cell::RefCell::new(&mut *read);
     let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         tobj::load_obj_buf(&mut reader, &options, |p| {
-            let path = base.join(normalize(&p.to_string_lossy()));
-            std::fs::File::open(&path)
+            (reader_cell.borrow_mut())(&normalize(&p.to_string_lossy()))
                 .map_err(|_| tobj::LoadError::OpenFileFailed)
-                .and_then(|f| tobj::load_mtl_buf(&mut std::io::BufReader::new(f)))
+                .and_then(|bytes| tobj::load_mtl_buf(&mut std::io::BufReader::new(&bytes[..])))
         })
     }))
     .map_err(|_| "malformed OBJ: a face refers to a vertex that does not exist".to_owned())?;
@@ -118,7 +92,7 @@ pub fn import(bytes: &[u8], base: &Path) -> Result<Scene, String> {
         let next = images.len();
         let index = *images.entry(path.clone()).or_insert(next);
         if index == next {
-            let bytes = std::fs::read(base.join(&path)).ok();
+            let bytes = read(&path).ok();
             if bytes.is_none() {
                 scene
                     .warnings

@@ -9,6 +9,7 @@
 //! - glTF-embedded textures reuse [`encode`] with the mode their material slot dictates.
 
 pub mod lut;
+pub mod pipelines;
 pub mod pixels;
 pub mod uastc;
 

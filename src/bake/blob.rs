@@ -1,0 +1,57 @@
+//! The blob pipeline: any file no other pipeline claims, copied as it is into the tree and
+//! the pack. Its kind comes from the extension: shaders and fonts are named as such in
+//! `assets.hman`, everything else is a blob.
+
+use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+use crate::format::hman::AssetKind;
+
+/// Copies a file unchanged (the fallback: it claims `*`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Blob;
+
+/// The blob pipeline reads no settings (`blob = { … }` would be warned about key by key).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+pub struct BlobSettings {}
+
+impl Pipeline for Blob {
+    type Settings = BlobSettings;
+
+    fn name(&self) -> &str {
+        "blob"
+    }
+
+    fn version(&self) -> u32 {
+        1
+    }
+
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::file("*")]
+    }
+
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        _: &BlobSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        cx.emit(Output::new(
+            source.rel(),
+            kind_of(source.rel()),
+            source.bytes().to_vec(),
+        ));
+        Ok(())
+    }
+}
+
+/// The manifest kind of an opaque file, by its extension.
+pub fn kind_of(rel: &str) -> AssetKind {
+    let extension = rel
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match extension.as_str() {
+        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
+        "ttf" | "otf" | "fnt" => AssetKind::FONT,
+        _ => AssetKind::BLOB,
+    }
+}

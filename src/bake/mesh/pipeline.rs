@@ -1,0 +1,36 @@
+//! The model pipeline's contract: glTF, GLB and OBJ files, `mesh = { … }` settings, and the
+//! `texture = { … }` table for the images their materials use.
+
+use crate::bake::pipeline::{BakeContext, Claim, Pipeline, PipelineError, Source};
+use crate::bake::settings::{MeshSettings, TextureSettings};
+
+/// A `.gltf`, `.glb` or `.obj` model -> `.hmesh`, `.hmat`, `<stem>/tex_<i>.ktx2` (and
+/// `.hanim` when skinned and animated).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Model;
+
+impl Pipeline for Model {
+    type Settings = MeshSettings;
+
+    fn name(&self) -> &str {
+        "model"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        ["*.gltf", "*.glb", "*.obj"].map(Claim::file).to_vec()
+    }
+    fn settings_table(&self) -> &str {
+        "mesh"
+    }
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        settings: &MeshSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let texture: TextureSettings = cx.settings("texture")?;
+        super::bake_model(source, settings, &texture, cx)
+    }
+}
