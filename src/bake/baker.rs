@@ -709,11 +709,8 @@ fn bake_one(
     }));
     match outcome {
         Ok(Ok(())) => {}
-        // Errors from the context already name their file.
-        Ok(Err(error)) => match error.downcast::<BakeError>() {
-            Ok(error) => return Err(*error),
-            Err(error) => return Err(fail(format!("pipeline `{}`: {error}", encoder.0))),
-        },
+        // Errors of side files name them after the source: "a.gltf: pipeline `model`: a.bin: …".
+        Ok(Err(error)) => return Err(fail(format!("pipeline `{}`: {error}", encoder.0))),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<&str>()

@@ -19,6 +19,7 @@
 use crate::bake::baker::{Baker, Report};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::Config;
+use crate::bake::pipeline::{Pipeline, Registry};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -41,13 +42,7 @@ to your Cargo.toml for much faster bakes";
 /// Bakes for a build script and exits the process with a message on error (no panic, no
 /// backtrace). See [`CargoBake`] to override cargo's inputs or to handle the error yourself.
 pub fn bake(manifest: impl AsRef<Path>) -> Report {
-    match CargoBake::new(manifest).run() {
-        Ok(report) => report,
-        Err(error) => {
-            eprintln!("hearth: {error}");
-            std::process::exit(1);
-        }
-    }
+    CargoBake::new(manifest).run_or_exit()
 }
 
 /// A build-script bake with every cargo-provided input overridable (for tests and unusual
@@ -61,6 +56,8 @@ pub struct CargoBake {
     jobs: Option<usize>,
     rust_version: Option<String>,
     output: Box<dyn Write>,
+    registry: Registry,
+    registration_error: Option<BakeError>,
 }
 
 impl std::fmt::Debug for CargoBake {
@@ -84,6 +81,28 @@ impl CargoBake {
             jobs: None,
             rust_version: None,
             output: Box::new(std::io::stdout()),
+            registry: Registry::with_builtins(),
+            registration_error: None,
+        }
+    }
+
+    /// Adds a game pipeline to the built-in ones (see
+    /// [`Baker::pipeline`](crate::bake::Baker::pipeline)); a clash is reported by `run`.
+    pub fn pipeline<P: Pipeline>(&mut self, pipeline: P) -> &mut Self {
+        if let Err(error) = self.registry.register(pipeline) {
+            self.registration_error.get_or_insert(error);
+        }
+        self
+    }
+
+    /// [`run`](Self::run), and on error print it and exit the process (as [`bake`] does).
+    pub fn run_or_exit(&mut self) -> Report {
+        match self.run() {
+            Ok(report) => report,
+            Err(error) => {
+                eprintln!("hearth: {error}");
+                std::process::exit(1);
+            }
         }
     }
 
@@ -171,6 +190,10 @@ impl CargoBake {
         ));
         lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
 
+        if let Some(error) = self.registration_error.take() {
+            self.emit(&lines)?;
+            return Err(error);
+        }
         let config = match Config::load(&manifest) {
             Ok(config) => config,
             Err(error) => {
@@ -187,7 +210,7 @@ impl CargoBake {
             .or_else(|| config.default_preset.clone());
 
         let mut baker = Baker::new(config, out_dir.join("hearth"));
-        baker.preset_opt(preset);
+        baker.preset_opt(preset).registry(self.registry.clone());
         if let Some(jobs) = self.jobs {
             baker.jobs(jobs);
         }
