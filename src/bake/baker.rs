@@ -98,7 +98,7 @@ pub struct Report {
     pub assets: usize,
     /// Assets taken from the cache.
     pub cache_hits: usize,
-    /// Source bytes of all assets.
+    /// Bytes of every asset's sources and recorded side inputs.
     pub bytes_in: u64,
     /// Bytes of all runtime-tree files (the manifest included).
     pub bytes_out: u64,
@@ -659,7 +659,7 @@ fn bake_one(
         source_size += stamp_input(&mut stamp, source)?;
     }
     for side in side_inputs {
-        stamp_input(&mut stamp, side)?;
+        source_size += stamp_input(&mut stamp, side)?;
     }
     if let Some(old) = usable.filter(|old| old.source_stamp == stamp.digest()) {
         return cached(old.clone());
@@ -739,11 +739,12 @@ fn bake_one(
     recorded.side_inputs.sort_by(|a, b| a.path.cmp(&b.path));
     recorded.side_inputs.dedup_by(|a, b| a.path == b.path);
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
+    let mut source_size = 0;
     for source in &job.sources {
-        stamp_input(&mut stamp, source)?;
+        source_size += stamp_input(&mut stamp, source)?;
     }
     for side in &recorded.side_inputs {
-        stamp_input(&mut stamp, &side.path)?;
+        source_size += stamp_input(&mut stamp, &side.path)?;
         hash_input(&mut content, side_name(base, &side.path), side.digest);
     }
     recorded.tables.sort();

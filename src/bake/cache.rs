@@ -32,7 +32,7 @@ pub struct CachedOutput {
 pub struct CachedAsset {
     /// Source path relative to the content root.
     pub rel: String,
-    /// Total size of the source files.
+    /// Total size of the sources and recorded side inputs.
     pub source_size: u64,
     /// Digest of every input's path, size and mtime (the fast-path check).
     pub source_stamp: u64,

@@ -1,6 +1,8 @@
 //! Reads the pack that build.rs baked and `include_pak!` embedded, and prints what it finds.
 
-use hearth::{hash_asset_ref, Ktx2, PakReader, ReadError};
+mod level;
+
+use hearth::{hash_asset_ref, Ktx2, MeshView, PakReader, ReadError};
 
 fn main() -> Result<(), ReadError> {
     let pak: PakReader = hearth::include_pak!(env!("HEARTH_PACK"))?;
@@ -38,7 +40,7 @@ fn main() -> Result<(), ReadError> {
     println!(
         "asset {hash:#018x} -> {} ({}, {} bytes)",
         record.path,
-        record.kind.name(),
+        record.kind,
         level.len()
     );
 
@@ -55,6 +57,45 @@ fn main() -> Result<(), ReadError> {
         if ktx.is_uastc() { "UASTC" } else { "raw" },
         if ktx.is_srgb() { "sRGB" } else { "linear" }
     );
+
+    // The game's own kind, baked by the pipeline its build.rs registers; its references are
+    // asset hashes, resolved through the manifest like any other.
+    let bytes = pak
+        .get("levels/meadow.level")?
+        .expect("the level is in the pack");
+    let meadow = level::decode(&bytes).map_err(|_| ReadError::Invalid { what: "level" })?;
+    let record = pak
+        .resolve(hash_asset_ref("levels/meadow.level"))?
+        .expect("the level is in the manifest");
+    println!(
+        "level {:?} (kind {}): spawn at {:?}, {} props",
+        meadow.name,
+        record.kind.value(),
+        meadow.spawn,
+        meadow.props.len()
+    );
+    let ground = pak.resolve(meadow.ground)?.expect("ground texture baked");
+    let ground_ktx = pak.get_by_hash(meadow.ground)?.expect("ground in the pack");
+    let ground_ktx = Ktx2::parse(&ground_ktx)?;
+    println!(
+        "  ground: {} ({}x{})",
+        ground.path,
+        ground_ktx.width(),
+        ground_ktx.height()
+    );
+    for prop in &meadow.props {
+        let mesh_path = &pak.resolve(prop.mesh)?.expect("prop mesh baked").path;
+        let mesh_bytes = pak.get_by_hash(prop.mesh)?.expect("prop mesh in the pack");
+        let mesh = MeshView::parse(&mesh_bytes)?;
+        println!(
+            "  prop: {mesh_path} at {:?} x{}: {} vertices, {} triangles, {} materials",
+            prop.position,
+            prop.scale,
+            mesh.vertices.len(),
+            mesh.indices.len() / 3,
+            mesh.materials.len()
+        );
+    }
 
     pak.verify()?;
     println!("verify: ok ({} manifest rows)", pak.manifest()?.len());

@@ -11,16 +11,29 @@ fn the_game_reads_its_embedded_pack() {
         "game failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("embedded pack: v3, 13 entries"), "{stdout}");
+    assert!(stdout.contains(", 17 entries"), "{stdout}");
     assert!(
         stdout.contains("text/hello.txt says: Hello from hearth!"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("-> data/levels/level2.json (embed"),
+        stdout.contains("-> data/levels/level2.json (blob"),
         "{stdout}"
     );
-    assert!(stdout.contains("verify: ok (12 manifest rows)"), "{stdout}");
+    assert!(stdout.contains("verify: ok (16 manifest rows)"), "{stdout}");
+    // The game's own kind, baked by the pipeline its build.rs registers, references checked.
+    assert!(
+        stdout.contains("level \"Meadow\" (kind 130): spawn at [0.0, 0.5, 3.0], 2 props"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  ground: textures/bricks.ktx2 (64x64)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  prop: models/spot/spot.hmesh at [2.0, 0.0, -1.0] x0.5: 3233 vertices"),
+        "{stdout}"
+    );
     assert!(
         !stdout.contains("ui/wip"),
         "excluded files stay out: {stdout}"
