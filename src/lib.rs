@@ -41,6 +41,12 @@ pub mod read;
 #[cfg_attr(docsrs, doc(cfg(feature = "bake")))]
 pub mod bake;
 
+/// The README's Rust examples that are not marked `ignore` compile (and `no_run` ones are not
+/// run) as doc-tests.
+#[cfg(all(doctest, feature = "bake"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use format::hash::{hash_asset_ref, hash_runtime_path};
 pub use format::hman::{AssetKind, ColorSpace};
 pub use format::hpack::{Codec, PackKind};

@@ -3,6 +3,7 @@
 
 mod baker;
 pub mod blob;
+mod builtins;
 pub mod cache;
 pub mod cargo;
 mod error;

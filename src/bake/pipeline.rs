@@ -438,24 +438,6 @@ impl Registry {
         Self::default()
     }
 
-    /// hearth's own pipelines: image, cubemap, array, LUT, model and the blob fallback.
-    pub fn with_builtins() -> Self {
-        use crate::bake::{blob, mesh, texture};
-        let mut registry = Self::empty();
-        let builtins = [
-            registry.register(texture::pipelines::Image),
-            registry.register(texture::pipelines::Cubemap),
-            registry.register(texture::pipelines::Array),
-            registry.register(texture::pipelines::Lut),
-            registry.register(mesh::pipeline::Model),
-            registry.register(blob::Blob),
-        ];
-        for result in builtins {
-            result.expect("the built-in pipelines claim distinct patterns");
-        }
-        registry
-    }
-
     /// Adds a pipeline. Fails when its name is taken, a claim is malformed, or another
     /// pipeline already claims one of its patterns.
     pub fn register<P: Pipeline>(&mut self, pipeline: P) -> Result<(), BakeError> {

@@ -1,0 +1,23 @@
+//! hearth's own pipelines, registered in one place (so `pipeline.rs` depends on none of them).
+
+use crate::bake::pipeline::Registry;
+use crate::bake::{blob, mesh, texture};
+
+impl Registry {
+    /// hearth's own pipelines: image, cubemap, array, LUT, model and the blob fallback.
+    pub fn with_builtins() -> Self {
+        let mut registry = Self::empty();
+        let builtins = [
+            registry.register(texture::pipelines::Image),
+            registry.register(texture::pipelines::Cubemap),
+            registry.register(texture::pipelines::Array),
+            registry.register(texture::pipelines::Lut),
+            registry.register(mesh::pipeline::Model),
+            registry.register(blob::Blob),
+        ];
+        for result in builtins {
+            result.expect("the built-in pipelines claim distinct patterns");
+        }
+        registry
+    }
+}
