@@ -1,5 +1,6 @@
-//! Baker benches: pack write throughput per codec (`hearth::bake::pack::build`, in memory) and
-//! a full cold `Baker` bake of ~2000 generated files with 1 and 2 worker threads.
+//! Baker benches: pack write throughput per codec (`hearth::bake::pack::build`, in memory), a
+//! full cold `Baker` bake of ~2000 generated files with 1 and 2 worker threads, and a no-op
+//! re-bake of 10k files against `find` stat-ing the same tree (the floor).
 //!
 //! `cargo bench --features bake --bench bake`
 
@@ -131,5 +132,58 @@ fn full_bake(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pack_write, full_bake);
+const NOOP_FILES: usize = 10_000;
+
+/// A re-bake with nothing changed: the cache's fast path stats every source and opens none.
+/// The floor is `find DIR -type f -printf '%s %T@\n'` over the same tree, which also stats
+/// every file (and walks the folders, as the planner's globs do).
+fn noop_rebake(c: &mut Criterion) {
+    let content = tempfile::tempdir().unwrap();
+    let files = data::mixed_files(45, usize::MAX, NOOP_FILES, 64, 2 << 10);
+    data::write_tree(content.path(), &files);
+    let manifest = content.path().join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[content]\nname = \"bench\"\n\n[[content.group]]\nassets = [\"data/**/*\"]\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let first = Baker::new(manifest.as_path(), out.path()).run().unwrap();
+    assert_eq!(first.assets, files.len());
+    let again = Baker::new(manifest.as_path(), out.path()).run().unwrap();
+    assert_eq!((again.cache_hits, again.files_written), (files.len(), 0));
+    eprintln!("noop_rebake: {} files", files.len());
+
+    let data_dir = content.path().join("data");
+    let mut group = c.benchmark_group("noop_rebake_10k_files");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for jobs in [1usize, 2] {
+        group.bench_function(format!("hearth/jobs_{jobs}"), |b| {
+            b.iter(|| {
+                let report = Baker::new(manifest.as_path(), out.path())
+                    .jobs(jobs)
+                    .run()
+                    .unwrap();
+                black_box(report.files_written)
+            })
+        });
+    }
+    group.bench_function("find_floor", |b| {
+        b.iter(|| {
+            let output = std::process::Command::new("find")
+                .arg(&data_dir)
+                .args(["-type", "f", "-printf", "%s %T@\\n"])
+                .output()
+                .unwrap();
+            assert!(output.status.success());
+            black_box(output.stdout.len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, pack_write, full_bake, noop_rebake);
 criterion_main!(benches);

@@ -569,23 +569,36 @@ fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
         .unwrap_or(0)
 }
 
-/// One input's contribution to the fast-path stamp: its path, and its size and mtime (or a
-/// marker when it does not exist).
-fn stamp_input(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> Result<u64, BakeError> {
+/// One source's contribution to the fast-path stamp: its path, size and mtime.
+fn stamp_source(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> Result<u64, BakeError> {
+    let meta = std::fs::metadata(path).map_err(|e| BakeError::io(path, e))?;
+    Ok(stamp_meta(stamp, path, Some(&meta)))
+}
+
+/// One side input's contribution: like a source's, or a marker when it cannot be stat-ed (a
+/// side file the bake looked for and did not find is an input too).
+fn stamp_side(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> u64 {
+    stamp_meta(stamp, path, std::fs::metadata(path).ok().as_ref())
+}
+
+fn stamp_meta(
+    stamp: &mut xxhash_rust::xxh3::Xxh3,
+    path: &Path,
+    meta: Option<&std::fs::Metadata>,
+) -> u64 {
     stamp.update(path.as_os_str().as_encoded_bytes());
     stamp.update(&[0]);
-    match std::fs::metadata(path) {
-        Ok(meta) => {
+    match meta {
+        Some(meta) => {
             stamp.update(&[1]);
             stamp.update(&meta.len().to_le_bytes());
-            stamp.update(&mtime_ns(&meta).to_le_bytes());
-            Ok(meta.len())
+            stamp.update(&mtime_ns(meta).to_le_bytes());
+            meta.len()
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        None => {
             stamp.update(&[2]);
-            Ok(0)
+            0
         }
-        Err(e) => Err(BakeError::io(path, e)),
     }
 }
 
@@ -656,10 +669,10 @@ fn bake_one(
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
     let mut source_size = 0;
     for source in &job.sources {
-        source_size += stamp_input(&mut stamp, source)?;
+        source_size += stamp_source(&mut stamp, source)?;
     }
     for side in side_inputs {
-        source_size += stamp_input(&mut stamp, side)?;
+        source_size += stamp_side(&mut stamp, side);
     }
     if let Some(old) = usable.filter(|old| old.source_stamp == stamp.digest()) {
         return cached(old.clone());
@@ -741,10 +754,10 @@ fn bake_one(
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
     let mut source_size = 0;
     for source in &job.sources {
-        source_size += stamp_input(&mut stamp, source)?;
+        source_size += stamp_source(&mut stamp, source)?;
     }
     for side in &recorded.side_inputs {
-        source_size += stamp_input(&mut stamp, &side.path)?;
+        source_size += stamp_side(&mut stamp, &side.path);
         hash_input(&mut content, side_name(base, &side.path), side.digest);
     }
     recorded.tables.sort();
