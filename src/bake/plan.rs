@@ -5,7 +5,7 @@ use crate::bake::error::BakeError;
 use crate::bake::manifest::{Config, Preset, MATCH_OPTIONS};
 use crate::bake::pipeline::Registry;
 use crate::bake::settings::Settings;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One asset to bake.
@@ -28,12 +28,132 @@ pub struct Job {
 /// Everything a bake will do, in a deterministic order.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
+    /// The content root, canonical: every file a bake reads must resolve inside it.
+    pub root: PathBuf,
     /// Jobs sorted by source-relative path.
     pub jobs: Vec<Job>,
     /// Folders the globs walk (for `rerun-if-changed`: a new file there triggers a re-bake).
     pub watched_dirs: Vec<PathBuf>,
     /// Warnings, e.g. a glob that matched nothing.
     pub warnings: Vec<String>,
+}
+
+/// Glob options for walking: `*` stays within one path component, as in a shell.
+const WALK_OPTIONS: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: true,
+    require_literal_leading_dot: true,
+};
+
+/// A path a glob matched while walking.
+struct Found {
+    rel: String,
+    path: PathBuf,
+    is_dir: bool,
+}
+
+/// Walks the content tree for a glob: never follows a symlink out of `root`, visits no folder
+/// twice (symlink loops), skips hidden entries, special files, names that are not UTF-8 (with
+/// a warning: no glob can name them) and `skip` (the output folder).
+struct Walker<'a> {
+    root: &'a Path,
+    skip: Option<&'a Path>,
+    warnings: Vec<String>,
+    /// Symlinks that lead out of the root or nowhere: all reported together.
+    refused: BTreeMap<PathBuf, BakeError>,
+}
+
+impl Walker<'_> {
+    fn walk(
+        &mut self,
+        config: &Config,
+        pattern: &str,
+        found: &mut Vec<Found>,
+    ) -> Result<(), BakeError> {
+        let compiled = glob::Pattern::new(pattern).map_err(|e| BakeError::Config {
+            file: config.file.clone(),
+            message: format!("glob {pattern:?}: {}", e.msg),
+        })?;
+        let (base, base_rel) = walk_base(&config.root, pattern);
+        // How deep a match can be: unbounded under `**`.
+        let max_depth = match pattern.contains("**") {
+            true => usize::MAX,
+            false => pattern.split('/').count(),
+        };
+        let mut visited = BTreeSet::new();
+        let mut stack = vec![(base, base_rel)];
+        while let Some((dir, rel)) = stack.pop() {
+            let canonical = dir.canonicalize().map_err(|e| BakeError::io(&dir, e))?;
+            if self.skip == Some(canonical.as_path()) || !visited.insert(canonical) {
+                continue;
+            }
+            let depth = match rel.is_empty() {
+                true => 0,
+                false => rel.split('/').count(),
+            };
+            let io = |e| BakeError::io(&dir, e);
+            for entry in std::fs::read_dir(&dir).map_err(io)? {
+                let entry = entry.map_err(io)?;
+                let path = entry.path();
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    self.warnings.push(format!(
+                        "{}: file name is not valid UTF-8; left out",
+                        path.display()
+                    ));
+                    continue;
+                };
+                if name.starts_with('.') {
+                    continue;
+                }
+                if name.contains(['\n', '\r']) {
+                    return Err(BakeError::asset(&path, "file name contains a newline"));
+                }
+                let mut kind = entry.file_type().map_err(|e| BakeError::io(&path, e))?;
+                if kind.is_symlink() {
+                    let target = match path.canonicalize() {
+                        Ok(target) => target,
+                        Err(e) => {
+                            let message = format!("symlink cannot be followed: {e}");
+                            self.refused
+                                .insert(path.clone(), BakeError::asset(&path, message));
+                            continue;
+                        }
+                    };
+                    if !target.starts_with(self.root) {
+                        let message = format!(
+                            "symlink leads outside the content root, to {}",
+                            target.display()
+                        );
+                        self.refused
+                            .insert(path.clone(), BakeError::asset(&path, message));
+                        continue;
+                    }
+                    kind = std::fs::metadata(&target)
+                        .map_err(|e| BakeError::io(&target, e))?
+                        .file_type();
+                }
+                let is_dir = kind.is_dir();
+                if !is_dir && !kind.is_file() {
+                    continue; // sockets, FIFOs, devices: never sources
+                }
+                let rel = match rel.is_empty() {
+                    true => name,
+                    false => format!("{rel}/{name}"),
+                };
+                if compiled.matches_with(&rel, WALK_OPTIONS) {
+                    found.push(Found {
+                        rel: rel.clone(),
+                        path: path.clone(),
+                        is_dir,
+                    });
+                }
+                if is_dir && depth + 1 < max_depth {
+                    stack.push((path, rel));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Walks every group's globs under the content root. A file matched by several groups is
@@ -45,40 +165,31 @@ pub fn plan(
     preset: Option<&Preset>,
     skip_dir: Option<&Path>,
 ) -> Result<Plan, BakeError> {
-    let mut matched: BTreeMap<String, (PathBuf, usize)> = BTreeMap::new();
+    let mut matched: BTreeMap<String, (PathBuf, bool, usize)> = BTreeMap::new();
     let mut watched = Vec::new();
-    let mut warnings = Vec::new();
-    let walk_options = glob::MatchOptions {
-        require_literal_leading_dot: true,
-        ..MATCH_OPTIONS
-    };
+    let root = config
+        .root
+        .canonicalize()
+        .map_err(|e| BakeError::io(&config.root, e))?;
     let skip_dir = skip_dir.and_then(|dir| dir.canonicalize().ok());
+    let mut walker = Walker {
+        root: &root,
+        skip: skip_dir.as_deref(),
+        warnings: Vec::new(),
+        refused: BTreeMap::new(),
+    };
     for (group_index, group) in config.groups.iter().enumerate() {
         for pattern in &group.assets {
-            let full = config.root.join(pattern);
-            let full_text = full.to_str().ok_or_else(|| BakeError::Config {
-                file: config.file.clone(),
-                message: format!("content root {} is not valid UTF-8", config.root.display()),
-            })?;
-            watched.push(walk_base(&config.root, pattern));
-            let paths =
-                glob::glob_with(full_text, walk_options).map_err(|e| BakeError::Config {
-                    file: config.file.clone(),
-                    message: format!("glob {pattern:?}: {}", e.msg),
-                })?;
+            watched.push(walk_base(&config.root, pattern).0);
+            let mut found = Vec::new();
+            walker.walk(config, pattern, &mut found)?;
             let mut any = false;
-            for path in paths {
-                let path = path.map_err(|e| BakeError::io(e.path().to_path_buf(), e.into()))?;
-                if let (Some(skip), Ok(canonical)) = (&skip_dir, path.canonicalize()) {
-                    if canonical.starts_with(skip) {
-                        continue;
-                    }
-                }
-                let rel = relative_path(&config.root, &path)?;
+            for Found { rel, path, is_dir } in found {
                 // A file inside a folder asset (`sky.env/px.png`) stands for the folder.
-                let (path, rel) = match folder_asset_of(registry, &rel) {
-                    Some(folder) => (config.root.join(&folder), folder),
-                    None if path.is_file() => (path, rel),
+                let (path, rel, is_dir) = match folder_asset_of(registry, &rel) {
+                    Some(folder) if folder == rel => (path, rel, is_dir),
+                    Some(folder) => (config.root.join(&folder), folder, true),
+                    None if !is_dir => (path, rel, false),
                     None => continue,
                 };
                 any = true;
@@ -89,22 +200,28 @@ pub fn plan(
                 {
                     continue;
                 }
-                matched.entry(rel).or_insert((path, group_index));
+                matched.entry(rel).or_insert((path, is_dir, group_index));
             }
             if !any {
-                warnings.push(format!(
+                walker.warnings.push(format!(
                     "{}: glob {pattern:?} matched no file",
                     config.file.display()
                 ));
             }
         }
     }
+    let mut refused: Vec<BakeError> = walker.refused.into_values().collect();
+    match refused.len() {
+        0 => {}
+        1 => return Err(refused.remove(0)),
+        _ => return Err(BakeError::Failed(refused)),
+    }
+    let mut warnings = walker.warnings;
     watched.sort();
     watched.dedup();
     let mut jobs = Vec::with_capacity(matched.len());
-    for (rel, (source, group_index)) in matched {
+    for (rel, (source, folder, group_index)) in matched {
         let settings = config.resolve(preset, Some(&config.groups[group_index]), &rel)?;
-        let folder = source.is_dir();
         let name = rel.rsplit('/').next().unwrap_or(&rel);
         let Some(pipeline) = registry.classify(name, folder) else {
             warnings.push(format!(
@@ -127,6 +244,7 @@ pub fn plan(
         });
     }
     Ok(Plan {
+        root,
         jobs,
         watched_dirs: watched,
         warnings,
@@ -157,9 +275,11 @@ fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, BakeError> {
     Ok(files)
 }
 
-/// The deepest existing folder that a glob's walk starts from: its literal leading components.
-fn walk_base(root: &Path, pattern: &str) -> PathBuf {
+/// The deepest existing folder that a glob's walk starts from (its literal leading
+/// components), and its path relative to the root.
+fn walk_base(root: &Path, pattern: &str) -> (PathBuf, String) {
     let mut base = root.to_path_buf();
+    let mut rel = Vec::new();
     let components: Vec<&str> = pattern.split('/').collect();
     for component in &components[..components.len().saturating_sub(1)] {
         if component.contains(['*', '?', '[']) {
@@ -170,23 +290,7 @@ fn walk_base(root: &Path, pattern: &str) -> PathBuf {
             break;
         }
         base = next;
+        rel.push(*component);
     }
-    base
-}
-
-/// `path` relative to `root`, `/`-separated; an error for non-UTF-8 names.
-fn relative_path(root: &Path, path: &Path) -> Result<String, BakeError> {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    let mut parts = Vec::new();
-    for component in rel.components() {
-        let part = component
-            .as_os_str()
-            .to_str()
-            .ok_or_else(|| BakeError::asset(path, "file name is not valid UTF-8"))?;
-        if part.contains('\n') {
-            return Err(BakeError::asset(path, "file name contains a newline"));
-        }
-        parts.push(part);
-    }
-    Ok(parts.join("/"))
+    (base, rel.join("/"))
 }
