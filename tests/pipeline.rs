@@ -312,6 +312,10 @@ fn the_cache_follows_version_settings_and_side_inputs() {
         .unwrap();
     let (bakes, _) = game.level_bakes(|| game.baker(2).run());
     assert_eq!(bakes, 0);
+    // A deleted output is baked again.
+    std::fs::remove_file(game.out.join("levels/c.level")).unwrap();
+    let (bakes, report) = game.level_bakes(|| game.baker(2).run());
+    assert_eq!((bakes, report.files_written), (1, 1));
 }
 
 #[test]

@@ -9,18 +9,18 @@ use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile,
 };
-use crate::bake::plan::{plan, Job};
+use crate::bake::plan::{mtime_ns, plan, Job};
 use crate::bake::settings;
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
 use crate::format::hpack::Codec;
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// Where the baker gets its manifest.
 #[derive(Debug, Clone)]
@@ -321,6 +321,11 @@ impl Baker {
             Cache::load(&out_dir).0
         };
 
+        // The output tree's files and sizes, listed once: cached outputs must still be there.
+        let existing = match old_cache.assets.is_empty() {
+            true => HashSet::new(),
+            false => list_tree(&out_dir)?,
+        };
         if let Some(progress) = &self.on_progress {
             progress(Progress::Planned {
                 assets: plan.jobs.len(),
@@ -335,7 +340,7 @@ impl Baker {
             plan.jobs
                 .par_iter()
                 .map(|job| {
-                    let result = bake_one(job, &self.registry, &old_cache, &out_dir);
+                    let result = bake_one(job, &self.registry, &old_cache, &existing);
                     if let Some(progress) = &self.on_progress {
                         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
@@ -429,7 +434,6 @@ impl Baker {
             Durability::Durable,
         )? as usize;
 
-        let new_cache_assets: Vec<CachedAsset> = assets.iter().map(|a| a.record.clone()).collect();
         let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
         let manifest_file = (
             manifest_bytes.as_slice(),
@@ -446,7 +450,7 @@ impl Baker {
             &mut report,
         )?;
         let new_cache = Cache {
-            assets: new_cache_assets,
+            assets: assets.into_iter().map(|a| a.record).collect(),
             pack: Some(pack),
         };
         write_if_changed(
@@ -560,40 +564,65 @@ impl Baker {
     }
 }
 
-/// Nanoseconds since the Unix epoch of a file's mtime (0 when unknown).
-fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
+/// Every regular, visible file under `dir`, by relative path: one directory listing per
+/// folder and no stat per file (the listing's file types are enough). Symlinks are not
+/// followed: hearth never writes one, so one is not an output.
+fn list_tree(dir: &Path) -> Result<HashSet<String>, BakeError> {
+    let mut files = HashSet::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        let io = |e| BakeError::io(&dir, e);
+        for entry in std::fs::read_dir(&dir).map_err(io)? {
+            let entry = entry.map_err(io)?;
+            let file_name = entry.file_name();
+            let Some(name) = file_name.to_str().filter(|n| !n.starts_with('.')) else {
+                continue;
+            };
+            let kind = entry.file_type().map_err(io)?;
+            let rel = join_rel(&rel, name);
+            if kind.is_dir() {
+                stack.push((entry.path(), rel));
+            } else if kind.is_file() {
+                files.insert(rel);
+            }
+        }
+    }
+    Ok(files)
 }
 
-/// One source's contribution to the fast-path stamp: its path, size and mtime.
-fn stamp_source(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> Result<u64, BakeError> {
-    let meta = std::fs::metadata(path).map_err(|e| BakeError::io(path, e))?;
-    Ok(stamp_meta(stamp, path, Some(&meta)))
+/// `parent/name`, or `name` at the root.
+pub(crate) fn join_rel(parent: &str, name: &str) -> String {
+    let mut rel = String::with_capacity(parent.len() + 1 + name.len());
+    if !parent.is_empty() {
+        rel.push_str(parent);
+        rel.push('/');
+    }
+    rel.push_str(name);
+    rel
 }
 
-/// One side input's contribution: like a source's, or a marker when it cannot be stat-ed (a
-/// side file the bake looked for and did not find is an input too).
+/// One side input's contribution to the fast-path stamp: like a source's, or a marker when it
+/// cannot be stat-ed (a side file the bake looked for and did not find is an input too).
 fn stamp_side(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> u64 {
-    stamp_meta(stamp, path, std::fs::metadata(path).ok().as_ref())
+    let meta = std::fs::metadata(path).ok();
+    stamp_file(stamp, path, meta.map(|m| (m.len(), mtime_ns(&m))))
 }
 
-fn stamp_meta(
+/// One input's contribution to the fast-path stamp: its path, size and mtime (the walk's, for
+/// sources), or a marker when it is missing.
+fn stamp_file(
     stamp: &mut xxhash_rust::xxh3::Xxh3,
     path: &Path,
-    meta: Option<&std::fs::Metadata>,
+    size_and_mtime: Option<(u64, u128)>,
 ) -> u64 {
     stamp.update(path.as_os_str().as_encoded_bytes());
     stamp.update(&[0]);
-    match meta {
-        Some(meta) => {
+    match size_and_mtime {
+        Some((len, mtime)) => {
             stamp.update(&[1]);
-            stamp.update(&meta.len().to_le_bytes());
-            stamp.update(&mtime_ns(meta).to_le_bytes());
-            meta.len()
+            stamp.update(&len.to_le_bytes());
+            stamp.update(&mtime.to_le_bytes());
+            len
         }
         None => {
             stamp.update(&[2]);
@@ -639,7 +668,7 @@ fn bake_one(
     job: &Job,
     registry: &Registry,
     cache: &Cache,
-    out_dir: &Path,
+    existing: &HashSet<String>,
 ) -> Result<AssetResult, BakeError> {
     let pipeline = registry.get(job.pipeline);
     let encoder = (pipeline.name().to_owned(), pipeline.version());
@@ -649,10 +678,7 @@ fn bake_one(
             && old.settings.iter().all(|(table, fingerprint)| {
                 settings::fingerprint(job.settings.tables.get(table)) == *fingerprint
             })
-            && old
-                .outputs
-                .iter()
-                .all(|o| std::fs::metadata(out_dir.join(&o.path)).is_ok_and(|m| m.len() == o.size))
+            && old.outputs.iter().all(|o| existing.contains(&o.path))
     });
     let cached = |record: CachedAsset| {
         Ok(AssetResult {
@@ -668,8 +694,8 @@ fn bake_one(
     let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
     let mut source_size = 0;
-    for source in &job.sources {
-        source_size += stamp_source(&mut stamp, source)?;
+    for (source, walked) in job.sources.iter().zip(&job.stamps) {
+        source_size += stamp_file(&mut stamp, source, Some(*walked));
     }
     for side in side_inputs {
         source_size += stamp_side(&mut stamp, side);
@@ -753,8 +779,8 @@ fn bake_one(
     recorded.side_inputs.dedup_by(|a, b| a.path == b.path);
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
     let mut source_size = 0;
-    for source in &job.sources {
-        source_size += stamp_source(&mut stamp, source)?;
+    for (source, walked) in job.sources.iter().zip(&job.stamps) {
+        source_size += stamp_file(&mut stamp, source, Some(*walked));
     }
     for side in &recorded.side_inputs {
         source_size += stamp_side(&mut stamp, &side.path);

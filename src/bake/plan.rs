@@ -19,6 +19,9 @@ pub struct Job {
     pub folder: bool,
     /// The files read: the source file itself, or a folder asset's files in name order.
     pub sources: Vec<PathBuf>,
+    /// Size and mtime (ns since the epoch) of each source, as the walk saw them: stat-ed
+    /// relative to their folder (cheaper than a stat by full path).
+    pub stamps: Vec<(u64, u128)>,
     /// The pipeline that bakes it (an index into the bake's [`Registry`]).
     pub pipeline: usize,
     /// Resolved settings.
@@ -50,6 +53,29 @@ struct Found {
     rel: String,
     path: PathBuf,
     is_dir: bool,
+    /// A file's size and mtime.
+    stamp: (u64, u128),
+}
+
+/// Nanoseconds since the Unix epoch of a file's mtime (0 when unknown).
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// A directory entry's size and mtime, stat-ed relative to its folder (`fstatat`), following
+/// a symlink (already checked to stay inside the root).
+fn entry_stamp(entry: &std::fs::DirEntry, symlink: bool) -> Result<(u64, u128), BakeError> {
+    let path = entry.path();
+    let meta = match symlink {
+        true => std::fs::metadata(&path),
+        false => entry.metadata(),
+    }
+    .map_err(|e| BakeError::io(&path, e))?;
+    Ok((meta.len(), mtime_ns(&meta)))
 }
 
 /// Walks the content tree for a glob: never follows a symlink out of `root`, visits no folder
@@ -109,7 +135,8 @@ impl Walker<'_> {
                     return Err(BakeError::asset(&path, "file name contains a newline"));
                 }
                 let mut kind = entry.file_type().map_err(|e| BakeError::io(&path, e))?;
-                if kind.is_symlink() {
+                let symlink = kind.is_symlink();
+                if symlink {
                     let target = match path.canonicalize() {
                         Ok(target) => target,
                         Err(e) => {
@@ -136,15 +163,17 @@ impl Walker<'_> {
                 if !is_dir && !kind.is_file() {
                     continue; // sockets, FIFOs, devices: never sources
                 }
-                let rel = match rel.is_empty() {
-                    true => name,
-                    false => format!("{rel}/{name}"),
-                };
+                let rel = crate::bake::baker::join_rel(&rel, &name);
                 if compiled.matches_with(&rel, WALK_OPTIONS) {
+                    let stamp = match is_dir {
+                        true => (0, 0),
+                        false => entry_stamp(&entry, symlink)?,
+                    };
                     found.push(Found {
                         rel: rel.clone(),
                         path: path.clone(),
                         is_dir,
+                        stamp,
                     });
                 }
                 if is_dir && depth + 1 < max_depth {
@@ -165,7 +194,7 @@ pub fn plan(
     preset: Option<&Preset>,
     skip_dir: Option<&Path>,
 ) -> Result<Plan, BakeError> {
-    let mut matched: BTreeMap<String, (PathBuf, bool, usize)> = BTreeMap::new();
+    let mut matched: BTreeMap<String, (PathBuf, bool, (u64, u128), usize)> = BTreeMap::new();
     let mut watched = Vec::new();
     let root = config
         .root
@@ -184,7 +213,13 @@ pub fn plan(
             let mut found = Vec::new();
             walker.walk(config, pattern, &mut found)?;
             let mut any = false;
-            for Found { rel, path, is_dir } in found {
+            for Found {
+                rel,
+                path,
+                is_dir,
+                stamp,
+            } in found
+            {
                 // A file inside a folder asset (`sky.env/px.png`) stands for the folder.
                 let (path, rel, is_dir) = match folder_asset_of(registry, &rel) {
                     Some(folder) if folder == rel => (path, rel, is_dir),
@@ -200,7 +235,9 @@ pub fn plan(
                 {
                     continue;
                 }
-                matched.entry(rel).or_insert((path, is_dir, group_index));
+                matched
+                    .entry(rel)
+                    .or_insert((path, is_dir, stamp, group_index));
             }
             if !any {
                 walker.warnings.push(format!(
@@ -220,7 +257,7 @@ pub fn plan(
     watched.sort();
     watched.dedup();
     let mut jobs = Vec::with_capacity(matched.len());
-    for (rel, (source, folder, group_index)) in matched {
+    for (rel, (source, folder, stamp, group_index)) in matched {
         let settings = config.resolve(preset, Some(&config.groups[group_index]), &rel)?;
         let name = rel.rsplit('/').next().unwrap_or(&rel);
         let Some(pipeline) = registry.classify(name, folder) else {
@@ -230,9 +267,9 @@ pub fn plan(
             ));
             continue;
         };
-        let sources = match folder {
-            true => folder_files(&source)?,
-            false => vec![source.clone()],
+        let (sources, stamps) = match folder {
+            true => folder_files(&source)?.into_iter().unzip(),
+            false => (vec![source.clone()], vec![stamp]),
         };
         jobs.push(Job {
             pipeline,
@@ -240,6 +277,7 @@ pub fn plan(
             source,
             folder,
             sources,
+            stamps,
             settings,
         });
     }
@@ -261,14 +299,14 @@ fn folder_asset_of(registry: &Registry, rel: &str) -> Option<String> {
 }
 
 /// The visible files directly inside a folder asset, sorted by name.
-fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, BakeError> {
+fn folder_files(dir: &Path) -> Result<Vec<(PathBuf, (u64, u128))>, BakeError> {
     let io = |e| BakeError::io(dir, e);
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
         if !hidden && entry.file_type().map_err(io)?.is_file() {
-            files.push(entry.path());
+            files.push((entry.path(), entry_stamp(&entry, false)?));
         }
     }
     files.sort();
