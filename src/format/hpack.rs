@@ -38,7 +38,7 @@
 //! [`hash_runtime_path`] of that path.
 
 use crate::format::hash::hash_runtime_path;
-use crate::read::error::{to_usize, ReadBytes, ReadError};
+use crate::format::error::{to_usize, ReadBytes, ReadError};
 use bytemuck::{Pod, Zeroable};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
