@@ -50,7 +50,10 @@ fn bake_info_check_and_pack_info() {
     let (code, out, _) = hearth(&["pack", "info", "out/game.hpack"], dir.path());
     assert_eq!(code, 0);
     assert!(
-        out.contains("hpack v3, 6 entries") && out.contains("padding") && out.contains("zstd"),
+        out.contains("hpack v4, 6 entries")
+            && out.contains("padding")
+            && out.contains("zstd")
+            && out.contains("font"),
         "{out}"
     );
     let (code, out, _) = hearth(&["presets"], dir.path());

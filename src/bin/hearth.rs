@@ -5,11 +5,12 @@
 use clap::{Parser, Subcommand};
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
-    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, pack_layout,
-    tree_files,
+    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, kind_from_path,
+    manifest_kinds, pack_layout, tree_files,
 };
-use hearth::{PackKind, PakReader};
+use hearth::{AssetKind, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -60,9 +61,9 @@ enum Command {
         #[arg(default_value = "hearth.toml")]
         path: PathBuf,
     },
-    /// Per-file stats and totals of an output folder.
+    /// Per-file kind, size and stats, and totals, of an output folder or one baked file.
     Info {
-        /// Output folder.
+        /// Output folder, or one file in it.
         #[arg(default_value = "runtime")]
         out: PathBuf,
     },
@@ -270,18 +271,63 @@ fn init(path: &Path) -> Result<(), String> {
 /// A one-line description of a baked file's contents.
 type Describe = fn(&[u8]) -> Result<String, hearth::ReadError>;
 
-fn info(out: &Path) -> Result<(), String> {
+/// The files `hearth info` describes, as (runtime path, file, kind): every file of an output
+/// folder, or the one file given. Kinds come from the `assets.hman` row naming the file, else
+/// from its extension.
+fn info_files(out: &Path) -> Result<Vec<(String, PathBuf, AssetKind)>, String> {
+    let meta = std::fs::metadata(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if !meta.is_dir() {
+        let rel = out.display().to_string();
+        return Ok(vec![(rel, out.to_path_buf(), kind_of_file(out))]);
+    }
     let files = tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let mut totals: std::collections::BTreeMap<PackKind, (usize, u64)> = Default::default();
+    let listed = manifest_kinds(out);
+    Ok(files
+        .into_iter()
+        .map(|(rel, path)| {
+            let kind = listed
+                .get(&rel)
+                .copied()
+                .unwrap_or_else(|| kind_from_path(&rel));
+            (rel, path, kind)
+        })
+        .collect())
+}
+
+/// The kind of one file: its row in the nearest `assets.hman` above it that lists it, else
+/// the kind of its extension.
+fn kind_of_file(file: &Path) -> AssetKind {
+    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    for root in file.ancestors().skip(1) {
+        if !root.join(hearth::format::hman::MANIFEST_PATH).is_file() {
+            continue;
+        }
+        let Ok(rel) = file.strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if let Some(kind) = manifest_kinds(root).get(&rel) {
+            return *kind;
+        }
+    }
+    kind_from_path(&file.to_string_lossy())
+}
+
+fn info(out: &Path) -> Result<(), String> {
+    let files = info_files(out)?;
+    let mut totals: BTreeMap<AssetKind, (usize, u64)> = Default::default();
     println!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
-    for (rel, path) in &files {
+    for (rel, path, kind) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let kind = PackKind::from_path(rel);
-        let describe: Option<Describe> = match kind {
-            PackKind::Texture => Some(describe_ktx2),
-            PackKind::Mesh => Some(describe_hmesh),
-            PackKind::Material => Some(describe_hmat),
-            PackKind::Animation => Some(describe_hanim),
+        let describe: Option<Describe> = match *kind {
+            AssetKind::TEXTURE | AssetKind::LUT => Some(describe_ktx2),
+            AssetKind::MESH => Some(describe_hmesh),
+            AssetKind::MATERIAL => Some(describe_hmat),
+            AssetKind::ANIMATION => Some(describe_hanim),
             _ => None,
         };
         let details = describe
@@ -294,16 +340,20 @@ fn info(out: &Path) -> Result<(), String> {
             .unwrap_or_default();
         println!(
             "{rel:<48} {:<9} {:>12}  {details}",
-            kind.name(),
+            kind.to_string(),
             human(size)
         );
-        let total = totals.entry(kind).or_default();
+        let total = totals.entry(*kind).or_default();
         total.0 += 1;
         total.1 += size;
     }
     println!();
     for (kind, (count, size)) in &totals {
-        println!("{:<9} {count:>6} files {:>12}", kind.name(), human(*size));
+        println!(
+            "{:<9} {count:>6} files {:>12}",
+            kind.to_string(),
+            human(*size)
+        );
     }
     let all: u64 = totals.values().map(|t| t.1).sum();
     println!("{:<9} {:>6} files {:>12}", "total", files.len(), human(all));
@@ -360,7 +410,7 @@ fn pack_info(file: &Path) -> Result<(), String> {
     for (kind, (count, size, stored)) in &layout.per_kind {
         println!(
             "  {:<10} {count:>7} {:>12} {:>12}",
-            kind.name(),
+            kind.to_string(),
             human(*size),
             human(*stored)
         );
@@ -374,7 +424,7 @@ fn pack_info(file: &Path) -> Result<(), String> {
         let entry = entry.map_err(|e| format!("{}: {e}", file.display()))?;
         println!(
             "  {:<10} {:>12} {:>12} {:<7} {:>10}  {}",
-            entry.kind().name(),
+            entry.kind().to_string(),
             entry.size(),
             entry.stored_size(),
             entry.codec().name(),

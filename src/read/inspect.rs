@@ -2,8 +2,9 @@
 //! `hearth check`, `hearth pack info`).
 
 use crate::format::hash::hash_runtime_path;
-use crate::format::hman::{self, MANIFEST_PATH};
-use crate::format::hpack::{self, PackKind};
+use crate::format::hman::{self, AssetKind, MANIFEST_PATH};
+use crate::format::hpack;
+use crate::read::error::ReadError;
 use crate::read::pak::PakReader;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,9 +14,9 @@ use std::path::{Path, PathBuf};
 pub struct PackLayout {
     /// Header bytes.
     pub header: u64,
-    /// Table bytes: v2 TOC, or v3 entry table + directory table + hash index.
+    /// Table bytes: v2 TOC, or v3/v4 entry table + directory table + hash index.
     pub tables: u64,
-    /// v3 string table bytes (v2 keeps paths in its TOC).
+    /// v3/v4 string table bytes (v2 keeps paths in its TOC).
     pub strings: u64,
     /// Stored payload bytes.
     pub payload: u64,
@@ -23,12 +24,13 @@ pub struct PackLayout {
     pub padding: u64,
     /// Uncompressed payload bytes.
     pub uncompressed: u64,
-    /// Per kind: (entries, uncompressed bytes, stored bytes).
-    pub per_kind: BTreeMap<PackKind, (usize, u64, u64)>,
+    /// Per kind ([`Entry::kind`](crate::Entry::kind), mapped for v2/v3): (entries,
+    /// uncompressed bytes, stored bytes).
+    pub per_kind: BTreeMap<AssetKind, (usize, u64, u64)>,
 }
 
 /// Breaks a pack down by region and by kind. Fails on the first invalid entry.
-pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, crate::ReadError> {
+pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
     let mut layout = PackLayout::default();
     match pak.v3_header() {
         Some(h) => {
@@ -54,6 +56,41 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, crate::ReadError> {
     layout.padding =
         pak.bytes().len() as u64 - layout.header - layout.tables - layout.strings - layout.payload;
     Ok(layout)
+}
+
+/// The kind of a runtime file guessed from its path, for files no `assets.hman` row names:
+/// `.ktx2` texture (`.lut.ktx2` LUT), `.hmesh` mesh, `.hmat` material, `.hanim` animation,
+/// `.hman` manifest, `.spv .wgsl .glsl .hlsl` shader, `.ttf .otf .fnt` font, anything else blob.
+/// The same extensions the baker gives these kinds.
+pub fn kind_from_path(path: &str) -> AssetKind {
+    let lower = path.to_ascii_lowercase();
+    let extension = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match extension {
+        "ktx2" if lower.ends_with(".lut.ktx2") => AssetKind::LUT,
+        "ktx2" => AssetKind::TEXTURE,
+        "hmesh" => AssetKind::MESH,
+        "hmat" => AssetKind::MATERIAL,
+        "hanim" => AssetKind::ANIMATION,
+        "hman" => AssetKind::MANIFEST,
+        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
+        "ttf" | "otf" | "fnt" => AssetKind::FONT,
+        _ => AssetKind::BLOB,
+    }
+}
+
+/// The kind of each file an output folder's `assets.hman` lists, by runtime path (empty when
+/// the folder has no readable manifest).
+pub fn manifest_kinds(root: &Path) -> BTreeMap<String, AssetKind> {
+    let Ok(bytes) = std::fs::read(root.join(MANIFEST_PATH)) else {
+        return BTreeMap::new();
+    };
+    hman::parse(&bytes)
+        .map(|rows| {
+            rows.iter()
+                .map(|row| (row.path.to_owned(), row.kind))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Files of a runtime tree, relative and `/`-separated, sorted; hearth's own bookkeeping
