@@ -93,6 +93,78 @@ pub fn manifest_kinds(root: &Path) -> BTreeMap<String, AssetKind> {
         .unwrap_or_default()
 }
 
+/// Whether [`file_counts`] reports anything for `kind` (so a tool need not read other files).
+pub fn has_counts(kind: AssetKind) -> bool {
+    matches!(
+        kind,
+        AssetKind::TEXTURE
+            | AssetKind::LUT
+            | AssetKind::MESH
+            | AssetKind::MATERIAL
+            | AssetKind::ANIMATION
+            | AssetKind::MANIFEST
+    )
+}
+
+/// The numbers a tool reports for a baked file of `kind`, by name, parsed the way the runtime
+/// reads the file:
+///
+/// - texture, LUT: `width`, `height`, `depth`, `levels`, `layers`, `faces`, `vk_format` (0 for
+///   UASTC);
+/// - mesh: `vertices`, `indices`, `triangles`, `submeshes`, `meshlets`, `materials`, `joints`,
+///   `lods`;
+/// - material table: `materials`;
+/// - animation: `clips`, `channels`;
+/// - manifest: `entries`;
+/// - every other kind: none (an empty list).
+pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
+    Ok(match kind {
+        AssetKind::TEXTURE | AssetKind::LUT => {
+            let ktx = crate::read::ktx2::Ktx2::parse(bytes)?;
+            vec![
+                ("width", ktx.width().into()),
+                ("height", ktx.height().into()),
+                ("depth", ktx.depth().into()),
+                ("levels", ktx.level_count().into()),
+                ("layers", ktx.layers().into()),
+                ("faces", ktx.faces().into()),
+                ("vk_format", ktx.vk_format().into()),
+            ]
+        }
+        AssetKind::MESH => {
+            let mesh = crate::read::mesh::MeshView::parse(bytes)?;
+            let d = &mesh.desc;
+            vec![
+                ("vertices", d.vertex_count.into()),
+                ("indices", d.index_count.into()),
+                ("triangles", (d.index_count / 3).into()),
+                ("submeshes", d.submesh_count.into()),
+                ("meshlets", d.meshlet_count.into()),
+                ("materials", d.material_count.into()),
+                (
+                    "joints",
+                    mesh.skeleton.as_ref().map_or(0, |s| s.len() as u64),
+                ),
+                (
+                    "lods",
+                    mesh.lods.as_ref().map_or(0, |l| l.header.lod_count.into()),
+                ),
+            ]
+        }
+        AssetKind::MATERIAL => {
+            let table = crate::read::mesh::MaterialTable::parse(bytes)?;
+            vec![("materials", table.rows.len() as u64)]
+        }
+        AssetKind::ANIMATION => {
+            let clips = crate::format::hanim::parse(bytes, u32::MAX)?;
+            let channels: usize = clips.iter().map(|c| c.channels.len()).sum();
+            vec![("clips", clips.len() as u64), ("channels", channels as u64)]
+        }
+        AssetKind::MANIFEST => vec![("entries", hman::parse(bytes)?.len() as u64)],
+        _ => Vec::new(),
+    })
+}
+
 /// Files of a runtime tree, relative and `/`-separated, sorted; hearth's own bookkeeping
 /// files (cache, lock, temp files) and packs are left out.
 pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
@@ -408,4 +480,52 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         }
     }
     (problems, files.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hman::{ColorSpace, ManifestEntry};
+
+    #[test]
+    fn kinds_from_paths_follow_the_bakers_extensions() {
+        for (path, kind) in [
+            ("models/chair/tex_0.ktx2", AssetKind::TEXTURE),
+            ("grading/warm.lut.ktx2", AssetKind::LUT),
+            ("models/chair.HMESH", AssetKind::MESH),
+            ("models/chair.hmat", AssetKind::MATERIAL),
+            ("models/chair.hanim", AssetKind::ANIMATION),
+            ("assets.hman", AssetKind::MANIFEST),
+            ("shaders/a.wgsl", AssetKind::SHADER),
+            ("shaders/a.spv", AssetKind::SHADER),
+            ("fonts/ui.otf", AssetKind::FONT),
+            ("data/level.json", AssetKind::BLOB),
+            ("no-extension", AssetKind::BLOB),
+        ] {
+            assert_eq!(kind_from_path(path), kind, "{path}");
+        }
+    }
+
+    #[test]
+    fn counts_per_kind() {
+        let manifest = hman::write(&[ManifestEntry {
+            hash: 1,
+            kind: AssetKind(200),
+            color_space: ColorSpace::Linear,
+            path: "x.lvl",
+        }]);
+        assert_eq!(
+            file_counts(AssetKind::MANIFEST, &manifest).unwrap(),
+            [("entries", 1)]
+        );
+        assert!(file_counts(AssetKind::TEXTURE, b"not a ktx2").is_err());
+        assert!(file_counts(AssetKind::MESH, b"not a mesh").is_err());
+        for value in 0..=255u8 {
+            let kind = AssetKind(value);
+            if !has_counts(kind) {
+                assert_eq!(file_counts(kind, b"any bytes").unwrap(), [], "{kind}");
+            }
+        }
+        assert!(has_counts(AssetKind::LUT) && !has_counts(AssetKind::BLOB));
+    }
 }
