@@ -417,3 +417,40 @@ fn info_takes_kinds_from_the_manifest_rows() {
     let (_, text, _) = hearth(&["info", "."], dir.path());
     assert!(text.contains("game(140)"), "{text}");
 }
+
+#[test]
+fn check_catches_a_v4_pack_whose_kinds_disagree_with_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let (code, out, err) = hearth(&["bake", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    let pack_path = dir.path().join("out/game.hpack");
+    let pak = PakReader::from_bytes(std::fs::read(&pack_path).unwrap()).unwrap();
+    // The same pack, valid and checksummed, but the font's entry says blob.
+    let entries: Vec<hearth::Entry<'_>> = pak.entries().map(Result::unwrap).collect();
+    let paths: Vec<String> = entries.iter().map(|e| e.path().into_owned()).collect();
+    let inputs: Vec<hearth::format::hpack::PackInput<'_>> = entries
+        .iter()
+        .zip(&paths)
+        .map(|(entry, path)| hearth::format::hpack::PackInput {
+            path,
+            kind: if path == "fonts/ui.ttf" {
+                AssetKind::BLOB
+            } else {
+                entry.kind()
+            },
+            codec: entry.codec(),
+            stored: entry.stored_bytes(),
+            size: entry.size(),
+        })
+        .collect();
+    let relabeled = hearth::format::hpack::write_v4(&inputs);
+    std::fs::write(&pack_path, relabeled).unwrap();
+    PakReader::open_verified(&pack_path).expect("still a valid pack");
+    let (code, _, err) = hearth(&["check", "out"], dir.path());
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("`fonts/ui.ttf` has kind blob, but assets.hman says font"),
+        "{err}"
+    );
+}

@@ -59,8 +59,6 @@ pub const ALIGN: u64 = 16;
 pub const V2_HEADER_SIZE: usize = 24;
 /// v3 and v4 header size.
 pub const V3_HEADER_SIZE: usize = 96;
-/// The newest version, what hearth writes by default.
-pub const LATEST_VERSION: u32 = 4;
 /// v3 (and v4) entry stride.
 pub const V3_ENTRY_SIZE: usize = 48;
 /// v3 directory-table stride.

@@ -386,10 +386,11 @@ fn check_mesh(
 
 /// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
 /// existing file whose path hashes to the row's hash; every file is in the manifest; every
-/// `.hpack` verifies and matches the tree file for file; every `.ktx2` is valid; every
-/// `.hmesh` is valid, with a companion `.hmat` whose rows match its materials and whose
-/// texture refs resolve through the manifest to existing files. Returns the problems found (empty
-/// when all is well) and the number of files checked.
+/// `.hpack` verifies and matches the tree file for file (and a v4 pack's entry kinds match
+/// the manifest rows); every `.ktx2` is valid; every `.hmesh` is valid, with a companion
+/// `.hmat` whose rows match its materials and whose texture refs resolve through the manifest
+/// to existing files. Returns the problems found (empty when all is well) and the number of
+/// files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
     let files = match tree_files(root) {
@@ -450,6 +451,8 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "hpack"));
+    // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
+    let listed_kinds = manifest_kinds(root);
     for pack_path in packs {
         let name = pack_path.display();
         let pak = match PakReader::open_verified(&pack_path) {
@@ -463,6 +466,19 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         for entry in pak.entries().flatten() {
             in_pack += 1;
             let path = entry.path();
+            if pak.version() >= 4 {
+                let want = match listed_kinds.get(&*path) {
+                    Some(kind) => *kind,
+                    None if path == MANIFEST_PATH => AssetKind::MANIFEST,
+                    None => AssetKind::BLOB,
+                };
+                if entry.kind() != want {
+                    problems.push(format!(
+                        "{name}: `{path}` has kind {}, but {MANIFEST_PATH} says {want}",
+                        entry.kind()
+                    ));
+                }
+            }
             match (std::fs::read(root.join(&*path)), entry.bytes()) {
                 (Ok(on_disk), Ok(packed)) if on_disk == *packed => {}
                 (Ok(_), Ok(_)) => problems.push(format!(
