@@ -38,7 +38,7 @@ fn main() -> Result<(), ReadError> {
     println!(
         "asset {hash:#018x} -> {} ({}, {} bytes)",
         record.path,
-        record.kind.name(),
+        record.kind,
         level.len()
     );
 
