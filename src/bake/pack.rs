@@ -80,8 +80,9 @@ pub fn compress(file: &PackFile<'_>) -> (Codec, Vec<u8>) {
     }
 }
 
-/// Builds a whole pack at `version` (2, 3, or 4 for anything else). `files` must be sorted by path and unique; compression runs in
-/// parallel on the current rayon pool, and the output does not depend on the thread count.
+/// Builds a whole pack at `version` (2, 3, or 4 for anything else). `files` must be sorted by
+/// path and unique; compression runs in parallel on the current rayon pool, and the output
+/// does not depend on the thread count.
 pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
     let encoded: Vec<(Codec, Vec<u8>)> = files.par_iter().map(compress).collect();
     let inputs: Vec<PackInput<'_>> = files
