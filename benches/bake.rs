@@ -36,6 +36,7 @@ fn pack_write(c: &mut Criterion) {
             .iter()
             .map(|(path, bytes)| PackFile {
                 path,
+                kind: hearth::AssetKind::BLOB,
                 bytes,
                 codec,
                 level: None,

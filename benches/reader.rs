@@ -34,6 +34,7 @@ fn tiny_pack(version: u32, paths: &[String]) -> Vec<u8> {
         .zip(&payloads)
         .map(|(path, bytes)| PackFile {
             path,
+            kind: hearth::AssetKind::BLOB,
             bytes,
             codec: Codec::None,
             level: None,
@@ -171,6 +172,7 @@ fn read_all(c: &mut Criterion) {
             .iter()
             .map(|(path, bytes)| PackFile {
                 path,
+                kind: hearth::AssetKind::BLOB,
                 bytes,
                 codec,
                 level: None,

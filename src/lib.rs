@@ -49,7 +49,7 @@ pub struct ReadmeDoctests;
 
 pub use format::hash::{hash_asset_ref, hash_runtime_path};
 pub use format::hman::{AssetKind, ColorSpace};
-pub use format::hpack::{Codec, PackKind};
+pub use format::hpack::Codec;
 pub use read::aligned::AlignedBytes;
 pub use read::error::ReadError;
 pub use read::ktx2::Ktx2;

@@ -6,7 +6,8 @@ mod common;
 use common::*;
 use hearth::bake::Baker;
 use hearth::format::hman;
-use hearth::{hash_asset_ref, AssetKind, Codec, PackKind, PakReader};
+use hearth::format::hpack::PackKind;
+use hearth::{hash_asset_ref, AssetKind, Codec, PakReader};
 use std::sync::{Arc, Mutex};
 
 #[test]
@@ -65,7 +66,7 @@ fn bakes_tree_manifest_and_pack_that_read_back() {
     let pak = PakReader::open(out.path().join("game.hpack")).unwrap();
     assert_eq!(report.pack_path, out.path().join("game.hpack"));
     pak.verify().unwrap();
-    assert_eq!(pak.version(), 3);
+    assert_eq!(pak.version(), 4);
     assert_eq!(pak.len(), expected.len() + 1);
     for rel in expected.iter().chain(&["assets.hman"]) {
         let on_disk = std::fs::read(out.path().join(rel)).unwrap();
@@ -88,7 +89,8 @@ fn bakes_tree_manifest_and_pack_that_read_back() {
             .path,
         "sounds/hit.ogg"
     );
-    // Compressible text is compressed, the .ogg is stored (zero-copy), kinds follow extensions.
+    // Compressible text is compressed, the .ogg is stored (zero-copy); entry kinds are the
+    // manifest rows' kinds (the font is a font in v4, where v3 had only "other").
     let level = pak.find("data/levels/level1.txt").unwrap().unwrap();
     assert_eq!(level.codec(), Codec::Zstd);
     assert!(level.stored_size() < level.size());
@@ -98,14 +100,21 @@ fn bakes_tree_manifest_and_pack_that_read_back() {
         ogg.bytes().unwrap(),
         std::borrow::Cow::Borrowed(_)
     ));
-    assert_eq!(
-        pak.find("shaders/mesh.spv").unwrap().unwrap().kind(),
-        PackKind::Shader
-    );
-    assert_eq!(
-        pak.find("assets.hman").unwrap().unwrap().kind(),
-        PackKind::Manifest
-    );
+    for (path, kind) in [
+        ("shaders/mesh.spv", AssetKind::SHADER),
+        ("fonts/ui.ttf", AssetKind::FONT),
+        ("sounds/hit.ogg", AssetKind::BLOB),
+        ("assets.hman", AssetKind::MANIFEST),
+    ] {
+        assert_eq!(pak.find(path).unwrap().unwrap().kind(), kind, "{path}");
+        if path != "assets.hman" {
+            assert_eq!(
+                pak.resolve(hash_asset_ref(path)).unwrap().unwrap().kind,
+                kind,
+                "{path}: pack and manifest agree"
+            );
+        }
+    }
     // Nothing else is left in the output folder: no temp files.
     let mut names: Vec<_> = mtimes(out.path())
         .into_keys()

@@ -3,6 +3,9 @@
 
 mod common;
 
+use hearth::{AssetKind, PakReader};
+use serde_json::Value;
+use std::path::Path;
 use std::process::Command;
 
 fn hearth(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
@@ -50,7 +53,10 @@ fn bake_info_check_and_pack_info() {
     let (code, out, _) = hearth(&["pack", "info", "out/game.hpack"], dir.path());
     assert_eq!(code, 0);
     assert!(
-        out.contains("hpack v3, 6 entries") && out.contains("padding") && out.contains("zstd"),
+        out.contains("hpack v4, 6 entries")
+            && out.contains("padding")
+            && out.contains("zstd")
+            && out.contains("font"),
         "{out}"
     );
     let (code, out, _) = hearth(&["presets"], dir.path());
@@ -100,4 +106,351 @@ fn init_writes_a_starter_that_bakes_and_never_overwrites() {
         "{out}"
     );
     assert!(err.is_empty(), "the starter manifest warns: {err}");
+}
+
+/// Runs `hearth ARGS` and parses its whole stdout as one JSON document.
+fn hearth_json(args: &[&str], dir: &Path) -> (i32, Value, String) {
+    let (code, out, err) = hearth(args, dir);
+    let value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("stdout of {args:?} is not one JSON document ({e}):\n{out}"));
+    (code, value, err)
+}
+
+/// A small bake with one texture (raw RGBA8, 16x8, mips), one OBJ mesh and a text file.
+fn bake_texture_and_mesh(dir: &Path) {
+    let mut png = Vec::new();
+    image::RgbaImage::from_fn(16, 8, |x, y| {
+        image::Rgba([(x * 16) as u8, (y * 32) as u8, 7, 255])
+    })
+    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+    .unwrap();
+    let obj = b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n";
+    common::write_files(
+        dir,
+        &[
+            ("tex/wall.png", &png),
+            ("models/quad.obj", obj),
+            ("notes/readme.txt", b"hello"),
+        ],
+    );
+    std::fs::write(
+        dir.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.png\", \"**/*.obj\", \"**/*.txt\"]\n\
+         [default]\ntexture = { compress = false }\n",
+    )
+    .unwrap();
+    let (code, out, err) = hearth(&["bake", "-o", "out", "-q"], dir);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn pack_info_json_lists_every_entry_with_numeric_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let (code, out, err) = hearth(&["bake", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, json, err) = hearth_json(&["pack", "info", "--json", "out/game.hpack"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let pak = PakReader::open(dir.path().join("out/game.hpack")).unwrap();
+    assert_eq!(json["version"], 4);
+    assert_eq!(json["size"].as_u64(), Some(pak.bytes().len() as u64));
+    let entries = json["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), pak.len());
+    assert_eq!(json["entry_count"].as_u64(), Some(pak.len() as u64));
+    for (row, entry) in entries.iter().zip(pak.entries()) {
+        let entry = entry.unwrap();
+        assert_eq!(row["path"], *entry.path());
+        assert!(row["kind"].is_u64(), "{row}");
+        assert_eq!(row["kind"].as_u64(), Some(entry.kind().0.into()));
+        assert_eq!(row["kind_name"].as_str(), entry.kind().name());
+        assert_eq!(row["size"].as_u64(), Some(entry.size()));
+        assert_eq!(row["stored_size"].as_u64(), Some(entry.stored_size()));
+        assert_eq!(row["offset"].as_u64(), Some(entry.offset()));
+        assert_eq!(row["codec"], entry.codec().name());
+    }
+    let font = entries
+        .iter()
+        .find(|e| e["path"] == "fonts/ui.ttf")
+        .unwrap();
+    assert_eq!(
+        (font["kind"].as_u64(), font["kind_name"].as_str()),
+        (Some(7), Some("font"))
+    );
+    // The layout adds up to the file, as the text output's breakdown does.
+    let layout = &json["layout"];
+    let parts: u64 = ["header", "tables", "strings", "payload", "padding"]
+        .iter()
+        .map(|k| layout[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(parts, pak.bytes().len() as u64);
+    let per_kind: u64 = json["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["entries"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_kind, pak.len() as u64);
+}
+
+#[test]
+fn pack_info_shows_game_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let level = "level ".repeat(30);
+    let files: Vec<hearth::bake::pack::PackFile<'_>> = [
+        ("a.txt", AssetKind::BLOB, &b"text"[..]),
+        (
+            "game/level.lvl",
+            AssetKind::game(130).unwrap(),
+            level.as_bytes(),
+        ),
+        ("game/save.sav", AssetKind::game(255).unwrap(), &b"save"[..]),
+    ]
+    .into_iter()
+    .map(|(path, kind, bytes)| hearth::bake::pack::PackFile {
+        path,
+        kind,
+        bytes,
+        codec: hearth::Codec::Zstd,
+        level: None,
+    })
+    .collect();
+    std::fs::write(
+        dir.path().join("game.hpack"),
+        hearth::bake::pack::build(4, &files),
+    )
+    .unwrap();
+    let (code, out, err) = hearth(&["pack", "info", "game.hpack"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    for line in ["game/level.lvl", "game/save.sav"] {
+        let line = out.lines().find(|l| l.ends_with(line)).unwrap();
+        assert!(
+            line.trim_start().starts_with("game(1") || line.trim_start().starts_with("game(2"),
+            "{line}"
+        );
+    }
+    assert!(
+        out.contains("game(130)") && out.contains("game(255)"),
+        "{out}"
+    );
+    let (code, json, _) = hearth_json(&["pack", "info", "--json", "game.hpack"], dir.path());
+    assert_eq!(code, 0);
+    let kinds: Vec<(Value, Value)> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["kind"].clone(), e["kind_name"].clone()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (Value::from(5), Value::from("blob")),
+            (Value::from(130), Value::Null),
+            (Value::from(255), Value::Null),
+        ]
+    );
+}
+
+#[test]
+fn info_json_reports_each_files_real_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    bake_texture_and_mesh(dir.path());
+    let out = dir.path().join("out");
+    let (code, json, err) = hearth_json(&["info", "--json", "out"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let files = json["files"].as_array().unwrap();
+    let file = |path: &str| {
+        files
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("{path} not listed: {json}"))
+    };
+    let names: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "assets.hman",
+            "models/quad.hmat",
+            "models/quad.hmesh",
+            "notes/readme.txt",
+            "tex/wall.ktx2"
+        ]
+    );
+
+    let texture = file("tex/wall.ktx2");
+    let ktx_bytes = std::fs::read(out.join("tex/wall.ktx2")).unwrap();
+    let ktx = hearth::Ktx2::parse(&ktx_bytes).unwrap();
+    assert_eq!(texture["kind"], "texture");
+    assert_eq!(
+        (texture["width"].as_u64(), texture["height"].as_u64()),
+        (Some(16), Some(8))
+    );
+    assert_eq!(texture["levels"].as_u64(), Some(5));
+    assert_eq!(texture["levels"].as_u64(), Some(ktx.level_count().into()));
+    assert_eq!(texture["vk_format"].as_u64(), Some(ktx.vk_format().into()));
+    assert_eq!(texture["size"].as_u64(), Some(ktx_bytes.len() as u64));
+
+    let mesh = file("models/quad.hmesh");
+    let mesh_bytes = std::fs::read(out.join("models/quad.hmesh")).unwrap();
+    let view = hearth::MeshView::parse(&mesh_bytes).unwrap();
+    assert_eq!(mesh["kind"], "mesh");
+    let vertices = mesh["vertices"].as_u64().unwrap();
+    assert!(vertices > 0);
+    assert_eq!(vertices, u64::from(view.desc.vertex_count));
+    assert_eq!(mesh["indices"].as_u64(), Some(6));
+    assert_eq!(
+        mesh["submeshes"].as_u64(),
+        Some(view.submeshes.len() as u64)
+    );
+    assert_eq!(mesh["meshlets"].as_u64(), Some(view.meshlets.len() as u64));
+    assert_eq!(mesh["joints"].as_u64(), Some(0));
+
+    let hmat = std::fs::read(out.join("models/quad.hmat")).unwrap();
+    let table = hearth::MaterialTable::parse(&hmat).unwrap();
+    let material = file("models/quad.hmat");
+    assert_eq!(material["kind"], "material");
+    assert_eq!(
+        material["materials"].as_u64(),
+        Some(table.rows.len() as u64)
+    );
+    assert_eq!(file("assets.hman")["kind"], "manifest");
+    assert_eq!(file("assets.hman")["entries"].as_u64(), Some(4));
+    assert_eq!(file("notes/readme.txt")["kind"], "blob");
+    assert_eq!(file("notes/readme.txt")["size"].as_u64(), Some(5));
+    assert_eq!(json["totals"]["files"].as_u64(), Some(5));
+    assert_eq!(json["totals"]["invalid"].as_u64(), Some(0));
+    assert_eq!(json["kinds"]["texture"]["files"].as_u64(), Some(1));
+
+    // One file: the object itself.
+    let (code, one, _) = hearth_json(&["info", "--json", "out/tex/wall.ktx2"], dir.path());
+    assert_eq!(code, 0);
+    assert_eq!(
+        (one["kind"].as_str(), one["width"].as_u64()),
+        (Some("texture"), Some(16))
+    );
+    // The text output takes one file too.
+    let (code, text, _) = hearth(&["info", "out/models/quad.hmesh"], dir.path());
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("models/quad.hmesh") && text.contains(&format!("{vertices} verts")),
+        "{text}"
+    );
+}
+
+#[test]
+fn info_json_marks_invalid_files_and_still_prints_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    bake_texture_and_mesh(dir.path());
+    std::fs::write(dir.path().join("out/models/quad.hmesh"), b"not a mesh").unwrap();
+    let (code, json, err) = hearth_json(&["info", "--json", "out"], dir.path());
+    assert_eq!(code, 1, "an invalid file fails the command");
+    assert!(err.contains("1 invalid"), "{err}");
+    let files = json["files"].as_array().unwrap();
+    assert_eq!(files.len(), 5);
+    let broken = files
+        .iter()
+        .find(|f| f["path"] == "models/quad.hmesh")
+        .unwrap();
+    assert!(
+        broken["error"].as_str().unwrap().contains("hmesh"),
+        "{broken}"
+    );
+    assert!(broken.get("vertices").is_none());
+    assert_eq!(json["totals"]["invalid"].as_u64(), Some(1));
+    let texture = files.iter().find(|f| f["path"] == "tex/wall.ktx2").unwrap();
+    assert_eq!(texture["width"].as_u64(), Some(16));
+    let (code, one, _) = hearth_json(&["info", "--json", "out/models/quad.hmesh"], dir.path());
+    assert_eq!(code, 1);
+    assert!(one["error"].is_string(), "{one}");
+}
+
+#[test]
+fn info_takes_kinds_from_the_manifest_rows() {
+    // A hand-made output folder whose assets.hman names a game kind and a shader.
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [
+        ("data/level.lvl", AssetKind::game(140).unwrap()),
+        ("shaders/a.wgsl", AssetKind::SHADER),
+        ("tex/not-a-texture.ktx2", AssetKind::BLOB),
+    ];
+    let mut entries: Vec<hearth::format::hman::ManifestEntry<'_>> = rows
+        .iter()
+        .map(|(path, kind)| hearth::format::hman::ManifestEntry {
+            hash: hearth::hash_runtime_path(path),
+            kind: *kind,
+            color_space: hearth::ColorSpace::Linear,
+            path,
+        })
+        .collect();
+    entries.sort_by_key(|e| e.hash);
+    common::write_files(
+        dir.path(),
+        &[
+            ("assets.hman", &hearth::format::hman::write(&entries)),
+            ("data/level.lvl", b"level"),
+            ("shaders/a.wgsl", b"fn main() {}"),
+            ("tex/not-a-texture.ktx2", b"blob bytes"),
+            ("unlisted.glsl", b"void main() {}"),
+        ],
+    );
+    let (code, json, err) = hearth_json(&["info", "--json", "."], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let kinds: Vec<(&str, &str)> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("assets.hman", "manifest"),
+            ("data/level.lvl", "game(140)"),
+            ("shaders/a.wgsl", "shader"),
+            ("tex/not-a-texture.ktx2", "blob"),
+            ("unlisted.glsl", "shader"),
+        ]
+    );
+    // One file finds the manifest of the folder above it.
+    let (code, one, _) = hearth_json(&["info", "--json", "data/level.lvl"], dir.path());
+    assert_eq!(code, 0);
+    assert_eq!(one["kind"], "game(140)");
+    let (_, text, _) = hearth(&["info", "."], dir.path());
+    assert!(text.contains("game(140)"), "{text}");
+}
+
+#[test]
+fn check_catches_a_v4_pack_whose_kinds_disagree_with_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let (code, out, err) = hearth(&["bake", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    let pack_path = dir.path().join("out/game.hpack");
+    let pak = PakReader::from_bytes(std::fs::read(&pack_path).unwrap()).unwrap();
+    // The same pack, valid and checksummed, but the font's entry says blob.
+    let entries: Vec<hearth::Entry<'_>> = pak.entries().map(Result::unwrap).collect();
+    let paths: Vec<String> = entries.iter().map(|e| e.path().into_owned()).collect();
+    let inputs: Vec<hearth::format::hpack::PackInput<'_>> = entries
+        .iter()
+        .zip(&paths)
+        .map(|(entry, path)| hearth::format::hpack::PackInput {
+            path,
+            kind: if path == "fonts/ui.ttf" {
+                AssetKind::BLOB
+            } else {
+                entry.kind()
+            },
+            codec: entry.codec(),
+            stored: entry.stored_bytes(),
+            size: entry.size(),
+        })
+        .collect();
+    let relabeled = hearth::format::hpack::write_v4(&inputs);
+    std::fs::write(&pack_path, relabeled).unwrap();
+    PakReader::open_verified(&pack_path).expect("still a valid pack");
+    let (code, _, err) = hearth(&["check", "out"], dir.path());
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("`fonts/ui.ttf` has kind blob, but assets.hman says font"),
+        "{err}"
+    );
 }

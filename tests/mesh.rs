@@ -629,7 +629,7 @@ fn mesh_bakes_are_deterministic_and_material_refs_resolve_in_the_pack() {
         for row in MaterialTable::parse(&hmat).unwrap().rows.iter() {
             for reference in row.texture_refs().into_iter().filter(|r| *r != 0) {
                 let entry = pak.asset(reference).unwrap().expect("texture ref resolves");
-                assert_eq!(entry.kind(), hearth::PackKind::Texture);
+                assert_eq!(entry.kind(), hearth::AssetKind::TEXTURE);
                 hearth::Ktx2::parse(&entry.bytes().unwrap()).unwrap();
                 resolved += 1;
             }

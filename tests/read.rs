@@ -4,8 +4,14 @@
 
 mod common;
 
+use hearth::bake::pack::PackFile;
 use hearth::bake::Baker;
-use hearth::{PakReader, ReadError};
+use hearth::{AssetKind, Codec, PakReader, ReadError};
+use std::path::Path;
+
+/// `[content]` lines baking the sample content into a v3 and a v4 (the default) pack.
+const V3_ZSTD: &str = "compression = \"zstd\"\npack_version = 3";
+const V4_ZSTD: &str = "compression = \"zstd\"";
 
 /// Bakes the sample content with `extra` manifest lines and returns the pack's bytes.
 fn real_pack(extra: &str) -> Vec<u8> {
@@ -34,9 +40,10 @@ fn read_everything(bytes: &[u8]) -> Result<(), ReadError> {
 }
 
 #[test]
-fn every_truncation_of_a_v3_pack_fails_at_open() {
+fn every_truncation_of_a_v3_or_v4_pack_fails_at_open() {
     for extra in [
-        "compression = \"zstd\"",
+        V3_ZSTD,
+        V4_ZSTD,
         "compression = \"brotli\"",
         "compression = \"snap\"",
     ] {
@@ -69,21 +76,24 @@ fn every_truncation_of_a_v2_pack_is_an_error_or_loses_only_padding() {
 }
 
 #[test]
-fn every_bit_flip_in_v3_header_and_tables_is_caught() {
-    let bytes = real_pack("compression = \"zstd\"");
-    let data_offset = PakReader::from_bytes(&bytes)
-        .unwrap()
-        .v3_header()
-        .unwrap()
-        .data_offset as usize;
-    for byte in 0..data_offset {
-        for bit in 0..8 {
-            let mut damaged = bytes.clone();
-            damaged[byte] ^= 1 << bit;
-            assert!(
-                read_everything(&damaged).is_err(),
-                "flip of bit {bit} in byte {byte} went unnoticed"
-            );
+fn every_bit_flip_in_v3_and_v4_header_and_tables_is_caught() {
+    // v4 accepts every kind byte, so a flipped kind is caught by the tables checksum.
+    for extra in [V3_ZSTD, V4_ZSTD] {
+        let bytes = real_pack(extra);
+        let data_offset = PakReader::from_bytes(&bytes)
+            .unwrap()
+            .v3_header()
+            .unwrap()
+            .data_offset as usize;
+        for byte in 0..data_offset {
+            for bit in 0..8 {
+                let mut damaged = bytes.clone();
+                damaged[byte] ^= 1 << bit;
+                assert!(
+                    read_everything(&damaged).is_err(),
+                    "{extra}: flip of bit {bit} in byte {byte} went unnoticed"
+                );
+            }
         }
     }
 }
@@ -169,23 +179,200 @@ fn embedded_and_owned_packs_are_aligned_for_zero_copy() {
     assert!(PakReader::open("/nonexistent/pack.hpack").is_err());
 }
 
-#[test]
-fn the_fixture_pack_is_what_the_baker_makes_today() {
-    // tests/fixtures/tiny.hpack is committed; a format change must update it on purpose
-    // (HEARTH_UPDATE_FIXTURES=1 rewrites it).
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+/// Bakes `tests/fixtures/tiny` (its manifest plus `content_extra` in `[content]`) from
+/// scratch and returns the pack's bytes.
+fn bake_tiny(content_extra: &str) -> Vec<u8> {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny");
+    let src = tempfile::tempdir().unwrap();
+    common::copy_dir(&fixture, src.path());
+    let manifest = src.path().join("hearth.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("[content]\n", &format!("[content]\n{content_extra}\n"));
+    std::fs::write(&manifest, text).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let report = Baker::new(fixture.join("tiny/hearth.toml").as_path(), out.path())
+    let report = Baker::new(manifest.as_path(), out.path())
         .cache(false)
         .run()
         .unwrap();
-    let baked = std::fs::read(report.pack_path).unwrap();
+    std::fs::read(report.pack_path).unwrap()
+}
+
+/// Compares a fresh bake with the committed fixture `name` (`HEARTH_UPDATE_FIXTURES=1`
+/// rewrites it): a format change must update the fixtures on purpose.
+fn assert_fixture(name: &str, content_extra: &str) {
+    let baked = bake_tiny(content_extra);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
     if std::env::var_os("HEARTH_UPDATE_FIXTURES").is_some() {
-        std::fs::write(fixture.join("tiny.hpack"), &baked).unwrap();
+        std::fs::write(&path, &baked).unwrap();
     }
     assert_eq!(
         baked,
-        std::fs::read(fixture.join("tiny.hpack")).unwrap(),
-        "pack bytes changed"
+        std::fs::read(&path).unwrap(),
+        "{name}: pack bytes changed"
     );
+}
+
+#[test]
+fn the_fixture_packs_are_what_the_baker_makes_today() {
+    assert_fixture("tiny.hpack", "pack_version = 3");
+    assert_fixture("tiny-v4.hpack", "");
+    let v3 = PakReader::from_static(include_bytes!("fixtures/tiny.hpack")).unwrap();
+    let v4 = PakReader::from_static(include_bytes!("fixtures/tiny-v4.hpack")).unwrap();
+    assert_eq!((v3.version(), v4.version()), (3, 4));
+    assert_eq!(read_back(&v3), read_back(&v4));
+}
+
+/// Every entry as (path, kind, codec, bytes), also found by path and by hash, plus the
+/// manifest rows.
+type ReadBack = (
+    Vec<(String, AssetKind, Codec, Vec<u8>)>,
+    Vec<hearth::ManifestRecord>,
+);
+
+fn read_back(pak: &PakReader) -> ReadBack {
+    pak.verify().unwrap();
+    let entries = pak
+        .entries()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let path = entry.path().into_owned();
+            let bytes = entry.bytes().unwrap().into_owned();
+            assert_eq!(*pak.get(&path).unwrap().unwrap(), *bytes, "{path}");
+            let by_hash = pak.find_by_hash(entry.hash()).unwrap().unwrap();
+            assert_eq!(by_hash.path(), path);
+            (path, entry.kind(), entry.codec(), bytes)
+        })
+        .collect();
+    (entries, pak.manifest().unwrap().to_vec())
+}
+
+#[test]
+fn v2_v3_and_v4_packs_of_the_same_content_read_back_identically() {
+    let read = |extra: &str| {
+        let pak = PakReader::from_bytes(real_pack(extra)).unwrap();
+        (pak.version(), read_back(&pak))
+    };
+    let none = "compression = \"none\"";
+    let (v2, v2_back) = read("pack_version = 2");
+    let (v3, v3_back) = read(&format!("{none}\npack_version = 3"));
+    let (v4, mut v4_back) = read(none);
+    assert_eq!((v2, v3, v4), (2, 3, 4));
+    assert_eq!(v2_back, v3_back);
+    assert_eq!(
+        (v3_back.0.len(), v3_back.1.len()),
+        (6, 5),
+        "entries, manifest rows"
+    );
+    // v2/v3 kinds come from assetc's extension table, v4's from the manifest rows: they agree
+    // on every file but the font, which assetc's table does not know.
+    let kinds: Vec<(&str, AssetKind)> = v4_back
+        .0
+        .iter()
+        .map(|(path, kind, _, _)| (path.as_str(), *kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("assets.hman", AssetKind::MANIFEST),
+            ("data/levels/level1.txt", AssetKind::BLOB),
+            ("data/levels/level2.txt", AssetKind::BLOB),
+            ("fonts/ui.ttf", AssetKind::FONT),
+            ("shaders/mesh.spv", AssetKind::SHADER),
+            ("sounds/hit.ogg", AssetKind::BLOB),
+        ]
+    );
+    for (path, kind, _, _) in &mut v4_back.0 {
+        if path == "fonts/ui.ttf" {
+            *kind = AssetKind::BLOB;
+        }
+    }
+    assert_eq!(v4_back, v3_back);
+    // With compression, the v3 and v4 packs hold the same entries with the same codecs.
+    let (_, v3_zstd) = read(V3_ZSTD);
+    let (_, v4_zstd) = read(V4_ZSTD);
+    let strip = |back: &ReadBack| -> Vec<(String, Codec, Vec<u8>)> {
+        back.0
+            .iter()
+            .map(|(path, _, codec, bytes)| (path.clone(), *codec, bytes.clone()))
+            .collect()
+    };
+    assert_eq!(strip(&v3_zstd), strip(&v4_zstd));
+    assert!(strip(&v4_zstd)
+        .iter()
+        .any(|(_, codec, _)| *codec == Codec::Zstd));
+    assert_eq!(v3_zstd.1, v4_zstd.1);
+}
+
+/// A v4 pack, written by the pack writer the baker uses, whose entries have game kinds (130,
+/// 255) and a hearth kind newer than this reader (99), beside known ones.
+pub fn game_kinds_pack() -> Vec<u8> {
+    let level = "level data ".repeat(40);
+    let files = [
+        ("blob.bin", AssetKind::BLOB, &b"plain"[..], Codec::None),
+        (
+            "game/level.lvl",
+            AssetKind(130),
+            level.as_bytes(),
+            Codec::Zstd,
+        ),
+        ("game/save.sav", AssetKind(255), &b"save"[..], Codec::None),
+        (
+            "newer/thing.x",
+            AssetKind(99),
+            &b"from the future"[..],
+            Codec::None,
+        ),
+    ];
+    let files: Vec<PackFile<'_>> = files
+        .iter()
+        .map(|(path, kind, bytes, codec)| PackFile {
+            path,
+            kind: *kind,
+            bytes,
+            codec: *codec,
+            level: None,
+        })
+        .collect();
+    hearth::bake::pack::build(4, &files)
+}
+
+#[test]
+fn a_v4_pack_with_game_kinds_opens_lists_reads_and_verifies() {
+    let pak = PakReader::from_bytes(game_kinds_pack()).unwrap();
+    assert_eq!(pak.version(), 4);
+    let (entries, manifest) = read_back(&pak);
+    assert!(manifest.is_empty());
+    let listed: Vec<(&str, AssetKind, Codec, usize)> = entries
+        .iter()
+        .map(|(path, kind, codec, bytes)| (path.as_str(), *kind, *codec, bytes.len()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("blob.bin", AssetKind::BLOB, Codec::None, 5),
+            ("game/level.lvl", AssetKind(130), Codec::Zstd, 440),
+            ("game/save.sav", AssetKind(255), Codec::None, 4),
+            ("newer/thing.x", AssetKind(99), Codec::None, 15),
+        ]
+    );
+    let names: Vec<String> = entries.iter().map(|e| e.1.to_string()).collect();
+    assert_eq!(names, ["blob", "game(130)", "game(255)", "kind(99)"]);
+    assert_eq!(
+        &*pak.get("game/save.sav").unwrap().unwrap(),
+        b"save",
+        "a game kind reads like any entry"
+    );
+    let layout = hearth::read::inspect::pack_layout(&pak).unwrap();
+    assert_eq!(
+        layout.per_kind[&AssetKind(130)],
+        (
+            1,
+            440,
+            pak.find("game/level.lvl").unwrap().unwrap().stored_size()
+        )
+    );
+    assert_eq!(layout.per_kind[&AssetKind(255)], (1, 4, 4));
 }

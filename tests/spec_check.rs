@@ -1,6 +1,7 @@
 //! Bakes the glTF + OBJ corpus and validates the output with `tools/spec_check.py`, an
 //! independent reader written from the format specs only (assetc's spec and the README's
-//! "Formats" section), once with the default `.hpack` v3 and once with `pack_version = 2`.
+//! "Formats" section): with the default `.hpack` v4, then re-packed as v3 (the cache keeps the
+//! assets), and once with `pack_version = 2`.
 #![cfg(feature = "bake")]
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ assets = [\"**/*.gltf\", \"**/*.glb\", \"**/*.obj\"]\n\
 texture = { quality = \"fastest\", max_size = 64, mips = false }\n";
 
 const V2: &str = "[content]\npack_version = 2\ncompression = \"none\"\n";
+const V3: &str = "[content]\npack_version = 3\n";
 
 fn corpus() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
@@ -55,11 +57,14 @@ fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
     }
 }
 
-/// Copies the corpus into `content`, writes its manifest (`extra` first) and bakes it into
-/// `out`.
-fn bake(corpus: &Path, content: &Path, out: &Path, extra: &str) {
+/// Copies the corpus into `content`.
+fn copy_corpus(corpus: &Path, content: &Path) {
     copy_dir(&corpus.join("gltf"), &content.join("gltf"), REJECTED);
     copy_dir(&corpus.join("obj"), &content.join("obj"), &[]);
+}
+
+/// Writes the content's manifest (`extra` first) and bakes it into `out` (with the cache).
+fn bake(content: &Path, out: &Path, extra: &str) {
     let manifest = content.join("hearth.toml");
     std::fs::write(&manifest, format!("{extra}{MANIFEST}")).unwrap();
     let started = Instant::now();
@@ -96,7 +101,9 @@ fn spec_check(out: &Path) -> Result<(), String> {
     }
 }
 
-fn run(extra: &str) {
+/// Bakes the corpus with each manifest `extra` in turn into one output folder, and checks the
+/// output (a pack of `version`) after each bake.
+fn run(extras: &[(&str, u32)]) {
     let Some(corpus) = corpus() else { return };
     if !python_available() {
         return;
@@ -104,24 +111,29 @@ fn run(extra: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let content = tmp.path().join("content");
     let out = tmp.path().join("out");
-    bake(&corpus, &content, &out, extra);
-    if let Err(problems) = spec_check(&out) {
-        // Keep the baked tree for a look at the files named.
-        let kept = tmp.keep();
-        panic!(
-            "tools/spec_check.py {} failed {problems}\n(output kept in {})",
-            out.display(),
-            kept.display()
-        );
+    copy_corpus(&corpus, &content);
+    for (extra, version) in extras {
+        bake(&content, &out, extra);
+        let pak = hearth::PakReader::open(out.join("assets.hpack")).unwrap();
+        assert_eq!(pak.version(), *version, "{extra:?}");
+        if let Err(problems) = spec_check(&out) {
+            // Keep the baked tree for a look at the files named.
+            let kept = tmp.keep();
+            panic!(
+                "tools/spec_check.py {} ({extra:?}) failed {problems}\n(output kept in {})",
+                out.display(),
+                kept.display()
+            );
+        }
     }
 }
 
 #[test]
-fn corpus_output_matches_the_spec_with_pack_v3() {
-    run("");
+fn corpus_output_matches_the_spec_with_pack_v4_then_v3() {
+    run(&[("", 4), (V3, 3)]);
 }
 
 #[test]
 fn corpus_output_matches_the_spec_with_pack_v2() {
-    run(V2);
+    run(&[(V2, 2)]);
 }

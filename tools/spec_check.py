@@ -5,15 +5,15 @@
 
 Written from the specification text only -- assetc's format description (.hmesh v2, .hmat v1,
 .hanim v1, .hman v1, .hpack v2) and the "Formats" section of hearth's README (struct layouts
-the spec leaves open, .hpack v3) -- not from hearth's Rust reader, so that it is a second
-implementation. Standard library only.
+the spec leaves open, the asset kind table, .hpack v3 and v4) -- not from hearth's Rust
+reader, so that it is a second implementation. Standard library only.
 
 Every file under OUT_DIR is validated by extension (.hman, .hmesh, .hmat, .hanim, .hpack,
 .ktx2), with cross-file checks (manifest rows vs files, .hmat vs its .hmesh, .hanim vs the
 skeleton, pack entries vs the tree). One line per problem (`path: what`), then
 `spec_check: N files checked, M problems`; exit status 1 on any problem, 2 on usage errors.
 
-Not checked (no standard-library way): xxh3 checksums of .hpack v3, and decompression of
+Not checked (no standard-library way): xxh3 checksums of .hpack v3/v4, and decompression of
 zstd / snappy / brotli entries (their codec, sizes and frame headers are checked instead).
 """
 
@@ -35,11 +35,13 @@ KTX2_IDENTIFIER = b"\xabKTX 20\xbb\r\n\x1a\n"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SNAPPY_STREAM_ID = b"\xff\x06\x00\x00sNaPpY"
 
-# .hman kinds (README "assets.hman v1").
+# The asset kind table (README "Asset kinds"): assets.hman rows and .hpack v4 entries.
 MAN_TEXTURE, MAN_MESH, MAN_MATERIAL, MAN_LUT = 0, 1, 2, 3
-MAN_SHADER, MAN_EMBED, MAN_ANIMATION, MAN_FONT = 4, 5, 6, 7
+MAN_SHADER, MAN_BLOB, MAN_ANIMATION, MAN_FONT = 4, 5, 6, 7
+MAN_MANIFEST = 8  # assets.hman itself, as a pack entry; never a manifest row
+FIRST_GAME_KIND = 128  # 128..255 are the game's kinds; any value is valid
 
-# .hpack kinds (assetc spec, PackKind).
+# .hpack v2/v3 kinds (assetc spec, PackKind), from the path's extension.
 PACK_KINDS = {".hmesh": 1, ".hmat": 2, ".hman": 3, ".hanim": 4, ".ktx2": 5, ".spv": 6}
 
 # Files the v3 packer stores as they are (README, "Compression").
@@ -97,7 +99,7 @@ def man_kind_for(path):
         return MAN_SHADER
     if ext in (".ttf", ".otf", ".fnt"):
         return MAN_FONT
-    return MAN_EMBED
+    return MAN_BLOB
 
 
 def valid_relative_path(path):
@@ -323,8 +325,9 @@ class Checker:
                 bad("entry %d: hash %016x %s %016x of the entry before (must ascend, unique)"
                     % (i, h, "equals" if h == prev else "is below", prev))
             prev = h
-            if kind > 7:
-                bad("entry %d (%s): kind %d, expected 0..7" % (i, path, kind))
+            if kind == MAN_MANIFEST:
+                bad("entry %d (%s): kind 8 (manifest) is for pack entries, not manifest rows"
+                    % (i, path))
             if cs not in (0, 1):
                 bad("entry %d (%s): colorspace %d, expected 0 or 1" % (i, path, cs))
             if not valid_relative_path(path):
@@ -350,7 +353,8 @@ class Checker:
                 self.problem(rel, "entry %s: hash %016x, FNV-1a of %r is %016x"
                              % (path, h, canonical_ref(path).lower(), want))
             expected_kind = man_kind_for(path)
-            if kind != expected_kind:
+            # Game kinds (128..255) are the game's to choose; hearth's follow the extension.
+            if kind < FIRST_GAME_KIND and kind != expected_kind:
                 self.problem(rel, "entry %s: kind %d, expected %d for its extension"
                              % (path, kind, expected_kind))
             if path in paths:
@@ -969,10 +973,10 @@ class Checker:
         root = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if version == 2:
             entries = self.check_hpack_v2(rel, data)
-        elif version == 3:
-            entries = self.check_hpack_v3(rel, data)
+        elif version in (3, 4):
+            entries = self.check_hpack_v3(rel, data, version)
         else:
-            raise Bad("version %d, expected 2 or 3" % version)
+            raise Bad("version %d, expected 2, 3 or 4" % version)
         # Every entry is the tree's file, and the tree is all in the pack.
         for path, (payload, codec, size) in sorted(entries.items()):
             target = self.join(root, path)
@@ -1002,10 +1006,26 @@ class Checker:
         return path
 
     def check_kind(self, rel, path, kind):
+        """v2/v3: assetc's PackKind of the extension."""
         want = PACK_KINDS.get(ext_of(path), 0)
         if kind != want:
             self.problem(rel, "entry %s: kind %d, expected %d for its extension"
                          % (path, kind, want))
+
+    def check_kind_v4(self, rel, path, kind):
+        """v4: the kind table; the entry's assets.hman row's kind, 8 for assets.hman itself,
+        5 (blob) for a file without a row."""
+        root = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if path == "assets.hman":
+            want, why = MAN_MANIFEST, "the manifest itself"
+        else:
+            row = (self.manifest(root) or {}).get(hash_runtime_path(path))
+            if row is not None and row[2] == path:
+                want, why = row[0], "its assets.hman row's kind"
+            else:
+                want, why = MAN_BLOB, "blob: no assets.hman row"
+        if kind != want:
+            self.problem(rel, "entry %s: kind %d, expected %d (%s)" % (path, kind, want, why))
 
     def check_payloads(self, rel, data, start, spans):
         """Payloads at 16-aligned offsets from `start`, in order, zero-padded to 16, the file
@@ -1062,9 +1082,10 @@ class Checker:
         self.check_payloads(rel, data, 24 + toc_bytes, spans)
         return entries
 
-    def check_hpack_v3(self, rel, data):
+    def check_hpack_v3(self, rel, data, version):
+        """v3, or v4: v3's layout with the kind table in the entry's kind byte."""
         if len(data) < 96:
-            raise Bad("%d bytes, shorter than the 96-byte v3 header" % len(data))
+            raise Bad("%d bytes, shorter than the 96-byte v%d header" % (len(data), version))
         (_, _, n_entries, n_dirs, flags, header_size, file_size, entries_off, dirs_off,
          hash_off, strings_off, strings_size, data_off, _checksum,
          reserved) = struct.unpack_from("<4sIIIII9Q", data, 0)
@@ -1143,7 +1164,10 @@ class Checker:
             prev = raw
             if res != 0:
                 P("entry %s: reserved %d, expected 0" % (path, res))
-            self.check_kind(rel, path, kind)
+            if version == 3:
+                self.check_kind(rel, path, kind)
+            else:
+                self.check_kind_v4(rel, path, kind)
             if off < data_off or off + stored > len(data):
                 P("entry %s: payload [%d, %d) outside [dataOffset %d, %d)"
                   % (path, off, off + stored, data_off, len(data)))

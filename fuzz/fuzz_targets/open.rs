@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 /// Every accessor of one entry, then the lookups that should lead back to it.
 fn exercise_entry(pak: &PakReader, entry: &Entry<'_>) {
     let path = entry.path();
-    let _ = (entry.index(), entry.kind().name(), entry.codec().name());
+    let _ = (entry.index(), entry.kind().to_string(), entry.codec().name());
     let _ = (entry.offset(), entry.size(), entry.stored_size());
     let _ = entry.stored_bytes().len();
     let _ = entry.verify();

@@ -80,8 +80,8 @@ pub enum Progress<'a> {
 }
 
 /// A pack entry before its bytes are loaded: (path, content hash, codec, level, owning asset
-/// index, or `None` for the manifest).
-type PackPlanEntry<'a> = (&'a str, u64, Codec, Option<i32>, Option<usize>);
+/// index, or `None` for the manifest, kind).
+type PackPlanEntry<'a> = (&'a str, u64, Codec, Option<i32>, Option<usize>, AssetKind);
 type WarningFn = Arc<dyn Fn(&str) + Send + Sync>;
 type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 
@@ -476,13 +476,14 @@ impl Baker {
         pool: &rayon::ThreadPool,
         report: &mut Report,
     ) -> Result<CachedPack, BakeError> {
-        // (path, content hash, codec, level, the asset owning it)
+        // (path, content hash, codec, level, the asset owning it, kind)
         let mut entries: Vec<PackPlanEntry<'_>> = vec![(
             MANIFEST_PATH,
             xxhash_rust::xxh3::xxh3_64(manifest_bytes),
             manifest_codec,
             manifest_level,
             None,
+            AssetKind::MANIFEST,
         )];
         for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
             for output in &asset.record.outputs {
@@ -492,15 +493,19 @@ impl Baker {
                     job.settings.compression,
                     job.settings.compression_level,
                     Some(index),
+                    // The manifest row's kind; an output without a row is an opaque blob.
+                    output
+                        .manifest
+                        .map_or(AssetKind::BLOB, |(_, kind, _)| AssetKind(kind)),
                 ));
             }
         }
         entries.sort_by(|a, b| a.0.cmp(b.0));
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&config.pack_version.to_le_bytes());
-        for (path, hash, codec, level, _) in &entries {
+        for (path, hash, codec, level, _, kind) in &entries {
             hasher.update(path.as_bytes());
-            hasher.update(&[0, *codec as u8]);
+            hasher.update(&[0, *codec as u8, kind.0]);
             hasher.update(&hash.to_le_bytes());
             hasher.update(&level.unwrap_or(i32::MIN).to_le_bytes());
         }
@@ -522,7 +527,7 @@ impl Baker {
 
         // Bytes of every entry: in memory for fresh bakes, read back for cache hits.
         let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
-        for (path, hash, _, _, owner) in &entries {
+        for (path, hash, _, _, owner, _) in &entries {
             let Some(owner) = *owner else {
                 sources.push(Cow::Borrowed(manifest_bytes));
                 continue;
@@ -547,8 +552,9 @@ impl Baker {
         let files: Vec<PackFile<'_>> = entries
             .iter()
             .zip(&sources)
-            .map(|((path, _, codec, level, _), bytes)| PackFile {
+            .map(|((path, _, codec, level, _, kind), bytes)| PackFile {
                 path,
+                kind: *kind,
                 bytes,
                 codec: *codec,
                 level: *level,

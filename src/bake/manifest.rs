@@ -152,7 +152,7 @@ pub struct Config {
     pub default_preset: Option<String>,
     /// The pack's file stem (`<name>.hpack`).
     pub pack_name: String,
-    /// The pack format version written (2 or 3).
+    /// The pack format version written (2, 3 or 4).
     pub pack_version: u32,
     /// `[content]` compression.
     pub content: SettingsLayer,
@@ -206,10 +206,10 @@ impl Config {
         .map_err(|e| config_error(e.to_string()))?;
 
         let content = raw.content.unwrap_or_default();
-        let pack_version = content.pack_version.unwrap_or(3);
-        if !matches!(pack_version, 2 | 3) {
+        let pack_version = content.pack_version.unwrap_or(4);
+        if !matches!(pack_version, 2..=4) {
             return Err(config_error(format!(
-                "`content.pack_version` = {pack_version}: hearth writes versions 2 and 3"
+                "`content.pack_version` = {pack_version}: hearth writes versions 2, 3 and 4"
             )));
         }
         let pack_name = content.name.unwrap_or_else(|| "assets".to_owned());

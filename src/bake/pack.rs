@@ -1,5 +1,7 @@
-//! Pack writing: per-entry compression, then the v2 or v3 layout from [`crate::format::hpack`].
+//! Pack writing: per-entry compression, then the v2, v3 or v4 layout from
+//! [`crate::format::hpack`].
 
+use crate::format::hman::AssetKind;
 use crate::format::hpack::{self, Codec, PackInput};
 use rayon::prelude::*;
 use std::io::Write;
@@ -19,6 +21,8 @@ pub const DEFAULT_BROTLI_LEVEL: i32 = 9;
 pub struct PackFile<'a> {
     /// Runtime path.
     pub path: &'a str,
+    /// The entry's kind (written in v4; v2 and v3 store the extension's kind instead).
+    pub kind: AssetKind,
     /// Uncompressed bytes.
     pub bytes: &'a [u8],
     /// Requested codec.
@@ -76,8 +80,9 @@ pub fn compress(file: &PackFile<'_>) -> (Codec, Vec<u8>) {
     }
 }
 
-/// Builds a whole pack. `files` must be sorted by path and unique; compression runs in
-/// parallel on the current rayon pool, and the output does not depend on the thread count.
+/// Builds a whole pack at `version` (2, 3, or 4 for anything else). `files` must be sorted by
+/// path and unique; compression runs in parallel on the current rayon pool, and the output
+/// does not depend on the thread count.
 pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
     let encoded: Vec<(Codec, Vec<u8>)> = files.par_iter().map(compress).collect();
     let inputs: Vec<PackInput<'_>> = files
@@ -85,6 +90,7 @@ pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
         .zip(&encoded)
         .map(|(file, (codec, stored))| PackInput {
             path: file.path,
+            kind: file.kind,
             codec: *codec,
             stored,
             size: file.bytes.len() as u64,
@@ -92,7 +98,8 @@ pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
         .collect();
     match version {
         2 => hpack::write_v2(&inputs),
-        _ => hpack::write_v3(&inputs),
+        3 => hpack::write_v3(&inputs),
+        _ => hpack::write_v4(&inputs),
     }
 }
 
@@ -105,6 +112,7 @@ mod tests {
         let text = "hello hearth ".repeat(100);
         let file = |path, bytes, codec| PackFile {
             path,
+            kind: AssetKind::BLOB,
             bytes,
             codec,
             level: None,

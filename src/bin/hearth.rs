@@ -5,11 +5,13 @@
 use clap::{Parser, Subcommand};
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
-    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, pack_layout,
-    tree_files,
+    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, file_counts,
+    has_counts, kind_from_path, manifest_kinds, pack_layout, tree_files,
 };
-use hearth::{PackKind, PakReader};
+use hearth::{AssetKind, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -60,11 +62,14 @@ enum Command {
         #[arg(default_value = "hearth.toml")]
         path: PathBuf,
     },
-    /// Per-file stats and totals of an output folder.
+    /// Per-file kind, size and stats, and totals, of an output folder or one baked file.
     Info {
-        /// Output folder.
+        /// Output folder, or one file in it.
         #[arg(default_value = "runtime")]
         out: PathBuf,
+        /// Print one JSON object on stdout instead (exit 1 when a file is invalid).
+        #[arg(long)]
+        json: bool,
     },
     /// Cross-file integrity of an output folder (non-zero exit on any problem).
     Check {
@@ -91,6 +96,9 @@ enum PackCommand {
     Info {
         /// The pack.
         file: PathBuf,
+        /// Print one JSON object on stdout instead.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -136,11 +144,12 @@ fn main() -> ExitCode {
             &manifest, &out, preset, jobs, !no_cache, keep_going, verify, quiet,
         ),
         Command::Init { path } => init(&path),
-        Command::Info { out } => info(&out),
+        Command::Info { out, json: false } => info(&out),
+        Command::Info { out, json: true } => info_json(&out),
         Command::Check { out } => check(&out),
         Command::Pack {
-            command: PackCommand::Info { file },
-        } => pack_info(&file),
+            command: PackCommand::Info { file, json },
+        } => pack_info(&file, json),
         Command::Presets { manifest } => presets(&manifest),
     };
     match result {
@@ -270,18 +279,63 @@ fn init(path: &Path) -> Result<(), String> {
 /// A one-line description of a baked file's contents.
 type Describe = fn(&[u8]) -> Result<String, hearth::ReadError>;
 
-fn info(out: &Path) -> Result<(), String> {
+/// The files `hearth info` describes, as (runtime path, file, kind): every file of an output
+/// folder, or the one file given. Kinds come from the `assets.hman` row naming the file, else
+/// from its extension.
+fn info_files(out: &Path) -> Result<Vec<(String, PathBuf, AssetKind)>, String> {
+    let meta = std::fs::metadata(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if !meta.is_dir() {
+        let rel = out.display().to_string();
+        return Ok(vec![(rel, out.to_path_buf(), kind_of_file(out))]);
+    }
     let files = tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let mut totals: std::collections::BTreeMap<PackKind, (usize, u64)> = Default::default();
+    let listed = manifest_kinds(out);
+    Ok(files
+        .into_iter()
+        .map(|(rel, path)| {
+            let kind = listed
+                .get(&rel)
+                .copied()
+                .unwrap_or_else(|| kind_from_path(&rel));
+            (rel, path, kind)
+        })
+        .collect())
+}
+
+/// The kind of one file: its row in the nearest `assets.hman` above it that lists it, else
+/// the kind of its extension.
+fn kind_of_file(file: &Path) -> AssetKind {
+    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    for root in file.ancestors().skip(1) {
+        if !root.join(hearth::format::hman::MANIFEST_PATH).is_file() {
+            continue;
+        }
+        let Ok(rel) = file.strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if let Some(kind) = manifest_kinds(root).get(&rel) {
+            return *kind;
+        }
+    }
+    kind_from_path(&file.to_string_lossy())
+}
+
+fn info(out: &Path) -> Result<(), String> {
+    let files = info_files(out)?;
+    let mut totals: BTreeMap<AssetKind, (usize, u64)> = Default::default();
     println!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
-    for (rel, path) in &files {
+    for (rel, path, kind) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let kind = PackKind::from_path(rel);
-        let describe: Option<Describe> = match kind {
-            PackKind::Texture => Some(describe_ktx2),
-            PackKind::Mesh => Some(describe_hmesh),
-            PackKind::Material => Some(describe_hmat),
-            PackKind::Animation => Some(describe_hanim),
+        let describe: Option<Describe> = match *kind {
+            AssetKind::TEXTURE | AssetKind::LUT => Some(describe_ktx2),
+            AssetKind::MESH => Some(describe_hmesh),
+            AssetKind::MATERIAL => Some(describe_hmat),
+            AssetKind::ANIMATION => Some(describe_hanim),
             _ => None,
         };
         let details = describe
@@ -294,20 +348,93 @@ fn info(out: &Path) -> Result<(), String> {
             .unwrap_or_default();
         println!(
             "{rel:<48} {:<9} {:>12}  {details}",
-            kind.name(),
+            kind.to_string(),
             human(size)
         );
-        let total = totals.entry(kind).or_default();
+        let total = totals.entry(*kind).or_default();
         total.0 += 1;
         total.1 += size;
     }
     println!();
     for (kind, (count, size)) in &totals {
-        println!("{:<9} {count:>6} files {:>12}", kind.name(), human(*size));
+        println!(
+            "{:<9} {count:>6} files {:>12}",
+            kind.to_string(),
+            human(*size)
+        );
     }
     let all: u64 = totals.values().map(|t| t.1).sum();
     println!("{:<9} {:>6} files {:>12}", "total", files.len(), human(all));
     Ok(())
+}
+
+/// One file as a JSON object: `path`, `kind` (its name), `size`, and its kind's counts, or
+/// `error` when it cannot be read.
+fn file_json(rel: &str, path: &Path, kind: AssetKind) -> Value {
+    let mut object = Map::new();
+    object.insert("path".into(), rel.into());
+    object.insert("kind".into(), kind.to_string().into());
+    let counts = std::fs::metadata(path)
+        .map_err(|e| e.to_string())
+        .and_then(|meta| {
+            object.insert("size".into(), meta.len().into());
+            if !has_counts(kind) {
+                return Ok(Vec::new());
+            }
+            let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+            file_counts(kind, &bytes).map_err(|e| e.to_string())
+        });
+    match counts {
+        Ok(counts) => {
+            for (name, value) in counts {
+                object.insert(name.into(), value.into());
+            }
+        }
+        Err(error) => {
+            object.insert("error".into(), error.into());
+        }
+    }
+    Value::Object(object)
+}
+
+fn info_json(out: &Path) -> Result<(), String> {
+    let is_dir = std::fs::metadata(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?
+        .is_dir();
+    let files: Vec<Value> = info_files(out)?
+        .iter()
+        .map(|(rel, path, kind)| file_json(rel, path, *kind))
+        .collect();
+    let invalid = files.iter().filter(|f| f.get("error").is_some()).count();
+    let document = if is_dir {
+        let mut kinds: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for file in &files {
+            let kind = file["kind"].as_str().unwrap_or_default().to_owned();
+            let total = kinds.entry(kind).or_default();
+            total.0 += 1;
+            total.1 += file["size"].as_u64().unwrap_or(0);
+        }
+        let size: u64 = kinds.values().map(|t| t.1).sum();
+        json!({
+            "path": out.display().to_string(),
+            "files": files,
+            "kinds": kinds
+                .iter()
+                .map(|(kind, (count, size))| (kind.clone(), json!({"files": count, "size": size})))
+                .collect::<Map<String, Value>>(),
+            "totals": {"files": files.len(), "size": size, "invalid": invalid},
+        })
+    } else {
+        files.into_iter().next().unwrap_or(Value::Null)
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&document).expect("JSON values serialize")
+    );
+    match invalid {
+        0 => Ok(()),
+        n => Err(format!("{n} invalid files (see their \"error\" fields)")),
+    }
 }
 
 fn check(out: &Path) -> Result<(), String> {
@@ -324,9 +451,12 @@ fn check(out: &Path) -> Result<(), String> {
     }
 }
 
-fn pack_info(file: &Path) -> Result<(), String> {
+fn pack_info(file: &Path, json: bool) -> Result<(), String> {
     let pak = PakReader::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let layout = pack_layout(&pak).map_err(|e| format!("{}: {e}", file.display()))?;
+    if json {
+        return pack_info_json(file, &pak, &layout);
+    }
     let total = pak.bytes().len() as u64;
     println!(
         "{}: hpack v{}, {} entries, {}",
@@ -360,7 +490,7 @@ fn pack_info(file: &Path) -> Result<(), String> {
     for (kind, (count, size, stored)) in &layout.per_kind {
         println!(
             "  {:<10} {count:>7} {:>12} {:>12}",
-            kind.name(),
+            kind.to_string(),
             human(*size),
             human(*stored)
         );
@@ -374,7 +504,7 @@ fn pack_info(file: &Path) -> Result<(), String> {
         let entry = entry.map_err(|e| format!("{}: {e}", file.display()))?;
         println!(
             "  {:<10} {:>12} {:>12} {:<7} {:>10}  {}",
-            entry.kind().name(),
+            entry.kind().to_string(),
             entry.size(),
             entry.stored_size(),
             entry.codec().name(),
@@ -382,6 +512,61 @@ fn pack_info(file: &Path) -> Result<(), String> {
             entry.path()
         );
     }
+    Ok(())
+}
+
+/// `pack info --json`: the same facts as the text, as one object.
+fn pack_info_json(
+    file: &Path,
+    pak: &PakReader,
+    layout: &hearth::read::inspect::PackLayout,
+) -> Result<(), String> {
+    let mut entries = Vec::with_capacity(pak.len());
+    for entry in pak.entries() {
+        let entry = entry.map_err(|e| format!("{}: {e}", file.display()))?;
+        entries.push(json!({
+            "path": entry.path(),
+            "kind": entry.kind().0,
+            "kind_name": entry.kind().name(),
+            "size": entry.size(),
+            "stored_size": entry.stored_size(),
+            "codec": entry.codec().name(),
+            "offset": entry.offset(),
+        }));
+    }
+    let kinds: Vec<Value> = layout
+        .per_kind
+        .iter()
+        .map(|(kind, (count, size, stored))| {
+            json!({
+                "kind": kind.0,
+                "kind_name": kind.name(),
+                "entries": count,
+                "size": size,
+                "stored_size": stored,
+            })
+        })
+        .collect();
+    let document = json!({
+        "path": file.display().to_string(),
+        "version": pak.version(),
+        "size": pak.bytes().len(),
+        "entry_count": pak.len(),
+        "layout": {
+            "header": layout.header,
+            "tables": layout.tables,
+            "strings": layout.strings,
+            "payload": layout.payload,
+            "padding": layout.padding,
+            "uncompressed": layout.uncompressed,
+        },
+        "kinds": kinds,
+        "entries": entries,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&document).expect("JSON values serialize")
+    );
     Ok(())
 }
 

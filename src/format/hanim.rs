@@ -9,7 +9,7 @@
 //!              | keyCount x (time f32, value [f32; components])
 //! ```
 
-use crate::read::error::{ReadBytes, ReadError};
+use crate::format::error::{ReadBytes, ReadError};
 
 /// Magic bytes.
 pub const MAGIC: [u8; 4] = *b"HANM";

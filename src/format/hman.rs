@@ -11,7 +11,7 @@
 //! Unlike assetc, which lists only glTF texture refs, hearth lists every baked asset with the
 //! kind values of [`AssetKind`].
 
-use crate::read::error::{ReadBytes, ReadError};
+use crate::format::error::{ReadBytes, ReadError};
 
 /// Magic bytes of an `.hman` file.
 pub const MAGIC: [u8; 4] = *b"HMAN";

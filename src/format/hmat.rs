@@ -6,7 +6,7 @@
 //! GpuMaterial[count] (96 B each); the file is exactly 16 + 96 * count bytes.
 //! ```
 
-use crate::read::error::{ReadBytes, ReadError};
+use crate::format::error::{ReadBytes, ReadError};
 use bytemuck::{Pod, Zeroable};
 
 /// Magic bytes.

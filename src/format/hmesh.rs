@@ -11,7 +11,7 @@
 //! other chunk is a bare array. Struct layouts follow the reference implementation (see the
 //! README's format section); all little-endian and packed.
 
-use crate::read::error::{ReadBytes, ReadError};
+use crate::format::error::{ReadBytes, ReadError};
 use bytemuck::{Pod, Zeroable};
 
 /// Magic bytes of an `.hmesh`.

@@ -1,4 +1,4 @@
-//! `.hpack`: the single-file pack of a runtime tree, versions 2 and 3.
+//! `.hpack`: the single-file pack of a runtime tree, versions 2, 3 and 4.
 //!
 //! **v2** is assetc's format, read and written byte for byte:
 //!
@@ -9,7 +9,7 @@
 //! Payloads: each file's bytes at its 16-aligned offset, zero-padded to 16 bytes.
 //! ```
 //!
-//! **v3** (hearth's default) adds per-entry compression, checksums and an O(1) open. Every table
+//! **v3** adds per-entry compression, checksums and an O(1) open. Every table
 //! is fixed-stride, every offset is validated at open (tables) or on access (entries), and the
 //! header, the tables and each payload carry an xxh3-64 checksum:
 //!
@@ -27,7 +27,7 @@
 //!    0 offset u64 (16-aligned, >= dataOffset)   8 storedSize u64   16 size u64 (uncompressed)
 //!   24 checksum u64 (xxh3-64 of the stored bytes)
 //!   32 dir u32 (index into Dir, 0xFFFFFFFF = root)   36 nameOffset u32   40 nameLen u16
-//!   42 kind u8 (PackKind)   43 codec u8 (Codec)   44 reserved u32 = 0
+//!   42 kind u8 (v3: PackKind; v4: AssetKind)   43 codec u8 (Codec)   44 reserved u32 = 0
 //! Dir (8 B) [dirCount]: offset u32 | len u32 into the string table; sorted, unique
 //! HashSlot (16 B) [entryCount]: hash u64 | entry u32 | reserved u32 = 0; sorted by (hash, entry)
 //! Strings: UTF-8 bytes; every directory and every file name is stored once and shared
@@ -36,9 +36,17 @@
 //!
 //! An entry's full path is `dir + "/" + name` (just `name` at the root). Its asset hash is
 //! [`hash_runtime_path`] of that path.
+//!
+//! **v4** (hearth's default) is v3 byte for byte, `version = 4`, except the entry's kind byte:
+//! it holds an [`AssetKind`], the same table `assets.hman` uses, given by the writer's caller
+//! rather than guessed from the extension. Every value 0–255 is valid (0–127 hearth's, 128–255
+//! the game's); a reader shows kinds it does not know as opaque entries. v2 and v3 keep
+//! assetc's [`PackKind`] on disk, and readers map it to an [`AssetKind`]
+//! ([`PackKind::asset_kind`]).
 
+use crate::format::error::{to_usize, ReadBytes, ReadError};
 use crate::format::hash::hash_runtime_path;
-use crate::read::error::{to_usize, ReadBytes, ReadError};
+use crate::format::hman::AssetKind;
 use bytemuck::{Pod, Zeroable};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -49,9 +57,9 @@ pub const MAGIC: [u8; 4] = *b"HPAK";
 pub const ALIGN: u64 = 16;
 /// v2 header size.
 pub const V2_HEADER_SIZE: usize = 24;
-/// v3 header size.
+/// v3 and v4 header size.
 pub const V3_HEADER_SIZE: usize = 96;
-/// v3 entry stride.
+/// v3 (and v4) entry stride.
 pub const V3_ENTRY_SIZE: usize = 48;
 /// v3 directory-table stride.
 pub const V3_DIR_SIZE: usize = 8;
@@ -66,7 +74,9 @@ pub const fn align_up(value: u64) -> u64 {
     value.div_ceil(ALIGN) * ALIGN
 }
 
-/// The asset type of a pack entry, derived from its extension (assetc's `PackKind`).
+/// The kind byte of `.hpack` v2 and v3 entries: assetc's `PackKind`, derived from the path's
+/// extension when the pack is written. Readers report it as an [`AssetKind`]
+/// ([`asset_kind`](Self::asset_kind)); v4 stores an [`AssetKind`] directly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum PackKind {
@@ -115,6 +125,20 @@ impl PackKind {
     /// The kind for a stored byte, if it is a known one.
     pub fn from_u8(value: u8) -> Option<Self> {
         Self::ALL.get(value as usize).copied()
+    }
+
+    /// The [`AssetKind`] a v2/v3 reader reports for this on-disk kind: other is
+    /// [`AssetKind::BLOB`], shader (`.spv`) is [`AssetKind::SHADER`], the rest by name.
+    pub fn asset_kind(self) -> AssetKind {
+        match self {
+            Self::Other => AssetKind::BLOB,
+            Self::Mesh => AssetKind::MESH,
+            Self::Material => AssetKind::MATERIAL,
+            Self::Manifest => AssetKind::MANIFEST,
+            Self::Animation => AssetKind::ANIMATION,
+            Self::Texture => AssetKind::TEXTURE,
+            Self::Shader => AssetKind::SHADER,
+        }
     }
 
     /// A short lowercase name, for tools.
@@ -169,13 +193,13 @@ impl Codec {
     }
 }
 
-/// v3 header, as laid out on disk (little-endian host assumed; see the crate docs).
+/// v3 and v4 header, as laid out on disk (little-endian host assumed; see the crate docs).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
 pub struct V3Header {
     /// `"HPAK"`.
     pub magic: [u8; 4],
-    /// 3.
+    /// 3 or 4.
     pub version: u32,
     /// Number of entries (and hash slots).
     pub entry_count: u32,
@@ -206,7 +230,7 @@ pub struct V3Header {
 }
 const _: () = assert!(std::mem::size_of::<V3Header>() == V3_HEADER_SIZE);
 
-/// v3 entry-table row.
+/// v3 and v4 entry-table row.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
 pub struct V3Entry {
@@ -224,7 +248,7 @@ pub struct V3Entry {
     pub name_offset: u32,
     /// File name length.
     pub name_len: u16,
-    /// [`PackKind`] value.
+    /// v3: a [`PackKind`] value; v4: an [`AssetKind`] value.
     pub kind: u8,
     /// [`Codec`] value.
     pub codec: u8,
@@ -265,7 +289,8 @@ pub fn sniff_version(bytes: &[u8]) -> Result<u32, ReadError> {
     bytes.u32_at(4, "pack header")
 }
 
-/// A v3 pack whose header and table extents have been validated (O(1), no per-entry work).
+/// A v3 or v4 pack whose header and table extents have been validated (O(1), no per-entry
+/// work). The two versions differ only in what an entry's kind byte means.
 #[derive(Debug, Clone, Copy)]
 pub struct V3Layout {
     /// The validated header.
@@ -280,7 +305,7 @@ impl V3Layout {
         if header.magic != MAGIC {
             return Err(ReadError::BadMagic { format: FORMAT });
         }
-        if header.version != 3 {
+        if !matches!(header.version, 3 | 4) {
             return Err(ReadError::UnsupportedVersion {
                 format: FORMAT,
                 version: header.version,
@@ -433,15 +458,28 @@ impl V3Layout {
         Ok((dir, name))
     }
 
-    /// Validates an entry row's payload range, codec, kind and reserved fields.
+    /// The format version, 3 or 4.
+    pub fn version(&self) -> u32 {
+        self.header.version
+    }
+
+    /// Validates an entry row's payload range, codec, kind and reserved fields. The kind is
+    /// the v4 byte as it is (every value is valid), or the v3 [`PackKind`] mapped to its
+    /// [`AssetKind`] (an unknown v3 value is an error).
     pub fn check_entry(
         &self,
         raw: &V3Entry,
         max_entry_size: u64,
-    ) -> Result<(PackKind, Codec), ReadError> {
-        let kind = PackKind::from_u8(raw.kind).ok_or(ReadError::Invalid {
-            what: "pack entry kind",
-        })?;
+    ) -> Result<(AssetKind, Codec), ReadError> {
+        let kind = if self.header.version == 3 {
+            PackKind::from_u8(raw.kind)
+                .ok_or(ReadError::Invalid {
+                    what: "pack entry kind",
+                })?
+                .asset_kind()
+        } else {
+            AssetKind(raw.kind)
+        };
         let codec = Codec::from_u8(raw.codec).ok_or(ReadError::Invalid {
             what: "pack entry codec",
         })?;
@@ -508,7 +546,7 @@ pub struct V2Entry {
     pub offset: u64,
     /// Payload size.
     pub size: u64,
-    /// Kind.
+    /// Kind, as stored (assetc's table).
     pub kind: PackKind,
     /// Where the path's bytes start in the file.
     pub path_start: usize,
@@ -600,6 +638,9 @@ pub fn parse_v2(bytes: &[u8], max_entries: usize) -> Result<Vec<V2Entry>, ReadEr
 pub struct PackInput<'a> {
     /// Runtime path, `/`-separated, relative to the runtime root.
     pub path: &'a str,
+    /// The entry's kind: stored as is in v4; v2 and v3 store assetc's [`PackKind`] of the
+    /// path's extension instead.
+    pub kind: AssetKind,
     /// How `stored` is encoded (v2 allows only [`Codec::None`]).
     pub codec: Codec,
     /// The payload as stored.
@@ -619,7 +660,8 @@ fn check_inputs(inputs: &[PackInput<'_>]) {
     );
 }
 
-/// Writes a v2 pack. Inputs must be sorted by path, unique and uncompressed.
+/// Writes a v2 pack (entry kinds from the paths' extensions, as [`PackKind`]). Inputs must be
+/// sorted by path, unique and uncompressed.
 ///
 /// # Panics
 /// On unsorted or compressed inputs, or a path over 65535 bytes (caller bugs; the baker checks).
@@ -657,11 +699,26 @@ pub fn write_v2(inputs: &[PackInput<'_>]) -> Vec<u8> {
     out
 }
 
-/// Writes a v3 pack. Inputs must be sorted by path and unique.
+/// Writes a v3 pack (entry kinds from the paths' extensions, as [`PackKind`]). Inputs must be
+/// sorted by path and unique.
 ///
 /// # Panics
 /// On unsorted inputs, or a file name over 65535 bytes (caller bugs; the baker checks).
 pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
+    write_v3_layout(inputs, 3)
+}
+
+/// Writes a v4 pack: v3's layout with each input's [`AssetKind`] in the kind byte. Inputs must
+/// be sorted by path and unique.
+///
+/// # Panics
+/// On unsorted inputs, or a file name over 65535 bytes (caller bugs; the baker checks).
+pub fn write_v4(inputs: &[PackInput<'_>]) -> Vec<u8> {
+    write_v3_layout(inputs, 4)
+}
+
+/// The v3 layout at `version` 3 or 4.
+fn write_v3_layout(inputs: &[PackInput<'_>], version: u32) -> Vec<u8> {
     check_inputs(inputs);
     let parts: Vec<(&str, &str)> = inputs
         .iter()
@@ -718,7 +775,11 @@ pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
             },
             name_offset: intern(name, &mut strings, &mut string_offsets),
             name_len: u16::try_from(name.len()).expect("file name over 65535 bytes"),
-            kind: PackKind::from_path(input.path) as u8,
+            kind: if version == 3 {
+                PackKind::from_path(input.path) as u8
+            } else {
+                input.kind.0
+            },
             codec: input.codec as u8,
             reserved: 0,
         });
@@ -738,7 +799,7 @@ pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
     }
     let mut header = V3Header {
         magic: MAGIC,
-        version: 3,
+        version,
         entry_count: inputs.len() as u32,
         dir_count: dirs.len() as u32,
         flags: 0,
@@ -771,7 +832,7 @@ pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
     out
 }
 
-/// The v3 tables checksum over the first 80 header bytes and the table region.
+/// The v3/v4 tables checksum over the first 80 header bytes and the table region.
 pub fn tables_checksum(header_prefix: &[u8], tables: &[u8]) -> u64 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(header_prefix);
@@ -782,6 +843,122 @@ pub fn tables_checksum(header_prefix: &[u8], tables: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn input<'a>(path: &'a str, kind: AssetKind, stored: &'a [u8]) -> PackInput<'a> {
+        PackInput {
+            path,
+            kind,
+            codec: Codec::None,
+            stored,
+            size: stored.len() as u64,
+        }
+    }
+
+    fn kinds(bytes: &[u8]) -> (Vec<u8>, Vec<AssetKind>) {
+        let layout = V3Layout::parse(bytes).unwrap();
+        (0..layout.len())
+            .map(|i| {
+                let raw = layout.raw_entry(bytes, i);
+                (raw.kind, layout.check_entry(&raw, u64::MAX).unwrap().0)
+            })
+            .unzip()
+    }
+
+    #[test]
+    fn v4_stores_the_callers_kind_and_v3_the_extensions() {
+        let inputs = [
+            input("a.wgsl", AssetKind::SHADER, b"fn main() {}"),
+            input("b/c.dat", AssetKind(200), b"game data"),
+            input("b/d.hmesh", AssetKind::MESH, b"mesh"),
+            input("e.lut.ktx2", AssetKind::LUT, b"lut"),
+        ];
+        let v3 = write_v3(&inputs);
+        let v4 = write_v4(&inputs);
+        assert_eq!(V3Layout::parse(&v3).unwrap().version(), 3);
+        assert_eq!(V3Layout::parse(&v4).unwrap().version(), 4);
+        assert_eq!(
+            kinds(&v3),
+            (
+                vec![0, 0, 1, 5],
+                vec![
+                    AssetKind::BLOB,
+                    AssetKind::BLOB,
+                    AssetKind::MESH,
+                    AssetKind::TEXTURE
+                ]
+            )
+        );
+        assert_eq!(
+            kinds(&v4),
+            (
+                vec![4, 200, 1, 3],
+                vec![
+                    AssetKind::SHADER,
+                    AssetKind(200),
+                    AssetKind::MESH,
+                    AssetKind::LUT
+                ]
+            )
+        );
+        // Byte for byte the same layout: only the version, the tables checksum and the kind
+        // bytes differ.
+        assert_eq!(v3.len(), v4.len());
+        let differing: Vec<usize> = (0..v3.len()).filter(|&i| v3[i] != v4[i]).collect();
+        let kind_bytes: Vec<usize> = (0..inputs.len())
+            .map(|i| V3_HEADER_SIZE + i * V3_ENTRY_SIZE + 42)
+            .collect();
+        assert!(differing.contains(&4), "version");
+        assert!(
+            differing
+                .iter()
+                .all(|i| *i == 4 || (80..88).contains(i) || kind_bytes.contains(i)),
+            "{differing:?}"
+        );
+    }
+
+    #[test]
+    fn every_v4_kind_is_valid_and_an_unknown_v3_kind_is_an_error() {
+        let inputs = [input("x.bin", AssetKind::BLOB, b"x")];
+        let kind_at = V3_HEADER_SIZE + 42;
+        let mut v4 = write_v4(&inputs);
+        for value in 0..=255u8 {
+            v4[kind_at] = value;
+            assert_eq!(kinds(&v4).1, [AssetKind(value)]);
+        }
+        let mut v3 = write_v3(&inputs);
+        for value in 0..=255u8 {
+            v3[kind_at] = value;
+            let layout = V3Layout::parse(&v3).unwrap();
+            let result = layout.check_entry(&layout.raw_entry(&v3, 0), u64::MAX);
+            match PackKind::from_u8(value) {
+                Some(kind) => assert_eq!(result.unwrap().0, kind.asset_kind()),
+                None => assert!(
+                    matches!(result, Err(ReadError::Invalid { .. })),
+                    "{value}: {result:?}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn v2_and_v3_kinds_map_onto_the_asset_kind_table() {
+        let mapped: Vec<(u8, AssetKind)> = PackKind::ALL
+            .iter()
+            .map(|k| (*k as u8, k.asset_kind()))
+            .collect();
+        assert_eq!(
+            mapped,
+            [
+                (0, AssetKind::BLOB),
+                (1, AssetKind::MESH),
+                (2, AssetKind::MATERIAL),
+                (3, AssetKind::MANIFEST),
+                (4, AssetKind::ANIMATION),
+                (5, AssetKind::TEXTURE),
+                (6, AssetKind::SHADER),
+            ]
+        );
+    }
 
     #[test]
     fn cmp_path_matches_comparing_the_joined_path() {

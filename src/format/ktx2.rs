@@ -13,7 +13,7 @@
 //! (alignment 1) when supercompressed, as the spec requires. With zstd supercompression
 //! (scheme 2) each level is one zstd frame and there is no supercompression global data.
 
-use crate::read::error::{ReadBytes, ReadError};
+use crate::format::error::{ReadBytes, ReadError};
 use bytemuck::{Pod, Zeroable};
 
 /// The 12-byte KTX 2.0 file identifier.

@@ -2,8 +2,9 @@
 //! `hearth check`, `hearth pack info`).
 
 use crate::format::hash::hash_runtime_path;
-use crate::format::hman::{self, MANIFEST_PATH};
-use crate::format::hpack::{self, PackKind};
+use crate::format::hman::{self, AssetKind, MANIFEST_PATH};
+use crate::format::hpack;
+use crate::read::error::ReadError;
 use crate::read::pak::PakReader;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,9 +14,9 @@ use std::path::{Path, PathBuf};
 pub struct PackLayout {
     /// Header bytes.
     pub header: u64,
-    /// Table bytes: v2 TOC, or v3 entry table + directory table + hash index.
+    /// Table bytes: v2 TOC, or v3/v4 entry table + directory table + hash index.
     pub tables: u64,
-    /// v3 string table bytes (v2 keeps paths in its TOC).
+    /// v3/v4 string table bytes (v2 keeps paths in its TOC).
     pub strings: u64,
     /// Stored payload bytes.
     pub payload: u64,
@@ -23,12 +24,13 @@ pub struct PackLayout {
     pub padding: u64,
     /// Uncompressed payload bytes.
     pub uncompressed: u64,
-    /// Per kind: (entries, uncompressed bytes, stored bytes).
-    pub per_kind: BTreeMap<PackKind, (usize, u64, u64)>,
+    /// Per kind ([`Entry::kind`](crate::Entry::kind), mapped for v2/v3): (entries,
+    /// uncompressed bytes, stored bytes).
+    pub per_kind: BTreeMap<AssetKind, (usize, u64, u64)>,
 }
 
 /// Breaks a pack down by region and by kind. Fails on the first invalid entry.
-pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, crate::ReadError> {
+pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
     let mut layout = PackLayout::default();
     match pak.v3_header() {
         Some(h) => {
@@ -54,6 +56,113 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, crate::ReadError> {
     layout.padding =
         pak.bytes().len() as u64 - layout.header - layout.tables - layout.strings - layout.payload;
     Ok(layout)
+}
+
+/// The kind of a runtime file guessed from its path, for files no `assets.hman` row names:
+/// `.ktx2` texture (`.lut.ktx2` LUT), `.hmesh` mesh, `.hmat` material, `.hanim` animation,
+/// `.hman` manifest, `.spv .wgsl .glsl .hlsl` shader, `.ttf .otf .fnt` font, anything else blob.
+/// The same extensions the baker gives these kinds.
+pub fn kind_from_path(path: &str) -> AssetKind {
+    let lower = path.to_ascii_lowercase();
+    let extension = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match extension {
+        "ktx2" if lower.ends_with(".lut.ktx2") => AssetKind::LUT,
+        "ktx2" => AssetKind::TEXTURE,
+        "hmesh" => AssetKind::MESH,
+        "hmat" => AssetKind::MATERIAL,
+        "hanim" => AssetKind::ANIMATION,
+        "hman" => AssetKind::MANIFEST,
+        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
+        "ttf" | "otf" | "fnt" => AssetKind::FONT,
+        _ => AssetKind::BLOB,
+    }
+}
+
+/// The kind of each file an output folder's `assets.hman` lists, by runtime path (empty when
+/// the folder has no readable manifest).
+pub fn manifest_kinds(root: &Path) -> BTreeMap<String, AssetKind> {
+    let Ok(bytes) = std::fs::read(root.join(MANIFEST_PATH)) else {
+        return BTreeMap::new();
+    };
+    hman::parse(&bytes)
+        .map(|rows| {
+            rows.iter()
+                .map(|row| (row.path.to_owned(), row.kind))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether [`file_counts`] reports anything for `kind` (so a tool need not read other files).
+pub fn has_counts(kind: AssetKind) -> bool {
+    matches!(
+        kind,
+        AssetKind::TEXTURE
+            | AssetKind::LUT
+            | AssetKind::MESH
+            | AssetKind::MATERIAL
+            | AssetKind::ANIMATION
+            | AssetKind::MANIFEST
+    )
+}
+
+/// The numbers a tool reports for a baked file of `kind`, by name, parsed the way the runtime
+/// reads the file:
+///
+/// - texture, LUT: `width`, `height`, `depth`, `levels`, `layers`, `faces`, `vk_format` (0 for
+///   UASTC);
+/// - mesh: `vertices`, `indices`, `triangles`, `submeshes`, `meshlets`, `materials`, `joints`,
+///   `lods`;
+/// - material table: `materials`;
+/// - animation: `clips`, `channels`;
+/// - manifest: `entries`;
+/// - every other kind: none (an empty list).
+pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
+    Ok(match kind {
+        AssetKind::TEXTURE | AssetKind::LUT => {
+            let ktx = crate::read::ktx2::Ktx2::parse(bytes)?;
+            vec![
+                ("width", ktx.width().into()),
+                ("height", ktx.height().into()),
+                ("depth", ktx.depth().into()),
+                ("levels", ktx.level_count().into()),
+                ("layers", ktx.layers().into()),
+                ("faces", ktx.faces().into()),
+                ("vk_format", ktx.vk_format().into()),
+            ]
+        }
+        AssetKind::MESH => {
+            let mesh = crate::read::mesh::MeshView::parse(bytes)?;
+            let d = &mesh.desc;
+            vec![
+                ("vertices", d.vertex_count.into()),
+                ("indices", d.index_count.into()),
+                ("triangles", (d.index_count / 3).into()),
+                ("submeshes", d.submesh_count.into()),
+                ("meshlets", d.meshlet_count.into()),
+                ("materials", d.material_count.into()),
+                (
+                    "joints",
+                    mesh.skeleton.as_ref().map_or(0, |s| s.len() as u64),
+                ),
+                (
+                    "lods",
+                    mesh.lods.as_ref().map_or(0, |l| l.header.lod_count.into()),
+                ),
+            ]
+        }
+        AssetKind::MATERIAL => {
+            let table = crate::read::mesh::MaterialTable::parse(bytes)?;
+            vec![("materials", table.rows.len() as u64)]
+        }
+        AssetKind::ANIMATION => {
+            let clips = crate::format::hanim::parse(bytes, u32::MAX)?;
+            let channels: usize = clips.iter().map(|c| c.channels.len()).sum();
+            vec![("clips", clips.len() as u64), ("channels", channels as u64)]
+        }
+        AssetKind::MANIFEST => vec![("entries", hman::parse(bytes)?.len() as u64)],
+        _ => Vec::new(),
+    })
 }
 
 /// Files of a runtime tree, relative and `/`-separated, sorted; hearth's own bookkeeping
@@ -277,10 +386,11 @@ fn check_mesh(
 
 /// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
 /// existing file whose path hashes to the row's hash; every file is in the manifest; every
-/// `.hpack` verifies and matches the tree file for file; every `.ktx2` is valid; every
-/// `.hmesh` is valid, with a companion `.hmat` whose rows match its materials and whose
-/// texture refs resolve through the manifest to existing files. Returns the problems found (empty
-/// when all is well) and the number of files checked.
+/// `.hpack` verifies and matches the tree file for file (and a v4 pack's entry kinds match
+/// the manifest rows); every `.ktx2` is valid; every `.hmesh` is valid, with a companion
+/// `.hmat` whose rows match its materials and whose texture refs resolve through the manifest
+/// to existing files. Returns the problems found (empty when all is well) and the number of
+/// files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
     let files = match tree_files(root) {
@@ -341,6 +451,8 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "hpack"));
+    // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
+    let listed_kinds = manifest_kinds(root);
     for pack_path in packs {
         let name = pack_path.display();
         let pak = match PakReader::open_verified(&pack_path) {
@@ -354,6 +466,19 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         for entry in pak.entries().flatten() {
             in_pack += 1;
             let path = entry.path();
+            if pak.version() >= 4 {
+                let want = match listed_kinds.get(&*path) {
+                    Some(kind) => *kind,
+                    None if path == MANIFEST_PATH => AssetKind::MANIFEST,
+                    None => AssetKind::BLOB,
+                };
+                if entry.kind() != want {
+                    problems.push(format!(
+                        "{name}: `{path}` has kind {}, but {MANIFEST_PATH} says {want}",
+                        entry.kind()
+                    ));
+                }
+            }
             match (std::fs::read(root.join(&*path)), entry.bytes()) {
                 (Ok(on_disk), Ok(packed)) if on_disk == *packed => {}
                 (Ok(_), Ok(_)) => problems.push(format!(
@@ -371,4 +496,52 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         }
     }
     (problems, files.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hman::{ColorSpace, ManifestEntry};
+
+    #[test]
+    fn kinds_from_paths_follow_the_bakers_extensions() {
+        for (path, kind) in [
+            ("models/chair/tex_0.ktx2", AssetKind::TEXTURE),
+            ("grading/warm.lut.ktx2", AssetKind::LUT),
+            ("models/chair.HMESH", AssetKind::MESH),
+            ("models/chair.hmat", AssetKind::MATERIAL),
+            ("models/chair.hanim", AssetKind::ANIMATION),
+            ("assets.hman", AssetKind::MANIFEST),
+            ("shaders/a.wgsl", AssetKind::SHADER),
+            ("shaders/a.spv", AssetKind::SHADER),
+            ("fonts/ui.otf", AssetKind::FONT),
+            ("data/level.json", AssetKind::BLOB),
+            ("no-extension", AssetKind::BLOB),
+        ] {
+            assert_eq!(kind_from_path(path), kind, "{path}");
+        }
+    }
+
+    #[test]
+    fn counts_per_kind() {
+        let manifest = hman::write(&[ManifestEntry {
+            hash: 1,
+            kind: AssetKind(200),
+            color_space: ColorSpace::Linear,
+            path: "x.lvl",
+        }]);
+        assert_eq!(
+            file_counts(AssetKind::MANIFEST, &manifest).unwrap(),
+            [("entries", 1)]
+        );
+        assert!(file_counts(AssetKind::TEXTURE, b"not a ktx2").is_err());
+        assert!(file_counts(AssetKind::MESH, b"not a mesh").is_err());
+        for value in 0..=255u8 {
+            let kind = AssetKind(value);
+            if !has_counts(kind) {
+                assert_eq!(file_counts(kind, b"any bytes").unwrap(), [], "{kind}");
+            }
+        }
+        assert!(has_counts(AssetKind::LUT) && !has_counts(AssetKind::BLOB));
+    }
 }

@@ -1,8 +1,8 @@
-//! [`PakReader`]: opens `.hpack` v2 and v3 files and reads their entries.
+//! [`PakReader`]: opens `.hpack` v2, v3 and v4 files and reads their entries.
 
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace};
-use crate::format::hpack::{self, cmp_path, Codec, PackKind, V2Entry, V3Layout};
+use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
 use crate::read::error::ReadError;
 use std::borrow::Cow;
@@ -39,7 +39,7 @@ enum Backing {
 enum Layout {
     /// v2 has variable-length TOC rows: parsed and validated once at open.
     V2(Vec<V2Entry>),
-    /// v3: header and table extents validated at open, each row on access.
+    /// v3 and v4: header and table extents validated at open, each row on access.
     V3(V3Layout),
 }
 
@@ -56,9 +56,10 @@ pub struct ManifestRecord {
     pub path: Box<str>,
 }
 
-/// A read-only `.hpack` (v2 or v3): entries by path, by asset hash, or by index.
+/// A read-only `.hpack` (v2, v3 or v4): entries by path, by asset hash, or by index.
 ///
-/// Opening validates the header and the table extents (v3: O(1); v2: one pass over its TOC).
+/// Opening validates the header and the table extents (v3 and v4: O(1); v2: one pass over its
+/// TOC).
 /// Each entry's range, codec and path are validated when the entry is accessed, so a corrupt
 /// pack yields [`ReadError`]s, never a panic or an out-of-bounds read. [`verify`](Self::verify)
 /// checks every checksum.
@@ -142,7 +143,7 @@ impl PakReader {
         };
         let layout = match hpack::sniff_version(bytes)? {
             2 => Layout::V2(hpack::parse_v2(bytes, limits.max_entries)?),
-            3 => {
+            3 | 4 => {
                 let layout = V3Layout::parse(bytes)?;
                 if layout.len() > limits.max_entries {
                     return Err(ReadError::LimitExceeded {
@@ -176,11 +177,11 @@ impl PakReader {
         }
     }
 
-    /// The pack format version (2 or 3).
+    /// The pack format version (2, 3 or 4).
     pub fn version(&self) -> u32 {
-        match self.layout {
+        match &self.layout {
             Layout::V2(_) => 2,
-            Layout::V3(_) => 3,
+            Layout::V3(layout) => layout.version(),
         }
     }
 
@@ -197,7 +198,7 @@ impl PakReader {
         self.len() == 0
     }
 
-    /// The v3 header, for tools (`None` for v2 packs).
+    /// The v3 or v4 header, for tools (`None` for v2 packs).
     pub fn v3_header(&self) -> Option<&hpack::V3Header> {
         match &self.layout {
             Layout::V3(layout) => Some(&layout.header),
@@ -227,7 +228,7 @@ impl PakReader {
                     index: index as u32,
                     dir: "",
                     name: path,
-                    kind: row.kind,
+                    kind: row.kind.asset_kind(),
                     codec: Codec::None,
                     offset: row.offset,
                     stored_size: row.size,
@@ -383,8 +384,8 @@ impl PakReader {
         }
     }
 
-    /// Checks everything: the tables checksum (v3), path order, the hash index against the
-    /// paths (v3), and every entry's range, checksum and decompressed size.
+    /// Checks everything: the tables checksum (v3, v4), path order, the hash index against the
+    /// paths (v3, v4), and every entry's range, checksum and decompressed size.
     pub fn verify(&self) -> Result<(), ReadError> {
         if let Layout::V3(layout) = &self.layout {
             let [prefix, tables] = layout.checksummed_parts(self.bytes());
@@ -437,7 +438,7 @@ pub struct Entry<'a> {
     index: u32,
     dir: &'a str,
     name: &'a str,
-    kind: PackKind,
+    kind: AssetKind,
     codec: Codec,
     offset: u64,
     stored_size: u64,
@@ -465,8 +466,10 @@ impl<'a> Entry<'a> {
         hash_runtime_path(&self.path())
     }
 
-    /// Kind, by extension.
-    pub fn kind(&self) -> PackKind {
+    /// The entry's kind, from the one table `assets.hman` uses too: stored as is in v4 (any
+    /// value; kinds this reader does not name are opaque entries), mapped from assetc's
+    /// [`PackKind`](crate::format::hpack::PackKind) in v2 and v3.
+    pub fn kind(&self) -> AssetKind {
         self.kind
     }
 
@@ -535,7 +538,7 @@ impl<'a> Entry<'a> {
         }
     }
 
-    /// Checks the stored bytes against the entry's checksum (v3; v2 has none).
+    /// Checks the stored bytes against the entry's checksum (v3, v4; v2 has none).
     pub fn verify(&self) -> Result<(), ReadError> {
         match self.checksum {
             Some(sum) if xxhash_rust::xxh3::xxh3_64(self.stored_bytes()) != sum => {

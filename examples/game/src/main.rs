@@ -17,7 +17,7 @@ fn main() -> Result<(), ReadError> {
         println!(
             "  {:<28} {:<9} {:>6} B (stored {:>6} B, {})",
             entry.path(),
-            entry.kind().name(),
+            entry.kind().to_string(),
             entry.size(),
             entry.stored_size(),
             entry.codec().name()

@@ -11,7 +11,19 @@ fn the_game_reads_its_embedded_pack() {
         "game failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains(", 17 entries"), "{stdout}");
+    assert!(stdout.contains("embedded pack: v4, 17 entries"), "{stdout}");
+    // v4 entry kinds are the manifest's: a LUT and a WGSL shader are named as such.
+    for (path, kind) in [
+        ("grading/warm.lut.ktx2", "lut"),
+        ("shaders/sprite.wgsl", "shader"),
+        ("assets.hman", "manifest"),
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(path))
+            .unwrap_or_else(|| panic!("{path} not listed: {stdout}"));
+        assert_eq!(line.split_whitespace().nth(1), Some(kind), "{line}");
+    }
     assert!(
         stdout.contains("text/hello.txt says: Hello from hearth!"),
         "{stdout}"

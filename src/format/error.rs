@@ -1,0 +1,151 @@
+//! Errors of reading any hearth format, and the bounds-checked byte helpers the parsers use.
+//!
+//! Defined here, with the formats, so that `format/` depends on nothing else in the crate;
+//! the reader's `read::error` re-exports them.
+//!
+//! Reader errors never allocate (apart from the I/O error of `open`): a corrupt pack is an
+//! ordinary, cheap error value, never a panic.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Why a pack, manifest or other baked file could not be read.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The file could not be opened or mapped.
+    Io(Arc<std::io::Error>),
+    /// The file does not start with the expected magic bytes.
+    BadMagic {
+        /// Which format was expected.
+        format: &'static str,
+    },
+    /// The file's version is not one this reader knows.
+    UnsupportedVersion {
+        /// Which format.
+        format: &'static str,
+        /// The version found in the file.
+        version: u32,
+    },
+    /// The data ends before a structure it declares.
+    Truncated {
+        /// Which structure.
+        what: &'static str,
+    },
+    /// An offset, size or index points outside the data it refers to.
+    OutOfBounds {
+        /// Which field.
+        what: &'static str,
+    },
+    /// A field that must be aligned is not.
+    Misaligned {
+        /// Which field.
+        what: &'static str,
+    },
+    /// A field holds a value the format does not allow.
+    Invalid {
+        /// Which field, and what is wrong with it.
+        what: &'static str,
+    },
+    /// A checksum does not match the bytes it covers.
+    ChecksumMismatch {
+        /// What the checksum covers.
+        what: &'static str,
+        /// The entry index, for per-entry checksums.
+        entry: Option<u32>,
+    },
+    /// A compressed payload could not be decompressed to its declared size.
+    Decompress {
+        /// The codec's name.
+        codec: &'static str,
+        /// The entry index.
+        entry: u32,
+    },
+    /// The data exceeds a reader limit (`hearth::Limits`).
+    LimitExceeded {
+        /// Which limit.
+        what: &'static str,
+    },
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(err) => write!(f, "I/O error: {err}"),
+            ReadError::BadMagic { format } => write!(f, "not a {format} file (bad magic)"),
+            ReadError::UnsupportedVersion { format, version } => {
+                write!(f, "unsupported {format} version {version}")
+            }
+            ReadError::Truncated { what } => write!(f, "truncated: {what} runs past the end"),
+            ReadError::OutOfBounds { what } => write!(f, "out of bounds: {what}"),
+            ReadError::Misaligned { what } => write!(f, "misaligned: {what}"),
+            ReadError::Invalid { what } => write!(f, "invalid {what}"),
+            ReadError::ChecksumMismatch {
+                what,
+                entry: Some(index),
+            } => write!(f, "checksum mismatch: {what} of entry {index}"),
+            ReadError::ChecksumMismatch { what, entry: None } => {
+                write!(f, "checksum mismatch: {what}")
+            }
+            ReadError::Decompress { codec, entry } => {
+                write!(
+                    f,
+                    "entry {entry}: {codec} payload does not decompress to its declared size"
+                )
+            }
+            ReadError::LimitExceeded { what } => write!(f, "limit exceeded: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(err) => Some(&**err),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(err: std::io::Error) -> Self {
+        ReadError::Io(Arc::new(err))
+    }
+}
+
+/// Bounds-checked little-endian field reads over untrusted bytes.
+pub(crate) trait ReadBytes {
+    /// `len` bytes at `offset`, or `Truncated { what }`.
+    fn slice_at(&self, offset: usize, len: usize, what: &'static str) -> Result<&[u8], ReadError>;
+    /// A little-endian `u16` at `offset`.
+    fn u16_at(&self, offset: usize, what: &'static str) -> Result<u16, ReadError> {
+        let b = self.slice_at(offset, 2, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    /// A little-endian `u32` at `offset`.
+    fn u32_at(&self, offset: usize, what: &'static str) -> Result<u32, ReadError> {
+        let b = self.slice_at(offset, 4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    /// A little-endian `u64` at `offset`.
+    fn u64_at(&self, offset: usize, what: &'static str) -> Result<u64, ReadError> {
+        let b = self.slice_at(offset, 8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+}
+
+impl ReadBytes for [u8] {
+    fn slice_at(&self, offset: usize, len: usize, what: &'static str) -> Result<&[u8], ReadError> {
+        offset
+            .checked_add(len)
+            .and_then(|end| self.get(offset..end))
+            .ok_or(ReadError::Truncated { what })
+    }
+}
+
+/// Converts a `u64` from a file to `usize`, failing on 32-bit targets when it does not fit.
+pub(crate) fn to_usize(value: u64, what: &'static str) -> Result<usize, ReadError> {
+    usize::try_from(value).map_err(|_| ReadError::OutOfBounds { what })
+}
