@@ -460,3 +460,72 @@ fn an_asset_error_names_the_file_and_keep_going_reports_them_all() {
     );
     assert_eq!(contents(out.path()), before);
 }
+
+#[test]
+fn a_deleted_manifest_or_a_damaged_cache_is_repaired_and_changes_no_output() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = sample_content(src.path(), "");
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    let before = contents(out.path());
+
+    std::fs::remove_file(out.path().join("assets.hman")).unwrap();
+    let report = Baker::bake(manifest.as_path(), out.path()).unwrap();
+    assert_eq!(
+        report.files_written, 1,
+        "only the manifest is written again"
+    );
+    assert_eq!(contents(out.path()), before);
+
+    // Every bit flip of the cache is caught by its checksum: the cache is discarded with a
+    // warning, everything re-bakes, and the outputs (the cache included) come out the same.
+    let cache_path = out.path().join(".hearth-cache");
+    let cache = std::fs::read(&cache_path).unwrap();
+    for at in (0..cache.len()).step_by(cache.len() / 7) {
+        let mut flipped = cache.clone();
+        flipped[at] ^= 0x10;
+        std::fs::write(&cache_path, &flipped).unwrap();
+        let report = Baker::bake(manifest.as_path(), out.path()).unwrap();
+        assert_eq!(report.cache_hits, 0, "flip at {at} trusted");
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.contains("cache discarded")),
+            "{:?}",
+            report.warnings
+        );
+        assert_eq!(contents(out.path()), before, "flip at {at}");
+    }
+}
+
+#[test]
+fn a_tampered_cache_cannot_delete_outside_the_output_folder() {
+    let src = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let out = parent.path().join("out");
+    let manifest = sample_content(src.path(), "");
+    Baker::bake(manifest.as_path(), &out).unwrap();
+    let victim = parent.path().join("victim.txt");
+    std::fs::write(&victim, b"not hearth's").unwrap();
+
+    // A cache whose output paths leave the folder, with a valid checksum: refused as a whole.
+    let absolute = victim.to_str().unwrap().to_owned();
+    for path in ["../victim.txt", absolute.as_str()] {
+        let (mut cache, _) = hearth::bake::cache::Cache::load(&out);
+        cache.assets[0].outputs[0].path = path.into();
+        std::fs::write(out.join(".hearth-cache"), cache.encode()).unwrap();
+        // The sources changed too, so the tampered record would be treated as stale.
+        write_files(src.path(), &[("data/levels/level2.txt", b"changed")]);
+        let report = Baker::bake(manifest.as_path(), &out).unwrap();
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.contains("cache discarded") && w.contains("output path")),
+            "{:?}",
+            report.warnings
+        );
+        assert_eq!(std::fs::read(&victim).unwrap(), b"not hearth's");
+    }
+}

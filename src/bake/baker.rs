@@ -83,6 +83,15 @@ pub enum Progress<'a> {
 /// index, or `None` for the manifest, kind).
 type PackPlanEntry<'a> = (&'a str, u64, Codec, Option<i32>, Option<usize>, AssetKind);
 type WarningFn = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The manifest's pack entry: its bytes when this bake built them (else they are rebuilt only
+/// if the pack must be rewritten), their hash, and the codec its settings ask for.
+struct ManifestPackEntry<'a> {
+    bytes: Option<&'a [u8]>,
+    hash: u64,
+    codec: Codec,
+    level: Option<i32>,
+}
 type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 
 /// What a bake did.
@@ -390,7 +399,21 @@ impl Baker {
             }
         }
         check_references(&plan.jobs, &assets, self.keep_going)?;
-        let manifest_bytes = build_manifest(&assets)?;
+        // Nothing re-baked and the same assets as last time: the manifest is the one on disk,
+        // so it is neither rebuilt nor compared (a no-op re-bake opens no file it need not).
+        let unchanged = self.use_cache
+            && assets.len() == old_cache.assets.len()
+            && existing.contains(MANIFEST_PATH)
+            && old_cache.manifest_hash.is_some()
+            && assets
+                .iter()
+                .zip(&old_cache.assets)
+                .all(|(asset, old)| asset.cached && asset.record == *old);
+        // Built (and so checked for hash collisions) before anything is written.
+        let built_manifest = match unchanged {
+            true => None,
+            false => Some(build_manifest(&assets)?),
+        };
 
         let mut report = Report {
             out_dir: out_dir.clone(),
@@ -424,40 +447,62 @@ impl Baker {
                 }
             }
         }
-        report.bytes_out += manifest_bytes.len() as u64;
-        report.manifest_entries = hman::parse(&manifest_bytes)
-            .map(|m| m.len())
-            .unwrap_or_default();
-        report.files_written += write_if_changed(
-            &out_dir.join(MANIFEST_PATH),
-            &manifest_bytes,
-            Durability::Durable,
-        )? as usize;
+        let (manifest_bytes, manifest_hash) = match &built_manifest {
+            None => (None, old_cache.manifest_hash.unwrap_or_default()),
+            Some(bytes) => {
+                report.files_written +=
+                    write_if_changed(&out_dir.join(MANIFEST_PATH), bytes, Durability::Durable)?
+                        as usize;
+                (Some(bytes), xxhash_rust::xxh3::xxh3_64(bytes))
+            }
+        };
+        report.manifest_entries = assets
+            .iter()
+            .flat_map(|a| &a.record.outputs)
+            .filter(|o| o.manifest.is_some())
+            .count();
+        report.bytes_out += manifest_bytes.as_ref().map_or_else(
+            || {
+                let rows = report.manifest_entries;
+                let paths: usize = assets
+                    .iter()
+                    .flat_map(|a| &a.record.outputs)
+                    .filter(|o| o.manifest.is_some())
+                    .map(|o| o.path.len())
+                    .sum();
+                (hman::HEADER_SIZE + 12 * rows + paths) as u64
+            },
+            |bytes| bytes.len() as u64,
+        );
 
         let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
-        let manifest_file = (
-            manifest_bytes.as_slice(),
-            manifest_settings.compression,
-            manifest_settings.compression_level,
-        );
+        let manifest = ManifestPackEntry {
+            bytes: manifest_bytes.map(Vec::as_slice),
+            hash: manifest_hash,
+            codec: manifest_settings.compression,
+            level: manifest_settings.compression_level,
+        };
         let pack = self.write_pack(
             &config,
             &plan.jobs,
             &assets,
-            manifest_file,
+            manifest,
             &old_cache,
             &pool,
             &mut report,
         )?;
-        let new_cache = Cache {
-            assets: assets.into_iter().map(|a| a.record).collect(),
-            pack: Some(pack),
-        };
-        write_if_changed(
-            &out_dir.join(crate::bake::cache::FILE_NAME),
-            &new_cache.encode(),
-            Durability::Atomic,
-        )?;
+        if !(unchanged && old_cache.pack.as_ref() == Some(&pack)) {
+            let new_cache = Cache {
+                assets: assets.into_iter().map(|a| a.record).collect(),
+                pack: Some(pack),
+                manifest_hash: Some(manifest_hash),
+            };
+            write_if_changed(
+                &out_dir.join(crate::bake::cache::FILE_NAME),
+                &new_cache.encode(),
+                Durability::Atomic,
+            )?;
+        }
 
         report.warnings = warnings;
         report.elapsed = started.elapsed();
@@ -471,7 +516,7 @@ impl Baker {
         config: &Config,
         jobs: &[Job],
         assets: &[AssetResult],
-        (manifest_bytes, manifest_codec, manifest_level): (&[u8], Codec, Option<i32>),
+        manifest: ManifestPackEntry<'_>,
         old_cache: &Cache,
         pool: &rayon::ThreadPool,
         report: &mut Report,
@@ -479,9 +524,9 @@ impl Baker {
         // (path, content hash, codec, level, the asset owning it, kind)
         let mut entries: Vec<PackPlanEntry<'_>> = vec![(
             MANIFEST_PATH,
-            xxhash_rust::xxh3::xxh3_64(manifest_bytes),
-            manifest_codec,
-            manifest_level,
+            manifest.hash,
+            manifest.codec,
+            manifest.level,
             None,
             AssetKind::MANIFEST,
         )];
@@ -526,6 +571,14 @@ impl Baker {
         }
 
         // Bytes of every entry: in memory for fresh bakes, read back for cache hits.
+        let rebuilt_manifest;
+        let manifest_bytes = match manifest.bytes {
+            Some(bytes) => bytes,
+            None => {
+                rebuilt_manifest = build_manifest(assets)?;
+                &rebuilt_manifest
+            }
+        };
         let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
         for (path, hash, _, _, owner, _) in &entries {
             let Some(owner) = *owner else {

@@ -10,7 +10,9 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 3;
+const SCHEMA: u32 = 4;
+/// The most the decoder allocates for one cache, whatever lengths a damaged file claims.
+const DECODE_LIMIT: usize = 1 << 30;
 /// File name of the cache inside the output folder.
 pub const FILE_NAME: &str = ".hearth-cache";
 
@@ -66,6 +68,8 @@ pub struct Cache {
     pub assets: Vec<CachedAsset>,
     /// The last pack.
     pub pack: Option<CachedPack>,
+    /// xxh3-64 of the `assets.hman` written with these assets.
+    pub manifest_hash: Option<u64>,
 }
 
 impl Cache {
@@ -103,30 +107,43 @@ impl Cache {
             .strip_prefix(MAGIC.as_slice())
             .ok_or("not a hearth cache")?;
         let schema = rest.get(..4).ok_or("truncated")?;
-        let schema = u32::from_le_bytes(schema.try_into().expect("4 bytes"));
+        let schema = u32::from_le_bytes([schema[0], schema[1], schema[2], schema[3]]);
         if schema != SCHEMA {
             return Err(format!("schema {schema}, expected {SCHEMA}"));
         }
+        // Payload, then its xxh3-64: any damage is caught before a byte of it is trusted.
+        let body = &rest[4..];
+        let split = body.len().checked_sub(8).ok_or("truncated")?;
+        let (payload, checksum) = body.split_at(split);
+        let mut expected = [0u8; 8];
+        expected.copy_from_slice(checksum);
+        if xxhash_rust::xxh3::xxh3_64(payload) != u64::from_le_bytes(expected) {
+            return Err("checksum mismatch".into());
+        }
+        let config = bincode::config::standard().with_limit::<DECODE_LIMIT>();
         let (cache, used): (Cache, usize) =
-            bincode::serde::decode_from_slice(&rest[4..], bincode::config::standard())
-                .map_err(|e| e.to_string())?;
-        if used != rest.len() - 4 {
+            bincode::serde::decode_from_slice(payload, config).map_err(|e| e.to_string())?;
+        if used != payload.len() {
             return Err("trailing bytes".into());
         }
         if !cache.assets.windows(2).all(|w| w[0].rel < w[1].rel) {
             return Err("assets out of order".into());
         }
+        for asset in &cache.assets {
+            cache_paths_are_valid(asset)?;
+        }
         Ok(cache)
     }
 
-    /// Serializes the cache (deterministic: same cache, same bytes).
+    /// Serializes the cache (deterministic: same cache, same bytes), followed by the
+    /// payload's xxh3-64.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&SCHEMA.to_le_bytes());
-        out.extend(
-            bincode::serde::encode_to_vec(self, bincode::config::standard())
-                .expect("in-memory encode"),
-        );
+        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .expect("in-memory encode");
+        out.extend_from_slice(&payload);
+        out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
         out
     }
 
@@ -137,6 +154,33 @@ impl Cache {
             .ok()
             .map(|i| &self.assets[i])
     }
+}
+
+/// A cache is only data: every path in it must be one hearth could have written, or it is
+/// discarded (a tampered cache must not make a bake delete or read outside its folders).
+fn cache_paths_are_valid(asset: &CachedAsset) -> Result<(), String> {
+    let rel = &asset.rel;
+    let bad_rel = rel.is_empty()
+        || rel.starts_with('/')
+        || rel.contains(['\\', '\0'])
+        || rel
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..");
+    if bad_rel {
+        return Err(format!("invalid source path {rel:?}"));
+    }
+    for output in &asset.outputs {
+        crate::bake::pipeline::check_output_path(&output.path)?;
+        if let Some((hash, _, _)) = output.manifest {
+            if hash != crate::format::hash::hash_runtime_path(&output.path) {
+                return Err(format!("wrong hash for {:?}", output.path));
+            }
+        }
+    }
+    if let Some(side) = asset.side_inputs.iter().find(|p| !p.is_absolute()) {
+        return Err(format!("relative side input {}", side.display()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -152,20 +196,50 @@ mod tests {
                 source_hash: 99,
                 settings: vec![("texture".into(), 7)],
                 encoder: ("blob".into(), 1),
-                side_inputs: vec!["a.side".into()],
+                side_inputs: vec!["/content/a.side".into()],
                 references: vec![("b".into(), 3)],
                 outputs: vec![CachedOutput {
                     path: "a.bin".into(),
                     size: 3,
                     hash: 5,
-                    manifest: Some((1, 5, 0)),
+                    manifest: Some((crate::format::hash::hash_runtime_path("a.bin"), 5, 0)),
                 }],
             }],
             pack: Some(CachedPack {
                 fingerprint: 4,
                 size: 128,
             }),
+            manifest_hash: Some(6),
         }
+    }
+
+    /// Re-encodes a tampered cache with a valid checksum: only validation can refuse it.
+    fn tampered(edit: impl FnOnce(&mut Cache)) -> Result<Cache, String> {
+        let mut cache = sample();
+        edit(&mut cache);
+        Cache::decode(&cache.encode())
+    }
+
+    #[test]
+    fn paths_a_bake_could_not_have_written_are_refused() {
+        assert!(tampered(|_| {}).is_ok());
+        for path in ["../x", "/etc/passwd", "a/../../x", ".hearth-cache", ""] {
+            let err = tampered(|c| c.assets[0].outputs[0].path = path.into()).unwrap_err();
+            assert!(err.contains("output path"), "{path}: {err}");
+        }
+        assert!(tampered(|c| c.assets[0].rel = "../src.png".into()).is_err());
+        assert!(tampered(|c| c.assets[0].side_inputs[0] = "rel/side".into()).is_err());
+        let err = tampered(|c| c.assets[0].outputs[0].manifest = Some((7, 5, 0))).unwrap_err();
+        assert!(err.contains("wrong hash"), "{err}");
+        // Lengths beyond the decoder's budget fail before any allocation.
+        let mut bytes = sample().encode();
+        let claimed_len = MAGIC.len() + 4; // the asset count, a varint
+        bytes[claimed_len] = 0xFD; // u64 follows
+        bytes.splice(claimed_len + 1..claimed_len + 1, u64::MAX.to_le_bytes());
+        let split = bytes.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[MAGIC.len() + 4..split]);
+        bytes[split..].copy_from_slice(&sum.to_le_bytes());
+        assert!(Cache::decode(&bytes).is_err());
     }
 
     #[test]
@@ -180,6 +254,17 @@ mod tests {
             let (cache, warning) = Cache::load(dir.path());
             assert_eq!(cache, Cache::default(), "prefix {len} trusted");
             assert!(warning.unwrap().contains("cache discarded"));
+        }
+        // Every single-bit flip is caught (magic, schema, payload or checksum), never trusted.
+        for at in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut flipped = bytes.clone();
+                flipped[at] ^= 1 << bit;
+                assert!(
+                    Cache::decode(&flipped).is_err(),
+                    "flip at {at} bit {bit} trusted"
+                );
+            }
         }
         std::fs::write(dir.path().join(FILE_NAME), b"PK\x03\x04 some zip").unwrap();
         assert!(Cache::load(dir.path())

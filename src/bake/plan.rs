@@ -21,7 +21,7 @@ pub struct Job {
     pub sources: Vec<PathBuf>,
     /// Size and mtime (ns since the epoch) of each source, as the walk saw them: stat-ed
     /// relative to their folder (cheaper than a stat by full path).
-    pub stamps: Vec<(u64, u128)>,
+    pub stamps: Vec<Stamp>,
     /// The pipeline that bakes it (an index into the bake's [`Registry`]).
     pub pipeline: usize,
     /// Resolved settings.
@@ -48,13 +48,16 @@ const WALK_OPTIONS: glob::MatchOptions = glob::MatchOptions {
     require_literal_leading_dot: true,
 };
 
+/// A file's size and its mtime in nanoseconds since the Unix epoch.
+pub type Stamp = (u64, u128);
+
 /// A path a glob matched while walking.
 struct Found {
     rel: String,
     path: PathBuf,
     is_dir: bool,
     /// A file's size and mtime.
-    stamp: (u64, u128),
+    stamp: Stamp,
 }
 
 /// Nanoseconds since the Unix epoch of a file's mtime (0 when unknown).
@@ -68,7 +71,7 @@ pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
 
 /// A directory entry's size and mtime, stat-ed relative to its folder (`fstatat`), following
 /// a symlink (already checked to stay inside the root).
-fn entry_stamp(entry: &std::fs::DirEntry, symlink: bool) -> Result<(u64, u128), BakeError> {
+fn entry_stamp(entry: &std::fs::DirEntry, symlink: bool) -> Result<Stamp, BakeError> {
     let path = entry.path();
     let meta = match symlink {
         true => std::fs::metadata(&path),
@@ -194,7 +197,7 @@ pub fn plan(
     preset: Option<&Preset>,
     skip_dir: Option<&Path>,
 ) -> Result<Plan, BakeError> {
-    let mut matched: BTreeMap<String, (PathBuf, bool, (u64, u128), usize)> = BTreeMap::new();
+    let mut matched: BTreeMap<String, (PathBuf, bool, Stamp, usize)> = BTreeMap::new();
     let mut watched = Vec::new();
     let root = config
         .root
@@ -299,7 +302,7 @@ fn folder_asset_of(registry: &Registry, rel: &str) -> Option<String> {
 }
 
 /// The visible files directly inside a folder asset, sorted by name.
-fn folder_files(dir: &Path) -> Result<Vec<(PathBuf, (u64, u128))>, BakeError> {
+fn folder_files(dir: &Path) -> Result<Vec<(PathBuf, Stamp)>, BakeError> {
     let io = |e| BakeError::io(dir, e);
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
