@@ -4,10 +4,10 @@
 use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::Config;
-use crate::bake::output::{remove_stale, write_if_changed, Durability, OutputLock};
+use crate::bake::output::{remove_stale, write_if_changed, write_output, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
-    check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile,
+    check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
 };
 use crate::bake::plan::{mtime_ns, plan, Job};
 use crate::bake::settings;
@@ -349,7 +349,7 @@ impl Baker {
             plan.jobs
                 .par_iter()
                 .map(|job| {
-                    let result = bake_one(job, &self.registry, &old_cache, &existing);
+                    let result = bake_one(job, &self.registry, &old_cache, &existing, &plan.root);
                     if let Some(progress) = &self.on_progress {
                         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
@@ -435,9 +435,7 @@ impl Baker {
             report.bytes_in += asset.record.source_size;
             report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
             for file in &asset.files {
-                report.files_written +=
-                    write_if_changed(&out_dir.join(&file.path), &file.bytes, Durability::Atomic)?
-                        as usize;
+                report.files_written += write_output(&out_dir, &file.path, &file.bytes)? as usize;
             }
         }
         for old in &previous.assets {
@@ -705,8 +703,8 @@ fn hash_input(content: &mut xxhash_rust::xxh3::Xxh3, name: &[u8], digest: Option
     }
 }
 
-/// A side input's name in the content hash: relative to the source's folder when it is
-/// inside it, so a moved checkout hashes the same.
+/// A side input's name in the content hash: relative to the content root (where every side
+/// input is), so a moved checkout hashes the same.
 fn side_name<'a>(base: &Path, path: &'a Path) -> &'a [u8] {
     path.strip_prefix(base)
         .unwrap_or(path)
@@ -728,12 +726,14 @@ fn bake_one(
     registry: &Registry,
     cache: &Cache,
     existing: &HashSet<String>,
+    root: &Path,
 ) -> Result<AssetResult, BakeError> {
     let pipeline = registry.get(job.pipeline);
     let encoder = (pipeline.name().to_owned(), pipeline.version());
-    let base = job_base(job);
     let usable = cache.get(&job.rel).filter(|old| {
         old.encoder == encoder
+            // Only side inputs inside the content root are ever stat-ed or read again.
+            && old.side_inputs.iter().all(|side| side.starts_with(root))
             && old.settings.iter().all(|(table, fingerprint)| {
                 settings::fingerprint(job.settings.tables.get(table)) == *fingerprint
             })
@@ -766,7 +766,11 @@ fn bake_one(
     // Slow path: the bytes.
     let mut content = xxhash_rust::xxh3::Xxh3::new();
     let mut files = Vec::with_capacity(job.sources.len());
-    for source in &job.sources {
+    for (source, (len, _)) in job.sources.iter().zip(&job.stamps) {
+        if *len > MAX_INPUT_BYTES {
+            let message = format!("{len} bytes, over the {MAX_INPUT_BYTES}-byte input limit");
+            return Err(BakeError::asset(source, message));
+        }
         let bytes = std::fs::read(source).map_err(|e| BakeError::io(source, e))?;
         let name = source.file_name().unwrap_or_default().as_encoded_bytes();
         let digest = (xxhash_rust::xxh3::xxh3_64(&bytes), bytes.len() as u64);
@@ -782,7 +786,7 @@ fn bake_one(
             let digest = std::fs::read(side)
                 .ok()
                 .map(|b| (xxhash_rust::xxh3::xxh3_64(&b), b.len() as u64));
-            hash_input(&mut recorded, side_name(base, side), digest);
+            hash_input(&mut recorded, side_name(root, side), digest);
         }
         if old.source_hash == recorded.digest() {
             // Touched but unchanged: keep the outputs, remember the new stamp.
@@ -800,11 +804,18 @@ fn bake_one(
         folder: job.folder,
         files: &files,
     };
-    let mut cx = BakeContext::new(&job.source, base, &job.settings.tables);
+    let base = job_base(job);
+    let base = base.canonicalize().map_err(|e| BakeError::io(base, e))?;
+    let mut cx = BakeContext::new(&job.source, base, root, &job.settings.tables);
     let fail = |message: String| BakeError::asset(&job.source, message);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pipeline.bake_dyn(&source, &mut cx)
     }));
+    let mut recorded = cx.finish();
+    // A refused read fails the asset whatever the pipeline made of the error.
+    if let Some(refused) = recorded.refused.first() {
+        return Err(fail(format!("pipeline `{}`: {refused}", encoder.0)));
+    }
     match outcome {
         Ok(Ok(())) => {}
         // Errors of side files name them after the source: "a.gltf: pipeline `model`: a.bin: …".
@@ -821,7 +832,6 @@ fn bake_one(
             )));
         }
     }
-    let mut recorded = cx.finish();
 
     let mut seen = BTreeSet::new();
     for output in &recorded.outputs {
@@ -843,7 +853,7 @@ fn bake_one(
     }
     for side in &recorded.side_inputs {
         source_size += stamp_side(&mut stamp, &side.path);
-        hash_input(&mut content, side_name(base, &side.path), side.digest);
+        hash_input(&mut content, side_name(root, &side.path), side.digest);
     }
     recorded.tables.sort();
     recorded.tables.dedup();

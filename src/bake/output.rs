@@ -28,8 +28,11 @@ pub fn write_if_changed(
     bytes: &[u8],
     durability: Durability,
 ) -> Result<bool, BakeError> {
-    if let Ok(meta) = fs::metadata(path) {
-        if meta.len() == bytes.len() as u64 && fs::read(path).is_ok_and(|old| old == bytes) {
+    // Compared only when it is a regular file: a symlink planted there is replaced by the
+    // rename, never read or written through.
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        let same_size = meta.is_file() && meta.len() == bytes.len() as u64;
+        if same_size && fs::read(path).is_ok_and(|old| old == bytes) {
             return Ok(false);
         }
     }
@@ -55,6 +58,34 @@ pub fn write_if_changed(
     Ok(true)
 }
 
+/// Writes a runtime-tree file at `rel` under `root` (see [`write_if_changed`]), refusing to
+/// go through a symlinked folder inside the tree: hearth writes only inside its output folder.
+pub fn write_output(root: &Path, rel: &str, bytes: &[u8]) -> Result<bool, BakeError> {
+    no_symlinked_folder(root, rel)?;
+    write_if_changed(&root.join(rel), bytes, Durability::Atomic)
+}
+
+/// Fails when a folder on the way from `root` to `rel` is a symlink.
+fn no_symlinked_folder(root: &Path, rel: &str) -> Result<(), BakeError> {
+    let mut path = root.to_path_buf();
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    parts.pop();
+    for part in parts {
+        path.push(part);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(BakeError::asset(
+                    &path,
+                    "a symlink inside the output folder; hearth does not write through it",
+                ))
+            }
+            Ok(_) => {}
+            Err(_) => break, // not there yet: created as a real folder
+        }
+    }
+    Ok(())
+}
+
 /// A temp name beside `path`, unique within this process and across processes.
 fn temp_path(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -69,6 +100,9 @@ fn temp_path(path: &Path) -> PathBuf {
 /// Removes a file this baker wrote earlier and no longer produces, then any folders that
 /// became empty up to (not including) `root`. Returns whether a file was removed.
 pub fn remove_stale(root: &Path, rel: &str) -> Result<bool, BakeError> {
+    // The cache was validated on load; checked again because a delete cannot be undone.
+    crate::bake::pipeline::check_output_path(rel).map_err(|e| BakeError::asset(root, e))?;
+    no_symlinked_folder(root, rel)?;
     let path = root.join(rel);
     match fs::remove_file(&path) {
         Ok(()) => {}

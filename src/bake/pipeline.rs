@@ -282,22 +282,42 @@ pub(crate) struct Recorded {
     /// (table, fingerprint) of every settings table read
     pub tables: Vec<(String, u64)>,
     pub warnings: Vec<String>,
+    /// Side-file reads refused by the containment policy: any fails the asset.
+    pub refused: Vec<String>,
 }
 
+/// The most bytes hearth reads from one input file (a source or a side file): 4 GiB, the
+/// reader's default per-entry limit. A larger file is an error, not an allocation.
+pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+
 /// The baker's side of one bake: side-file reads, outputs, references, warnings.
+///
+/// Side files are confined to the content root: a reference that is absolute, climbs out
+/// with `..`, or leads out through a symlink, and anything that is not a regular file
+/// (`/dev/zero`, a FIFO), is refused. A refused read fails the asset even when the pipeline
+/// ignores the error, naming the source and the reference.
 #[derive(Debug)]
 pub struct BakeContext<'a> {
     source_path: &'a Path,
-    base: &'a Path,
+    base: PathBuf,
+    root: &'a Path,
     tables: &'a toml::Table,
     recorded: Recorded,
 }
 
 impl<'a> BakeContext<'a> {
-    pub(crate) fn new(source_path: &'a Path, base: &'a Path, tables: &'a toml::Table) -> Self {
+    /// `base` and `root` are canonical: the folder side files resolve against, and the
+    /// content root they must stay in.
+    pub(crate) fn new(
+        source_path: &'a Path,
+        base: PathBuf,
+        root: &'a Path,
+        tables: &'a toml::Table,
+    ) -> Self {
         Self {
             source_path,
             base,
+            root,
             tables,
             recorded: Recorded::default(),
         }
@@ -308,31 +328,84 @@ impl<'a> BakeContext<'a> {
     }
 
     /// The folder side files resolve against: a file source's folder, or a folder source
-    /// itself.
+    /// itself (canonical).
     pub fn base(&self) -> &Path {
-        self.base
+        &self.base
     }
 
     /// Reads a side file at `relative` (to [`base`](Self::base)) and records it as an input
     /// of this asset: a change to it re-bakes the asset, and build scripts re-run on it. A
-    /// file that cannot be read is recorded too, so creating it later re-bakes the asset.
+    /// file that does not exist is recorded too, so creating it later re-bakes the asset. A
+    /// reference outside the content root, or to something that is not a regular file, is
+    /// refused (see the type's docs).
     pub fn read(&mut self, relative: &str) -> Result<Vec<u8>, BakeError> {
-        let path = self.base.join(relative);
-        self.read_path(&path)
-    }
-
-    /// Like [`read`](Self::read), for a path already joined to the base.
-    pub(crate) fn read_path(&mut self, path: &Path) -> Result<Vec<u8>, BakeError> {
-        let result = std::fs::read(path);
+        let refuse = |this: &mut Self, why: String| {
+            let message = format!("refused to read {relative:?}: {why}");
+            this.recorded.refused.push(message.clone());
+            Err(BakeError::asset(this.source_path, message))
+        };
+        let path = match self.confine(relative) {
+            Ok(path) => path,
+            Err(why) => return refuse(self, why),
+        };
+        match std::fs::metadata(&path) {
+            Ok(meta) if !meta.is_file() => {
+                return refuse(self, "not a regular file".into());
+            }
+            Ok(meta) if meta.len() > MAX_INPUT_BYTES => {
+                let why = format!(
+                    "{} bytes, over the {MAX_INPUT_BYTES}-byte input limit",
+                    meta.len()
+                );
+                return refuse(self, why);
+            }
+            _ => {}
+        }
+        let result = std::fs::read(&path);
         let digest = result
             .as_ref()
             .ok()
             .map(|bytes| (xxhash_rust::xxh3::xxh3_64(bytes), bytes.len() as u64));
         self.recorded.side_inputs.push(SideInput {
-            path: path.to_path_buf(),
+            path: path.clone(),
             digest,
         });
-        result.map_err(|e| BakeError::io(path, e))
+        result.map_err(|e| BakeError::io(&path, e))
+    }
+
+    /// Resolves `relative` against the base, inside the root: `..` lexically, then symlinks
+    /// through the file system. A missing file resolves to its lexical path.
+    fn confine(&self, relative: &str) -> Result<PathBuf, String> {
+        use std::path::Component;
+        if relative.is_empty() || relative.contains('\0') {
+            return Err("an empty or malformed path".into());
+        }
+        let mut path = self.base.clone();
+        for component in Path::new(relative).components() {
+            match component {
+                Component::Normal(part) => path.push(part),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    path.pop();
+                }
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(
+                        "an absolute path; side files must be inside the content root".into(),
+                    )
+                }
+            }
+        }
+        if !path.starts_with(self.root) {
+            return Err("it leads outside the content root".into());
+        }
+        match path.canonicalize() {
+            Ok(real) if real.starts_with(self.root) => Ok(real),
+            Ok(real) => Err(format!(
+                "a symlink to {}, outside the content root",
+                real.display()
+            )),
+            Err(_) => Ok(path),
+        }
     }
 
     /// The layered settings of another table (`texture` for a model's embedded images),

@@ -138,24 +138,32 @@ impl Walker<'_> {
                     return Err(BakeError::asset(&path, "file name contains a newline"));
                 }
                 let mut kind = entry.file_type().map_err(|e| BakeError::io(&path, e))?;
+                let rel = crate::bake::baker::join_rel(&rel, &name);
+                let matched = compiled.matches_with(&rel, WALK_OPTIONS);
                 let symlink = kind.is_symlink();
                 if symlink {
+                    // A link is followed only inside the root; one the glob would take (or
+                    // walk into) that leads out, or nowhere, is refused. Others are ignored.
+                    let may_descend = depth + 1 < max_depth;
                     let target = match path.canonicalize() {
                         Ok(target) => target,
-                        Err(e) => {
+                        Err(e) if matched => {
                             let message = format!("symlink cannot be followed: {e}");
                             self.refused
                                 .insert(path.clone(), BakeError::asset(&path, message));
                             continue;
                         }
+                        Err(_) => continue,
                     };
                     if !target.starts_with(self.root) {
-                        let message = format!(
-                            "symlink leads outside the content root, to {}",
-                            target.display()
-                        );
-                        self.refused
-                            .insert(path.clone(), BakeError::asset(&path, message));
+                        if matched || (may_descend && target.is_dir()) {
+                            let message = format!(
+                                "symlink leads outside the content root, to {}",
+                                target.display()
+                            );
+                            self.refused
+                                .insert(path.clone(), BakeError::asset(&path, message));
+                        }
                         continue;
                     }
                     kind = std::fs::metadata(&target)
@@ -166,8 +174,7 @@ impl Walker<'_> {
                 if !is_dir && !kind.is_file() {
                     continue; // sockets, FIFOs, devices: never sources
                 }
-                let rel = crate::bake::baker::join_rel(&rel, &name);
-                if compiled.matches_with(&rel, WALK_OPTIONS) {
+                if matched {
                     let stamp = match is_dir {
                         true => (0, 0),
                         false => entry_stamp(&entry, symlink)?,
