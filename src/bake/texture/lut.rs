@@ -108,6 +108,13 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
             if !o.is_finite() {
                 return Err(format!("line {line}: `{p}` is not finite"));
             }
+            // Entries and domains are stored as half floats: larger magnitudes would become
+            // infinite in the RGBA16F texture.
+            if o.abs() > half::f16::MAX.to_f32() {
+                return Err(format!(
+                    "line {line}: `{p}` is outside the half-float range (±65504)"
+                ));
+            }
         }
         Ok(out)
     };
@@ -118,9 +125,17 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
         }
     };
     let range = |parts: &[&str], line: usize| -> Result<([f32; 3], [f32; 3]), String> {
-        let values: Vec<f32> = parts[1..].iter().filter_map(|p| p.parse().ok()).collect();
-        if values.len() != 2 || parts.len() != 3 {
+        if parts.len() != 3 {
             return Err(format!("line {line}: {} needs two numbers", parts[0]));
+        }
+        let mut values = [0.0f32; 2];
+        for (v, p) in values.iter_mut().zip(&parts[1..]) {
+            *v = p
+                .parse::<f32>()
+                .map_err(|_| format!("line {line}: {}: `{p}` is not a number", parts[0]))?;
+            if !v.is_finite() {
+                return Err(format!("line {line}: {}: `{p}` is not finite", parts[0]));
+            }
         }
         Ok(([values[0]; 3], [values[1]; 3]))
     };
@@ -214,8 +229,12 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
                     t.size
                 ));
             }
-            if (0..3).any(|c| t.min[c] >= t.max[c]) {
-                return Err("the input range's minimum must be below its maximum".into());
+            // `!(min < max)`, not `min >= max`: a NaN must fail too.
+            if (0..3).any(|c| !(t.min[c] < t.max[c] && (t.max[c] - t.min[c]).is_finite())) {
+                return Err(format!(
+                    "{name}: the input domain {:?}..{:?} is empty or not finite: each minimum must be below its maximum",
+                    t.min, t.max
+                ));
             }
         }
     }
@@ -289,6 +308,45 @@ mod tests {
         assert!(parse("FOO 1\n").unwrap_err().contains("unknown keyword"));
         assert!(parse("").is_err());
         assert!(parse("0 0 0\n").unwrap_err().contains("data before"));
+    }
+
+    #[test]
+    fn non_finite_or_empty_domains_and_values_are_errors() {
+        let table = "0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n";
+        let with = |header: &str| parse(&format!("LUT_3D_SIZE 2\n{header}{table}"));
+        assert!(with("").is_ok());
+        for (header, needle) in [
+            ("LUT_3D_INPUT_RANGE nan nan\n", "line 2"),
+            ("LUT_3D_INPUT_RANGE 0 inf\n", "not finite"),
+            ("LUT_1D_INPUT_RANGE -inf 1\n", "not finite"),
+            ("LUT_3D_INPUT_RANGE 0 x\n", "not a number"),
+            ("DOMAIN_MIN nan 0 0\n", "not finite"),
+            ("DOMAIN_MAX 1 1 NaN\n", "not finite"),
+            (
+                "DOMAIN_MIN 1 0 0\nDOMAIN_MAX 1 1 1\n",
+                "minimum must be below",
+            ),
+            ("LUT_3D_INPUT_RANGE 2 1\n", "minimum must be below"),
+            ("DOMAIN_MAX 1e30 1 1\n", "half-float range"),
+        ] {
+            let err = with(header).unwrap_err();
+            assert!(err.contains(needle), "{header:?}: {err}");
+        }
+        let err = parse(&format!(
+            "LUT_3D_SIZE 2\n{}",
+            table.replace("1 1 1", "1 nan 1")
+        ))
+        .unwrap_err();
+        assert!(
+            err.contains("line 9") && err.contains("not finite"),
+            "{err}"
+        );
+        let err = parse(&format!(
+            "LUT_3D_SIZE 2\n{}",
+            table.replace("1 1 1", "1 1e9 1")
+        ))
+        .unwrap_err();
+        assert!(err.contains("half-float"), "{err}");
     }
 
     #[test]
