@@ -328,10 +328,11 @@ fn transform_settings_move_static_geometry() {
         "\"*.gltf\"",
         "mesh = { rotation = [1.0, 2.0] }\n",
     );
-    assert!(bad
-        .unwrap_err()
-        .to_string()
-        .contains("mesh.rotation has 2 values"));
+    let bad = bad.unwrap_err().to_string();
+    assert!(
+        bad.contains("`default.mesh.rotation` = [1.0, 2.0]: give 3 Euler angles"),
+        "{bad}"
+    );
 }
 
 #[test]

@@ -22,6 +22,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Most worker threads a bake uses: [`Baker::jobs`] and `NUM_JOBS` are clamped to it (the
+/// CLI's `-j` above it is a usage error).
+pub const MAX_JOBS: usize = 256;
+
 /// Where the baker gets its manifest.
 #[derive(Debug, Clone)]
 pub enum ConfigSource {
@@ -235,9 +239,10 @@ impl Baker {
         self
     }
 
-    /// Worker threads (else `NUM_JOBS`, else the number of cores).
+    /// Worker threads (else `NUM_JOBS`, else the number of cores), clamped to
+    /// 1..=[`MAX_JOBS`].
     pub fn jobs(&mut self, jobs: usize) -> &mut Self {
-        self.jobs = Some(jobs.max(1));
+        self.jobs = Some(jobs.clamp(1, MAX_JOBS));
         self
     }
 
@@ -273,7 +278,7 @@ impl Baker {
             .or_else(|| std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()))
             .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
             .unwrap_or(1)
-            .max(1)
+            .clamp(1, MAX_JOBS)
     }
 
     /// Runs the bake. On error nothing of the previous manifest or pack is lost: outputs are
