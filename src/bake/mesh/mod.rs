@@ -2,6 +2,7 @@
 //! `<stem>/tex_<i>.ktx2` (the images its materials use), as assetc specifies.
 
 pub mod gltf;
+pub mod gltf_check;
 pub mod obj;
 pub mod pipeline;
 pub mod process;
