@@ -386,13 +386,34 @@ impl Baker {
             asset.warnings.iter().cloned().for_each(&mut warn);
         }
 
-        // Every runtime path has one owner; the manifest's and the pack's paths are reserved.
+        // Every runtime path has one owner; the manifest's and the pack's paths are reserved,
+        // whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
         let pack_file_name = format!("{}.hpack", config.pack_name);
         let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
         owners.insert(MANIFEST_PATH, "(the manifest)");
         owners.insert(&pack_file_name, "(the pack)");
         for asset in &assets {
             for output in &asset.record.outputs {
+                let reserved = [
+                    (MANIFEST_PATH, "the manifest's file name; rename the source"),
+                    (
+                        pack_file_name.as_str(),
+                        "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
+                    ),
+                ];
+                if let Some((_, what)) = reserved
+                    .iter()
+                    .find(|(name, _)| output.path.eq_ignore_ascii_case(name))
+                {
+                    return Err(BakeError::Collision {
+                        message: format!(
+                            "{}: `{}` produces `{}`, which is {what}",
+                            config.file.display(),
+                            asset.record.rel,
+                            output.path
+                        ),
+                    });
+                }
                 if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
                     return Err(BakeError::Collision {
                         message: format!(
