@@ -529,3 +529,119 @@ fn a_tampered_cache_cannot_delete_outside_the_output_folder() {
         assert_eq!(std::fs::read(&victim).unwrap(), b"not hearth's");
     }
 }
+
+#[test]
+fn check_accepts_preset_subfolders_and_baked_hpack_files() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    write_files(
+        src.path(),
+        &[
+            ("levels.hpack", b"a game's own archive, baked as a blob"),
+            ("data/more.hpack", b"another one, in a folder"),
+            (
+                "data/assets.hman",
+                b"a blob named like a manifest, in a folder",
+            ),
+            ("readme.txt", b"text"),
+        ],
+    );
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[[content.group]]\nassets = [\"**/*\"]\nexclude = [\"*.toml\"]\n[presets.mobile]\noutput = \"mobile\"\ncompression = \"none\"\n",
+    )
+    .unwrap();
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    Baker::new(manifest.as_path(), out.path())
+        .preset("mobile")
+        .run()
+        .unwrap();
+    assert!(out.path().join("mobile/assets.hman").is_file());
+    let (problems, files) = hearth::read::inspect::check_output(out.path());
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(files, 2 * 5, "4 baked files and the manifest, twice");
+    assert_eq!(
+        hearth::read::inspect::nested_bakes(out.path()).unwrap(),
+        ["mobile"]
+    );
+    let tree: Vec<String> = hearth::read::inspect::tree_files(out.path())
+        .unwrap()
+        .into_iter()
+        .map(|(rel, _)| rel)
+        .collect();
+    assert_eq!(
+        tree,
+        [
+            "assets.hman",
+            "data/assets.hman",
+            "data/more.hpack",
+            "levels.hpack",
+            "readme.txt"
+        ]
+    );
+
+    // The preset's folder is checked on its own: damage there is named with its path.
+    std::fs::write(out.path().join("mobile/readme.txt"), b"edited").unwrap();
+    let (problems, _) = hearth::read::inspect::check_output(out.path());
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("mobile/: ") && p.contains("readme.txt")),
+        "{problems:?}"
+    );
+    // A folder holding only a preset's output checks through it; a bake folder without its
+    // manifest is still a problem.
+    let only = tempfile::tempdir().unwrap();
+    copy_dir(&out.path().join("mobile"), &only.path().join("mobile"));
+    std::fs::write(only.path().join("mobile/readme.txt"), b"text").unwrap();
+    let (problems, files) = hearth::read::inspect::check_output(only.path());
+    assert!(problems.is_empty() && files == 5, "{problems:?} {files}");
+    std::fs::remove_file(out.path().join("assets.hman")).unwrap();
+    let (problems, _) = hearth::read::inspect::check_output(out.path());
+    assert!(
+        problems.iter().any(|p| p.contains("assets.hman")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_source_named_like_the_pack_or_the_manifest_is_a_clear_error() {
+    for (name, what) in [
+        ("game.hpack", "the pack's file name"),
+        ("GAME.HPack", "the pack's file name"),
+        ("Assets.HMAN", "the manifest's file name"),
+    ] {
+        let src = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        write_files(src.path(), &[(name, b"x"), ("ok.txt", b"fine")]);
+        let manifest = src.path().join("hearth.toml");
+        std::fs::write(
+            &manifest,
+            "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"*\"]\nexclude = [\"*.toml\"]\n",
+        )
+        .unwrap();
+        let error = Baker::bake(manifest.as_path(), out.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(&format!("`{name}` produces `{name}`")) && error.contains(what),
+            "{name}: {error}"
+        );
+        assert!(error.contains("hearth.toml"), "{error}");
+        assert!(!out.path().join("game.hpack").exists(), "nothing written");
+    }
+    // The exact manifest name is refused where the output is emitted, naming the source.
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    write_files(src.path(), &[("assets.hman", b"x")]);
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"*.hman\"]\n").unwrap();
+    let error = Baker::bake(manifest.as_path(), out.path())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("assets.hman") && error.contains("reserved for the manifest"),
+        "{error}"
+    );
+}

@@ -88,6 +88,31 @@ fn exit_codes_for_failures_and_usage() {
 }
 
 #[test]
+fn thread_counts_and_settings_out_of_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    for jobs in ["100000", "0", "257", "many"] {
+        let (code, _, err) = hearth(&["bake", "-j", jobs, "-o", "out"], dir.path());
+        assert_eq!(code, 2, "-j {jobs}: {err}");
+        assert!(err.contains("1 to 256"), "-j {jobs}: {err}");
+    }
+    let (code, _, err) = hearth(&["bake", "-j", "256", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let manifest = std::fs::read_to_string(dir.path().join("hearth.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("hearth.toml"),
+        format!("{manifest}\n[presets.nan]\ntexture = {{ rdo = nan }}\n"),
+    )
+    .unwrap();
+    let (code, _, err) = hearth(&["bake", "-o", "out", "--preset", "nan"], dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("hearth.toml") && err.contains("`presets.nan.texture.rdo` = NaN"),
+        "{err}"
+    );
+}
+
+#[test]
 fn init_writes_a_starter_that_bakes_and_never_overwrites() {
     let dir = tempfile::tempdir().unwrap();
     let (code, _, _) = hearth(&["init"], dir.path());

@@ -328,10 +328,11 @@ fn transform_settings_move_static_geometry() {
         "\"*.gltf\"",
         "mesh = { rotation = [1.0, 2.0] }\n",
     );
-    assert!(bad
-        .unwrap_err()
-        .to_string()
-        .contains("mesh.rotation has 2 values"));
+    let bad = bad.unwrap_err().to_string();
+    assert!(
+        bad.contains("`default.mesh.rotation` = [1.0, 2.0]: give 3 Euler angles"),
+        "{bad}"
+    );
 }
 
 #[test]
@@ -688,4 +689,191 @@ fn non_finite_positions_are_errors() {
         error.contains("nan.gltf") && error.contains("non-finite position"),
         "{error}"
     );
+}
+
+/// A one-triangle glTF (positions, u16 indices, and three float "indices" for the bad case) in
+/// one data: URI buffer of 56 bytes; `edit` breaks it.
+fn crafted_gltf(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    use base64::Engine;
+    let mut bytes: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    bytes.extend([0u16, 1, 2, 0].iter().flat_map(|i| i.to_le_bytes()));
+    bytes.extend([0f32, 1., 2.].iter().flat_map(|f| f.to_le_bytes()));
+    assert_eq!(bytes.len(), 56);
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    );
+    let mut doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+             "min": [0, 0, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}
+        ],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 6},
+            {"buffer": 0, "byteOffset": 44, "byteLength": 12}
+        ],
+        "buffers": [{"byteLength": 56, "uri": uri}]
+    });
+    edit(&mut doc);
+    doc.to_string()
+}
+
+#[test]
+fn malformed_gltf_structures_are_named_errors_not_panics() {
+    use serde_json::json;
+    let src = tempfile::tempdir().unwrap();
+    let with_image = |doc: &mut serde_json::Value, view: u64| {
+        doc["images"] = json!([{"bufferView": view, "mimeType": "image/png"}]);
+        doc["textures"] = json!([{"source": 0}]);
+        doc["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+        doc["meshes"][0]["primitives"][0]["material"] = json!(0);
+    };
+    type Edit = Box<dyn FnOnce(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        ("fine", Box::new(|_| {}), ""),
+        (
+            "float_indices",
+            Box::new(|d| {
+                d["accessors"][1] =
+                    json!({"bufferView": 2, "componentType": 5126, "count": 3, "type": "SCALAR"})
+            }),
+            "accessor 1: indices of FLOAT type",
+        ),
+        (
+            "image_view",
+            Box::new(move |d| with_image(d, 9)),
+            "image 0: bufferView 9 does not exist",
+        ),
+        (
+            "accessor_past_view",
+            Box::new(|d| d["accessors"][0]["count"] = json!(4)),
+            "accessor 0: bytes 0..48 reach past the end of bufferView 0 (36 bytes)",
+        ),
+        (
+            "accessor_offset_overflow",
+            Box::new(|d| d["accessors"][0]["byteOffset"] = json!(18446744073709551610u64)),
+            "accessor 0: bytes 18446744073709551610..(overflow) reach past",
+        ),
+        (
+            "missing_view",
+            Box::new(|d| d["accessors"][0]["bufferView"] = json!(7)),
+            "accessor 0: bufferView 7 does not exist",
+        ),
+        (
+            "view_past_buffer",
+            Box::new(|d| d["bufferViews"][2]["byteLength"] = json!(100)),
+            "bufferView 2: bytes 44..144 reach outside buffer 0 (56 bytes)",
+        ),
+        (
+            "position_vec2",
+            Box::new(|d| d["accessors"][0]["type"] = json!("VEC2")),
+            "accessor 0: POSITION of type VEC2 (VEC3 expected)",
+        ),
+        (
+            "position_shorts",
+            Box::new(|d| d["accessors"][0]["componentType"] = json!(5123)),
+            "accessor 0: POSITION of UNSIGNED_SHORT type (FLOAT expected)",
+        ),
+        (
+            "missing_position_accessor",
+            Box::new(|d| d["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(7)),
+            "mesh 0 primitive 0: POSITION accessor 7 does not exist",
+        ),
+        (
+            "small_stride",
+            Box::new(|d| d["bufferViews"][0]["byteStride"] = json!(4)),
+            "accessor 0: bufferView 0's byteStride 4 is smaller than one element (12 bytes)",
+        ),
+        (
+            "zero_count",
+            Box::new(|d| d["accessors"][1]["count"] = json!(0)),
+            "accessor 1: count is 0",
+        ),
+        (
+            "sparse_float_indices",
+            Box::new(|d| {
+                d["accessors"][0]["sparse"] = json!({"count": 1,
+                    "indices": {"bufferView": 2, "componentType": 5126},
+                    "values": {"bufferView": 0}})
+            }),
+            "accessor 0: sparse indices of an invalid type",
+        ),
+        (
+            "sparse_values_outside",
+            Box::new(|d| {
+                d["accessors"][0]["sparse"] = json!({"count": 1,
+                    "indices": {"bufferView": 1, "componentType": 5123},
+                    "values": {"bufferView": 1}})
+            }),
+            "accessor 0: sparse values: bytes 0..12 reach past the end of bufferView 1 (6 bytes)",
+        ),
+        (
+            "sparse_without_view_too_big",
+            Box::new(|d| {
+                d["accessors"][0] = json!({"componentType": 5126, "count": 1u64 << 40, "type": "VEC3",
+                    "min": [0, 0, 0], "max": [1, 1, 0],
+                    "sparse": {"count": 1, "indices": {"bufferView": 1, "componentType": 5123},
+                               "values": {"bufferView": 0}}})
+            }),
+            "accessor 0: 1099511627776 elements without a bufferView",
+        ),
+        (
+            "animation_input_type",
+            Box::new(|d| {
+                d["animations"] = json!([{"samplers": [{"input": 1, "output": 0}],
+                    "channels": [{"sampler": 0, "target": {"node": 99, "path": "translation"}}]}])
+            }),
+            "animation 0 sampler 0: accessor 1: input of UNSIGNED_SHORT type (FLOAT expected)",
+        ),
+        (
+            "animation_bad_node",
+            Box::new(|d| {
+                let times =
+                    json!({"bufferView": 2, "componentType": 5126, "count": 3, "type": "SCALAR"});
+                d["accessors"].as_array_mut().unwrap().push(times);
+                d["animations"] = json!([{"samplers": [{"input": 2, "output": 0}],
+                    "channels": [{"sampler": 0, "target": {"node": 99, "path": "translation"}}]}])
+            }),
+            "animation 0 channel 0: node 99 does not exist",
+        ),
+        (
+            "animation_rotation_type",
+            Box::new(|d| {
+                let times =
+                    json!({"bufferView": 2, "componentType": 5126, "count": 3, "type": "SCALAR"});
+                d["accessors"].as_array_mut().unwrap().push(times);
+                d["animations"] = json!([{"samplers": [{"input": 2, "output": 0}],
+                    "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}])
+            }),
+            "animation 0 channel 0: accessor 0: output of type VEC3 (VEC4 expected)",
+        ),
+    ];
+    let mut expect = Vec::new();
+    for (name, edit, message) in cases {
+        let file = format!("{name}.gltf");
+        std::fs::write(src.path().join(&file), crafted_gltf(edit)).unwrap();
+        if !message.is_empty() {
+            expect.push((file, message));
+        }
+    }
+    let (out, report) = bake_dir(src.path(), "\"*.gltf\"", "");
+    let error = report.unwrap_err().to_string();
+    assert!(!error.contains("panicked"), "{error}");
+    assert!(
+        error.starts_with(&format!("{} assets failed", expect.len())),
+        "{error}"
+    );
+    let expect: Vec<(&str, &str)> = expect.iter().map(|(f, m)| (f.as_str(), *m)).collect();
+    common::assert_errors_name(&error, &expect);
+    assert!(!error.contains("fine.gltf"), "{error}");
+    drop(out);
 }

@@ -514,3 +514,53 @@ fn a_no_op_rebake_opens_no_model_source() {
     let view = hearth::MeshView::parse(&mesh).unwrap();
     assert_eq!(view.bounds.aabb_max[0], 2.0);
 }
+
+/// Reports the size of the thread pool its bake runs on.
+struct Threads;
+
+impl Pipeline for Threads {
+    type Settings = ();
+    fn name(&self) -> &str {
+        "threads"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::file("*.threads")]
+    }
+    fn bake(&self, _: &Source<'_>, _: &(), cx: &mut BakeContext<'_>) -> Result<(), PipelineError> {
+        cx.warn(format!("pool of {}", rayon::current_num_threads()));
+        Ok(())
+    }
+}
+
+#[test]
+fn jobs_are_clamped_to_the_documented_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("a.threads", b""),
+            (
+                "hearth.toml",
+                b"[[content.group]]\nassets = [\"*.threads\"]\n",
+            ),
+        ],
+    );
+    for (asked, used) in [(100_000, hearth::bake::MAX_JOBS), (0, 1), (3, 3)] {
+        let report = Baker::new(dir.path().join("hearth.toml"), dir.path().join("out"))
+            .pipeline(Threads)
+            .jobs(asked)
+            .cache(false)
+            .run()
+            .unwrap();
+        let warning = format!("pool of {used}");
+        assert!(
+            report.warnings.iter().any(|w| w.ends_with(&warning)),
+            "jobs({asked}): {:?}",
+            report.warnings
+        );
+    }
+    assert_eq!(hearth::bake::MAX_JOBS, 256);
+}

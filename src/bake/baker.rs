@@ -22,6 +22,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Most worker threads a bake uses: [`Baker::jobs`] and `NUM_JOBS` are clamped to it (the
+/// CLI's `-j` above it is a usage error).
+pub const MAX_JOBS: usize = 256;
+
 /// Where the baker gets its manifest.
 #[derive(Debug, Clone)]
 pub enum ConfigSource {
@@ -235,9 +239,10 @@ impl Baker {
         self
     }
 
-    /// Worker threads (else `NUM_JOBS`, else the number of cores).
+    /// Worker threads (else `NUM_JOBS`, else the number of cores), clamped to
+    /// 1..=[`MAX_JOBS`].
     pub fn jobs(&mut self, jobs: usize) -> &mut Self {
-        self.jobs = Some(jobs.max(1));
+        self.jobs = Some(jobs.clamp(1, MAX_JOBS));
         self
     }
 
@@ -273,7 +278,7 @@ impl Baker {
             .or_else(|| std::env::var("NUM_JOBS").ok().and_then(|n| n.parse().ok()))
             .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
             .unwrap_or(1)
-            .max(1)
+            .clamp(1, MAX_JOBS)
     }
 
     /// Runs the bake. On error nothing of the previous manifest or pack is lost: outputs are
@@ -381,13 +386,34 @@ impl Baker {
             asset.warnings.iter().cloned().for_each(&mut warn);
         }
 
-        // Every runtime path has one owner; the manifest's and the pack's paths are reserved.
+        // Every runtime path has one owner; the manifest's and the pack's paths are reserved,
+        // whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
         let pack_file_name = format!("{}.hpack", config.pack_name);
         let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
         owners.insert(MANIFEST_PATH, "(the manifest)");
         owners.insert(&pack_file_name, "(the pack)");
         for asset in &assets {
             for output in &asset.record.outputs {
+                let reserved = [
+                    (MANIFEST_PATH, "the manifest's file name; rename the source"),
+                    (
+                        pack_file_name.as_str(),
+                        "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
+                    ),
+                ];
+                if let Some((_, what)) = reserved
+                    .iter()
+                    .find(|(name, _)| output.path.eq_ignore_ascii_case(name))
+                {
+                    return Err(BakeError::Collision {
+                        message: format!(
+                            "{}: `{}` produces `{}`, which is {what}",
+                            config.file.display(),
+                            asset.record.rel,
+                            output.path
+                        ),
+                    });
+                }
                 if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
                     return Err(BakeError::Collision {
                         message: format!(

@@ -24,7 +24,7 @@
 
 use crate::bake::error::BakeError;
 use crate::bake::pipeline::Registry;
-use crate::bake::settings::{key_path, CodecName, Settings, SettingsLayer};
+use crate::bake::settings::{key_path, qualify, CodecName, Settings, SettingsLayer};
 use crate::format::hpack::Codec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -382,7 +382,9 @@ impl Config {
 
     /// Checks every settings table of every layer against the pipelines that read it: a table
     /// no pipeline reads, or a key none of them knows, is a warning naming its key path; a
-    /// value of the wrong type is an error naming it.
+    /// value of the wrong type, or out of its range (hearth's `texture` and `mesh` tables
+    /// validate theirs as they are read), is an error naming it
+    /// (`` `presets.mobile.texture.rdo` = NaN: … ``).
     pub fn check_tables(&self, registry: &Registry) -> Result<Vec<String>, BakeError> {
         let mut warnings = Vec::new();
         for (at, layer) in self.layers() {
@@ -406,7 +408,7 @@ impl Config {
                         .check_table(value, &mut |path| ignored.push(path))
                         .map_err(|message| BakeError::Config {
                             file: self.file.clone(),
-                            message: format!("`{at}.{key}`: {message}"),
+                            message: qualify(&format!("{at}.{key}"), &message),
                         })?;
                     unknown = Some(match unknown {
                         None => ignored,
@@ -634,6 +636,38 @@ texture = { compress = false }
         let config = parse("[default]\ntextur = { compress = true }\n").unwrap();
         let warnings = config.check_tables(&Registry::with_builtins()).unwrap();
         assert!(warnings[0].contains("`default.textur`"), "{warnings:?}");
+    }
+
+    #[test]
+    fn out_of_range_settings_are_errors_naming_the_key_path() {
+        for (text, needle) in [
+            (
+                "[presets.mobile]\ntexture = { rdo = nan }\n",
+                "`presets.mobile.texture.rdo` = NaN",
+            ),
+            (
+                "[default]\ntexture = { zstd_level = 100 }\n",
+                "`default.texture.zstd_level` = 100",
+            ),
+            (
+                "[[default.rules]]\nmatch = \"*\"\nmesh = { lod = { target_error = inf } }\n",
+                "`default.rules[0].mesh.lod.target_error` = inf",
+            ),
+            (
+                "[[content.group]]\nassets = [\"*\"]\nmesh = { scale = [1, nan, 1] }\n",
+                "`content.group[0].mesh.scale`",
+            ),
+        ] {
+            let err = parse(text)
+                .unwrap()
+                .check_tables(&Registry::with_builtins())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(needle) && err.contains("hearth.toml"),
+                "{text}: {err}"
+            );
+        }
     }
 
     #[test]

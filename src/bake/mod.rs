@@ -16,7 +16,7 @@ pub mod plan;
 pub mod settings;
 pub mod texture;
 
-pub use baker::{Baker, ConfigSource, Progress, Report};
+pub use baker::{Baker, ConfigSource, Progress, Report, MAX_JOBS};
 pub use error::BakeError;
 pub use manifest::Config;
 pub use pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Registry, Source};

@@ -13,6 +13,10 @@ use crate::format::hpack::Codec;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+/// Declares a settings struct: public fields with their defaults, `#[serde(default)]`
+/// semantics, and a `Deserialize` that runs the struct's `validate(&self) -> Result<(),
+/// String>` after reading, so an out-of-range value fails wherever the table is read (the
+/// manifest check, a bake), naming its key.
 macro_rules! settings {
     (
         $(#[$meta:meta])* $name:ident {
@@ -20,8 +24,7 @@ macro_rules! settings {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Deserialize)]
-        #[serde(default)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*
         }
@@ -31,8 +34,57 @@ macro_rules! settings {
                 Self { $( $field: $default, )* }
             }
         }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                // The same fields, read as written (shadowing the public name, so messages
+                // still say `struct TextureSettings`); then checked.
+                #[derive(Deserialize)]
+                #[serde(default)]
+                struct $name {
+                    $( $field: $ty, )*
+                }
+                impl Default for $name {
+                    fn default() -> Self {
+                        Self { $( $field: $default, )* }
+                    }
+                }
+                let raw = <$name as Deserialize>::deserialize(deserializer)?;
+                let settings = Self { $( $field: raw.$field, )* };
+                settings.validate().map_err(serde::de::Error::custom)?;
+                Ok(settings)
+            }
+        }
     };
 }
+
+/// A range error naming its key, in the form [`Config::check_tables`] qualifies with the key
+/// path of its layer: `` `rdo` = NaN: … `` becomes `` `default.texture.rdo` = NaN: … ``.
+///
+/// [`Config::check_tables`]: crate::bake::manifest::Config::check_tables
+fn invalid(key: &str, value: impl std::fmt::Debug, why: &str) -> String {
+    format!("`{key}` = {value:?}: {why}")
+}
+
+/// Prefixes the key a settings error names (`` `rdo` = … ``) with `table`
+/// (`` `default.texture.rdo` = … ``); any other message is prefixed whole
+/// (`` `default.texture`: invalid type … ``).
+pub(crate) fn qualify(table: &str, message: &str) -> String {
+    if let Some((key, rest)) = message
+        .strip_prefix('`')
+        .and_then(|m| m.split_once('`'))
+        .filter(|(key, rest)| !key.contains(' ') && rest.starts_with(" = "))
+    {
+        return format!("`{table}.{key}`{rest}");
+    }
+    format!("`{table}`: {message}")
+}
+
+/// Largest `texture.max_pixels`: the per-side limit squared (16384², 2^28).
+pub const MAX_PIXELS_LIMIT: u64 = 1 << 28;
+/// Most `mesh.lod.levels` (each halves the triangles of the one before; 32 halvings leave
+/// nothing of any mesh).
+pub const MAX_LOD_LEVELS: u32 = 32;
 
 settings! {
     /// Texture settings: the `texture = { … }` table.
@@ -52,8 +104,55 @@ settings! {
         /// Channel selection (pak-style): 1-4 of `r g b a 0 1`; its length picks the raw
         /// format (1 R8, 2 RG8, 3-4 RGBA8). Empty: the mode decides.
         swizzle: String = String::new(),
-        /// zstd level of the KTX2 supercompression.
+        /// zstd level of the KTX2 supercompression (zstd's range, -131072..=22).
         zstd_level: i32 = 9,
+        /// Pixel budget per source image (width x height), checked from the image's header
+        /// before it is decoded: 1..=2^28 (the default, 16384²).
+        max_pixels: u64 = MAX_PIXELS_LIMIT,
+    }
+}
+
+impl TextureSettings {
+    /// Checks every value's range; the error names the key (`` `rdo` = NaN: … ``).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.rdo == 0.0 || (0.001..=50.0).contains(&self.rdo)) {
+            return Err(invalid(
+                "rdo",
+                self.rdo,
+                "must be 0 (off) or a number from 0.001 to 50 (basisu's range)",
+            ));
+        }
+        let zstd = zstd::compression_level_range();
+        if !zstd.contains(&self.zstd_level) {
+            return Err(invalid(
+                "zstd_level",
+                self.zstd_level,
+                &format!("must be in zstd's range {}..={}", zstd.start(), zstd.end()),
+            ));
+        }
+        let max_side = crate::bake::texture::pixels::MAX_DIMENSION;
+        if self.max_size > max_side {
+            return Err(invalid(
+                "max_size",
+                self.max_size,
+                &format!("must be 0 (no limit) or at most {max_side}"),
+            ));
+        }
+        if !(1..=MAX_PIXELS_LIMIT).contains(&self.max_pixels) {
+            return Err(invalid(
+                "max_pixels",
+                self.max_pixels,
+                &format!("must be 1 to {MAX_PIXELS_LIMIT} (16384²)"),
+            ));
+        }
+        if self.swizzle.len() > 4 || self.swizzle.chars().any(|c| !"rgba01".contains(c)) {
+            return Err(invalid(
+                "swizzle",
+                &self.swizzle,
+                "use 1 to 4 of r, g, b, a, 0, 1",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -101,6 +200,66 @@ settings! {
         lock_border: bool = false,
         /// Never simplify a submesh below this many triangles.
         min_triangles: u32 = 0,
+    }
+}
+
+impl MeshSettings {
+    /// Checks every value's range; the error names the key (`` `scale` = [1.0, NaN, 1.0]: … ``).
+    /// The nested `lod` table is checked by [`LodSettings::validate`] when it is read.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.overdraw_threshold.is_finite() && self.overdraw_threshold >= 1.0) {
+            return Err(invalid(
+                "overdraw_threshold",
+                self.overdraw_threshold,
+                "must be a finite number, at least 1",
+            ));
+        }
+        if self.scale.iter().any(|v| !v.is_finite() || *v == 0.0) {
+            return Err(invalid("scale", self.scale, "must be finite and non-zero"));
+        }
+        if self.offset.iter().any(|v| !v.is_finite()) {
+            return Err(invalid("offset", self.offset, "must be finite"));
+        }
+        let rotation = &self.rotation;
+        if !matches!(rotation.len(), 0 | 3 | 4) {
+            return Err(invalid(
+                "rotation",
+                rotation,
+                "give 3 Euler angles (degrees) or a quaternion x, y, z, w",
+            ));
+        }
+        if rotation.iter().any(|v| !v.is_finite()) {
+            return Err(invalid("rotation", rotation, "must be finite"));
+        }
+        if rotation.len() == 4 && rotation.iter().all(|v| *v == 0.0) {
+            return Err(invalid(
+                "rotation",
+                rotation,
+                "the quaternion has zero length",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl LodSettings {
+    /// Checks every value's range; the error names the key (`` `lod.target_error` = … ``).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.target_error) {
+            return Err(invalid(
+                "lod.target_error",
+                self.target_error,
+                "must be a finite number from 0 to 1",
+            ));
+        }
+        if self.levels > MAX_LOD_LEVELS {
+            return Err(invalid(
+                "lod.levels",
+                self.levels,
+                &format!("must be at most {MAX_LOD_LEVELS}"),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -358,6 +517,73 @@ mod tests {
         let bad: toml::Value = toml::from_str("quality = \"superb\"").unwrap();
         let err = deserialize_table::<TextureSettings>(Some(&bad), |_| {}).unwrap_err();
         assert!(err.contains("superb"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_errors_naming_their_key() {
+        let read = |table: &str, text: &str| -> Result<(), String> {
+            let value: toml::Value = toml::from_str(text).unwrap();
+            match table {
+                "texture" => deserialize_table::<TextureSettings>(Some(&value), |_| {}).map(drop),
+                _ => deserialize_table::<MeshSettings>(Some(&value), |_| {}).map(drop),
+            }
+        };
+        for (table, text, key) in [
+            ("texture", "rdo = nan", "`rdo`"),
+            ("texture", "rdo = -1.0", "`rdo`"),
+            ("texture", "rdo = 51.0", "`rdo`"),
+            ("texture", "rdo = inf", "`rdo`"),
+            ("texture", "zstd_level = 100", "`zstd_level`"),
+            ("texture", "zstd_level = -200000", "`zstd_level`"),
+            ("texture", "max_size = 20000", "`max_size`"),
+            ("texture", "max_pixels = 0", "`max_pixels`"),
+            ("texture", "max_pixels = 268435457", "`max_pixels`"),
+            ("texture", "swizzle = \"rgbx\"", "`swizzle`"),
+            ("mesh", "overdraw_threshold = nan", "`overdraw_threshold`"),
+            ("mesh", "overdraw_threshold = 0.5", "`overdraw_threshold`"),
+            ("mesh", "scale = [1, nan, 1]", "`scale`"),
+            ("mesh", "scale = [1, 0, 1]", "`scale`"),
+            ("mesh", "offset = [0, 0, inf]", "`offset`"),
+            ("mesh", "rotation = [0, nan, 0]", "`rotation`"),
+            ("mesh", "rotation = [0, 0]", "`rotation`"),
+            ("mesh", "rotation = [0, 0, 0, 0]", "`rotation`"),
+            ("mesh", "lod = { target_error = nan }", "`lod.target_error`"),
+            ("mesh", "lod = { target_error = 1.5 }", "`lod.target_error`"),
+            (
+                "mesh",
+                "lod = { target_error = -0.1 }",
+                "`lod.target_error`",
+            ),
+            ("mesh", "lod = { levels = 4000000000 }", "`lod.levels`"),
+        ] {
+            let err = read(table, text).expect_err(text);
+            assert!(err.starts_with(key), "{text}: {err}");
+            assert_eq!(
+                qualify(&format!("default.{table}"), &err),
+                format!("`default.{table}.{}", &err[1..]),
+                "{text}"
+            );
+        }
+        for (table, text) in [
+            ("texture", "rdo = 0.0"),
+            ("texture", "rdo = 0.001"),
+            ("texture", "rdo = 50.0"),
+            ("texture", "zstd_level = 22"),
+            ("texture", "zstd_level = -7"),
+            ("texture", "max_size = 16384"),
+            ("texture", "max_pixels = 1"),
+            ("texture", "swizzle = \"rg01\""),
+            ("mesh", "overdraw_threshold = 1.0"),
+            ("mesh", "rotation = [0, 0, 0, 1]"),
+            ("mesh", "lod = { target_error = 0.0, levels = 32 }"),
+            ("mesh", "lod = { target_error = 1.0 }"),
+        ] {
+            read(table, text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+        assert_eq!(
+            qualify("default.texture", "invalid type: integer `3`"),
+            "`default.texture`: invalid type: integer `3`"
+        );
     }
 
     #[test]

@@ -40,8 +40,8 @@ enum Command {
         /// Preset to use (default: the manifest's `preset`).
         #[arg(long)]
         preset: Option<String>,
-        /// Worker threads (default: NUM_JOBS, else all cores).
-        #[arg(short, long)]
+        /// Worker threads, 1 to 256 (default: NUM_JOBS, else all cores).
+        #[arg(short, long, value_parser = parse_jobs)]
         jobs: Option<usize>,
         /// Ignore the incremental cache and rebuild everything.
         #[arg(long)]
@@ -127,6 +127,17 @@ compression = "none"
 [presets.release]
 compression_level = 19
 "#;
+
+/// `-j N`: 1..=[`hearth::bake::MAX_JOBS`].
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=hearth::bake::MAX_JOBS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "must be a number of threads from 1 to {}",
+            hearth::bake::MAX_JOBS
+        )),
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

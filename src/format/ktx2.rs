@@ -364,20 +364,41 @@ pub struct Ktx2Description {
 /// Writes a KTX2 file. `levels[i]` holds mip level `i` (level 0 = full size), each the
 /// concatenation of its layers, faces and depth slices in KTX2 order.
 pub fn write(desc: &Ktx2Description, levels: &[Vec<u8>]) -> Vec<u8> {
+    write_levels(
+        desc,
+        levels
+            .iter()
+            .map(|level| std::borrow::Cow::Borrowed(level.as_slice()))
+            .collect(),
+    )
+}
+
+/// [`write`](fn@write) taking the levels by value: each uncompressed level is dropped as soon as it is
+/// compressed, and each compressed one as soon as it is copied into the file, so large
+/// textures are not held twice over.
+pub fn write_owned(desc: &Ktx2Description, levels: Vec<Vec<u8>>) -> Vec<u8> {
+    write_levels(
+        desc,
+        levels.into_iter().map(std::borrow::Cow::Owned).collect(),
+    )
+}
+
+fn write_levels(desc: &Ktx2Description, levels: Vec<std::borrow::Cow<'_, [u8]>>) -> Vec<u8> {
     let mut key_values = desc.key_values.clone();
     key_values.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let stored: Vec<std::borrow::Cow<'_, [u8]>> = levels
-        .iter()
+    let lengths: Vec<usize> = levels.iter().map(|level| level.len()).collect();
+    let mut stored: Vec<std::borrow::Cow<'_, [u8]>> = levels
+        .into_iter()
         .map(|level| match desc.zstd_level {
             Some(l) => {
-                std::borrow::Cow::Owned(zstd::bulk::compress(level, l).expect("in-memory zstd"))
+                std::borrow::Cow::Owned(zstd::bulk::compress(&level, l).expect("in-memory zstd"))
             }
-            None => std::borrow::Cow::Borrowed(level.as_slice()),
+            None => level,
         })
         .collect();
 
     let dfd = desc.dfd.to_bytes();
-    let dfd_offset = HEADER_SIZE + LEVEL_INDEX_SIZE * levels.len();
+    let dfd_offset = HEADER_SIZE + LEVEL_INDEX_SIZE * lengths.len();
     let kvd_offset = dfd_offset + dfd.len();
     let mut kvd = Vec::new();
     for (key, value) in &key_values {
@@ -395,9 +416,9 @@ pub fn write(desc: &Ktx2Description, levels: &[Vec<u8>]) -> Vec<u8> {
     };
 
     // Levels go smallest first; compute their offsets from the end of the metadata.
-    let mut offsets = vec![0usize; levels.len()];
+    let mut offsets = vec![0usize; lengths.len()];
     let mut at = kvd_offset + kvd.len();
-    for i in (0..levels.len()).rev() {
+    for i in (0..lengths.len()).rev() {
         at = at.next_multiple_of(alignment);
         offsets[i] = at;
         at += stored[i].len();
@@ -411,7 +432,7 @@ pub fn write(desc: &Ktx2Description, levels: &[Vec<u8>]) -> Vec<u8> {
         pixel_depth: desc.depth,
         layer_count: desc.layers,
         face_count: desc.faces,
-        level_count: levels.len() as u32,
+        level_count: lengths.len() as u32,
         supercompression_scheme: if desc.zstd_level.is_some() {
             supercompression::ZSTD
         } else {
@@ -426,19 +447,19 @@ pub fn write(desc: &Ktx2Description, levels: &[Vec<u8>]) -> Vec<u8> {
     };
     let mut out = Vec::with_capacity(at);
     out.extend_from_slice(bytemuck::bytes_of(&header));
-    for (i, level) in levels.iter().enumerate() {
+    for (i, length) in lengths.iter().enumerate() {
         let row = LevelIndex {
             byte_offset: offsets[i] as u64,
             byte_length: stored[i].len() as u64,
-            uncompressed_byte_length: level.len() as u64,
+            uncompressed_byte_length: *length as u64,
         };
         out.extend_from_slice(bytemuck::bytes_of(&row));
     }
     out.extend_from_slice(&dfd);
     out.extend_from_slice(&kvd);
-    for i in (0..levels.len()).rev() {
+    for i in (0..lengths.len()).rev() {
         out.resize(offsets[i], 0);
-        out.extend_from_slice(&stored[i]);
+        out.extend_from_slice(&std::mem::take(&mut stored[i]));
     }
     out
 }

@@ -165,10 +165,47 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
     })
 }
 
-/// Files of a runtime tree, relative and `/`-separated, sorted; hearth's own bookkeeping
-/// files (cache, lock, temp files) and packs are left out.
+/// Whether `dir` holds a bake of its own (a preset's `output` subfolder): its own
+/// `assets.hman` next to hearth's bookkeeping (`.hearth-lock`, `.hearth-cache`), which every
+/// bake writes into its output folder and no runtime tree contains (runtime paths have no
+/// dot-leading components).
+pub fn is_bake_folder(dir: &Path) -> bool {
+    dir.join(MANIFEST_PATH).is_file()
+        && (dir.join(".hearth-lock").is_file() || dir.join(".hearth-cache").is_file())
+}
+
+/// Files of a runtime tree, relative and `/`-separated, sorted. Left out: hearth's own
+/// bookkeeping files (cache, lock, temp files: every dot-leading name), the packs (`.hpack`
+/// files at the root that the root's `assets.hman` does not list: a baked `levels.hpack` blob
+/// is a tree file), and subfolders holding a bake of their own ([`is_bake_folder`]; see
+/// [`nested_bakes`]).
 pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    Ok(walk_tree(root)?.0)
+}
+
+/// The subfolders of `root` (at any depth) that hold a bake of their own, such as a preset's
+/// `output = "mobile"`, relative and `/`-separated, sorted. [`check_output`] checks each of
+/// them as its own output folder.
+pub fn nested_bakes(root: &Path) -> std::io::Result<Vec<String>> {
+    Ok(walk_tree(root)?.1)
+}
+
+fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A runtime tree's files (relative path, path on disk) and its nested bake folders.
+type Walk = (Vec<(String, PathBuf)>, Vec<String>);
+
+/// (tree files, nested bake folders), both sorted.
+fn walk_tree(root: &Path) -> std::io::Result<Walk> {
+    let listed = manifest_kinds(root);
     let mut files = Vec::new();
+    let mut nested = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir)? {
@@ -176,20 +213,25 @@ pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
             if entry.file_type()?.is_dir() {
-                stack.push(path);
-            } else if !name.starts_with('.') && !name.ends_with(".hpack") {
-                let rel = path.strip_prefix(root).unwrap_or(&path);
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                files.push((rel, path));
+                if is_bake_folder(&path) {
+                    nested.push(rel_path(root, &path));
+                } else {
+                    stack.push(path);
+                }
+            } else if !name.starts_with('.') {
+                let rel = rel_path(root, &path);
+                let is_pack = dir == root
+                    && name.to_ascii_lowercase().ends_with(".hpack")
+                    && !listed.contains_key(&rel);
+                if !is_pack {
+                    files.push((rel, path));
+                }
             }
         }
     }
     files.sort();
-    Ok(files)
+    nested.sort();
+    Ok((files, nested))
 }
 
 /// A one-line description of a KTX2 file: dimensions, format, levels, faces or layers,
@@ -386,17 +428,46 @@ fn check_mesh(
 
 /// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
 /// existing file whose path hashes to the row's hash; every file is in the manifest; every
-/// `.hpack` verifies and matches the tree file for file (and a v4 pack's entry kinds match
-/// the manifest rows); every `.ktx2` is valid; every `.hmesh` is valid, with a companion
-/// `.hmat` whose rows match its materials and whose texture refs resolve through the manifest
-/// to existing files. Returns the problems found (empty when all is well) and the number of
-/// files checked.
+/// pack (a root `.hpack` the manifest does not list) verifies and matches the tree file for
+/// file (and a v4 pack's entry kinds match the manifest rows); every `.ktx2` is valid; every
+/// `.hmesh` is valid, with a companion `.hmat` whose rows match its materials and whose
+/// texture refs resolve through the manifest to existing files. A subfolder holding a bake of
+/// its own (a preset's `output`, see [`is_bake_folder`]) is not part of the tree: it is
+/// checked the same way on its own, its problems prefixed with its path (`mobile/: …`); a
+/// folder holding only such bakes (no file of its own) is checked through them.
+/// Returns the problems found (empty when all is well) and the number of files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
-    let mut problems = Vec::new();
-    let files = match tree_files(root) {
-        Ok(files) => files,
+    let (files, nested) = match walk_tree(root) {
+        Ok(walk) => walk,
         Err(e) => return (vec![format!("{}: {e}", root.display())], 0),
     };
+    // Only bakes in subfolders and no file of its own (manifest, pack or tree file): a folder
+    // of presets' outputs.
+    let own_file_at_root = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_type().is_ok_and(|t| !t.is_dir())
+                && !e.file_name().to_string_lossy().starts_with('.')
+        });
+    let container = !nested.is_empty() && files.is_empty() && !own_file_at_root;
+    let (mut problems, mut count) = if container {
+        (Vec::new(), 0)
+    } else {
+        check_tree(root, &files)
+    };
+    for sub in nested {
+        let (sub_problems, sub_count) = check_output(&root.join(&sub));
+        problems.extend(sub_problems.into_iter().map(|p| format!("{sub}/: {p}")));
+        count += sub_count;
+    }
+    (problems, count)
+}
+
+/// [`check_output`] of one output folder whose tree is `files`.
+fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) {
+    let mut problems = Vec::new();
     let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -422,7 +493,7 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
                     ));
                 }
             }
-            for (rel, path) in &files {
+            for (rel, path) in files {
                 if rel != MANIFEST_PATH && !listed.contains_key(rel.as_str()) {
                     problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
                 }
@@ -445,14 +516,23 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
             }
         }
     }
+    // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
+    let listed_kinds = manifest_kinds(root);
+    // The packs: root `.hpack` files the manifest does not list (a listed one is a baked file).
     let packs = std::fs::read_dir(root)
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hpack"));
-    // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
-    let listed_kinds = manifest_kinds(root);
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("hpack"))
+        })
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            name.is_none_or(|n| !n.starts_with('.') && !listed_kinds.contains_key(&n))
+        });
     for pack_path in packs {
         let name = pack_path.display();
         let pak = match PakReader::open_verified(&pack_path) {

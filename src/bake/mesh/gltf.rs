@@ -111,15 +111,20 @@ pub fn import(
             unsupported.join(", ")
         ));
     }
+    // Indices, byte ranges and accessor types, checked before the gltf crate's validation
+    // (which indexes the POSITION accessor unchecked) and its readers (which panic on
+    // component types and strides they do not expect) see the document.
+    super::gltf_check::check(gltf.document.as_json())
+        .map_err(|e| format!("malformed glTF: {e}"))?;
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
     let buffers = load_buffers(&gltf.document, gltf.blob.clone(), read)?;
-    // The gltf crate's accessor reader indexes buffers without checking every range against
-    // the data it was given; a malformed file must be an error, not a crash of the build.
+    // A last guard: a malformed file must be an error, not a crash of the build, even where
+    // the checks above miss something the gltf crate's readers assume.
     let document = &gltf.document;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         read_scene(document, &buffers, read, merge, skins, user)
     }))
-    .unwrap_or_else(|_| Err("malformed glTF: an accessor reaches outside its buffer".into()))
+    .unwrap_or_else(|_| Err("malformed glTF: the gltf crate's reader panicked on it".into()))
 }
 
 /// A column-major 4x4 matrix.

@@ -2,13 +2,14 @@
 //! `<stem>/tex_<i>.ktx2` (the images its materials use), as assetc specifies.
 
 pub mod gltf;
+pub mod gltf_check;
 pub mod obj;
 pub mod pipeline;
 pub mod process;
 
 use crate::bake::pipeline::{BakeContext, Output, PipelineError, Source};
 use crate::bake::settings::{MeshSettings, TextureSettings};
-use crate::bake::texture::{self, pixels::Pixels, TextureMode, TextureShape};
+use crate::bake::texture::{self, pixels::DecodedImage, TextureMode, TextureShape};
 use crate::format::hash::hash_asset_ref;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, GpuMaterial, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED};
@@ -214,9 +215,11 @@ fn bake_scene(
             )
             .into());
         };
-        let (pixels, _) = Pixels::decode(bytes, "").map_err(|e| format!("image {image}: {e}"))?;
-        let encoded = texture::encode(&[pixels], TextureShape::Single, mode, texture_settings)
+        let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
             .map_err(|e| format!("image {image}: {e}"))?;
+        let encoded =
+            texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
+                .map_err(|e| format!("image {image}: {e}"))?;
         cx.emit(
             Output::new(
                 format!("{stem}/tex_{image}.ktx2"),

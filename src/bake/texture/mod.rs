@@ -16,7 +16,10 @@ pub mod uastc;
 use crate::bake::settings::TextureSettings;
 use crate::format::hman::ColorSpace;
 use crate::format::ktx2::{self, channel, BasicDfd, Ktx2Description};
-use pixels::{full_mip_count, mip_size, quantize8, to_linear, to_srgb, Pixels};
+use pixels::{
+    full_mip_count, mip_size, quantize8, to_linear, to_srgb, DecodedImage, PixelSource,
+    RowResampler,
+};
 
 /// How an image's channels are interpreted (assetc's modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,59 +105,46 @@ fn parse_swizzle(text: &str) -> Result<Vec<Source>, String> {
 }
 
 /// Encodes `images` (one per face or layer, all the same size) into a KTX2 file.
-pub fn encode(
-    images: &[Pixels],
+///
+/// Images are read one row at a time ([`PixelSource`]): the size limit and the whole mip
+/// chain are computed in one streaming pass per image, each level's rows quantized to 8 bits
+/// as they come out, so besides the sources only the 8-bit levels are held (4 bytes per pixel
+/// at most, plus a third for the mips), never an `f32` copy of an image.
+pub fn encode<P: PixelSource>(
+    images: &[P],
     shape: TextureShape,
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<EncodedTexture, String> {
-    let first = images.first().ok_or("no images")?;
-    let (width, height) = (first.width, first.height);
-    if let Some((i, other)) = images
-        .iter()
-        .enumerate()
-        .find(|(_, p)| (p.width, p.height) != (width, height))
-    {
-        return Err(format!(
-            "image {i} is {}x{}, but image 0 is {width}x{height}: all must match",
-            other.width, other.height
-        ));
-    }
-    if shape == TextureShape::Cubemap && (images.len() != 6 || width != height) {
-        return Err(format!(
-            "cubemap faces must be 6 equal squares (got {} of {width}x{height})",
-            images.len()
-        ));
-    }
+    let levels = Levels::build(images, shape, mode, settings)?;
+    levels.finish(settings)
+}
 
-    // Channel layout: the swizzle if given, else the mode's.
-    let swizzle = if settings.swizzle.is_empty() {
-        None
-    } else {
-        Some(parse_swizzle(&settings.swizzle)?)
-    };
-    let channels = match (&swizzle, mode) {
-        (Some(s), _) => s.len().max(1),
-        (None, TextureMode::Normal) => 2,
-        (None, TextureMode::Grayscale) => 1,
-        (None, _) => 4,
-    };
-    let srgb = settings.srgb.unwrap_or(mode == TextureMode::Color);
+/// [`encode`] for decoded sources it may drop once their levels are made (before the UASTC
+/// encoder runs, which holds its own copies), to keep the peak memory of large images down.
+pub fn encode_decoded(
+    images: Vec<DecodedImage>,
+    shape: TextureShape,
+    mode: TextureMode,
+    settings: &TextureSettings,
+) -> Result<EncodedTexture, String> {
+    let levels = Levels::build(&images, shape, mode, settings)?;
+    drop(images);
+    levels.finish(settings)
+}
 
-    // Size limit, then the mip chain in working space.
-    let (mut w, mut h) = (width, height);
-    if settings.max_size > 0 && w.max(h) > settings.max_size {
-        let scale = settings.max_size as f64 / w.max(h) as f64;
-        w = ((w as f64 * scale).round() as u32).clamp(1, settings.max_size);
-        h = ((h as f64 * scale).round() as u32).clamp(1, settings.max_size);
-    }
-    let level_count = if settings.mips {
-        full_mip_count(w, h)
-    } else {
-        1
-    };
-    let to_working = |p: [f32; 4]| -> [f32; 4] {
-        let p = match &swizzle {
+/// How pixels go to the filtering space and back.
+struct Working {
+    swizzle: Option<Vec<Source>>,
+    mode: TextureMode,
+    srgb: bool,
+    /// Output channels: 1 (R), 2 (RG) or 3-4 (RGBA).
+    channels: usize,
+}
+
+impl Working {
+    fn to_working(&self, p: [f32; 4]) -> [f32; 4] {
+        let p = match &self.swizzle {
             Some(s) => {
                 let mut out = [0.0, 0.0, 0.0, 1.0];
                 for (o, src) in out.iter_mut().zip(s) {
@@ -167,171 +157,333 @@ pub fn encode(
             }
             None => p,
         };
-        match mode {
-            _ if srgb => to_linear(p),
+        match self.mode {
+            _ if self.srgb => to_linear(p),
             TextureMode::Normal => {
                 normalize([p[0] * 2.0 - 1.0, p[1] * 2.0 - 1.0, p[2] * 2.0 - 1.0, p[3]])
             }
             _ => p,
         }
-    };
-    let from_working = |p: [f32; 4]| -> [f32; 4] {
-        match mode {
-            _ if srgb => to_srgb(p),
+    }
+
+    fn to_output(&self, p: [f32; 4]) -> [f32; 4] {
+        match self.mode {
+            _ if self.srgb => to_srgb(p),
             TextureMode::Normal => {
                 let n = normalize(p);
                 [n[0] * 0.5 + 0.5, n[1] * 0.5 + 0.5, n[2] * 0.5 + 0.5, 1.0]
             }
             _ => p,
         }
-    };
-    // levels[level][image]
-    let mut levels: Vec<Vec<Pixels>> = Vec::with_capacity(level_count as usize);
-    let base: Vec<Pixels> = images
-        .iter()
-        .map(|img| {
-            let working = img.map(to_working);
-            if (w, h) == (width, height) {
-                working
-            } else {
-                working.resample(w, h)
-            }
-        })
-        .collect();
-    levels.push(base);
-    for level in 1..level_count {
-        let (lw, lh) = (mip_size(w, level), mip_size(h, level));
-        let next = levels[level as usize - 1]
-            .iter()
-            .map(|p| {
-                let down = p.resample(lw, lh);
-                if mode == TextureMode::Normal && swizzle.is_none() {
-                    down.map(normalize)
-                } else {
-                    down
-                }
-            })
-            .collect();
-        levels.push(next);
     }
-    let levels: Vec<Vec<Pixels>> = levels
-        .into_iter()
-        .map(|imgs| imgs.iter().map(|p| p.map(from_working)).collect())
-        .collect();
 
-    let (layers, faces) = match shape {
-        TextureShape::Single => (0, 1),
-        TextureShape::Cubemap => (0, 6),
-        TextureShape::Array => (images.len() as u32, 1),
-    };
-    let (vk_format, block_bytes, dfd, data) = if settings.compress {
-        // UASTC always encodes 4 channels: lay the mode's channels out as its DFD says.
-        let rgba8 = |p: &Pixels| -> Vec<u8> {
-            p.rgba
-                .iter()
-                .flat_map(|px| match channels {
+    /// Bytes per pixel of the raw formats: R8, RG8, or RGBA8 for 3 and 4 channels.
+    fn raw_bytes(&self) -> usize {
+        match self.channels {
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        }
+    }
+
+    /// Whether each mip level is renormalized (normal maps without a swizzle).
+    fn renormalizes(&self) -> bool {
+        self.mode == TextureMode::Normal && self.swizzle.is_none()
+    }
+
+    /// Appends one working-space row, converted back and quantized: RGBA8 laid out as the
+    /// UASTC DFD says (`uastc`), or the raw format's `channels` bytes per pixel.
+    fn write_row(&self, row: &[[f32; 4]], uastc: bool, out: &mut Vec<u8>) {
+        for px in row {
+            let px = self.to_output(*px);
+            if uastc {
+                out.extend(match self.channels {
                     1 => [quantize8(px[0]), quantize8(px[0]), quantize8(px[0]), 255],
                     2 => [quantize8(px[0]), quantize8(px[1]), 0, 255],
                     _ => px.map(quantize8),
-                })
-                .collect()
-        };
-        let buffers: Vec<Vec<Vec<u8>>> = levels
+                });
+            } else {
+                out.extend(px[..self.raw_bytes()].iter().map(|c| quantize8(*c)));
+            }
+        }
+    }
+}
+
+/// The 8-bit levels of a texture, before encoding.
+struct Levels {
+    working: Working,
+    shape: TextureShape,
+    image_count: usize,
+    width: u32,
+    height: u32,
+    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw.
+    data: Vec<Vec<Vec<u8>>>,
+}
+
+impl Levels {
+    fn build<P: PixelSource>(
+        images: &[P],
+        shape: TextureShape,
+        mode: TextureMode,
+        settings: &TextureSettings,
+    ) -> Result<Self, String> {
+        let first = images.first().ok_or("no images")?;
+        let (width, height) = (first.width(), first.height());
+        if let Some((i, other)) = images
             .iter()
-            .map(|imgs| imgs.iter().map(rgba8).collect())
-            .collect();
-        let slices: Vec<(u32, u32, &[u8])> = levels
-            .iter()
-            .zip(&buffers)
-            .flat_map(|(imgs, bufs)| {
-                imgs.iter()
-                    .zip(bufs)
-                    .map(|(p, b)| (p.width, p.height, b.as_slice()))
-            })
-            .collect();
-        let options = uastc::UastcOptions {
-            level: settings.quality.level(),
-            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
-            perceptual: srgb,
-            normal_map: mode == TextureMode::Normal,
+            .enumerate()
+            .find(|(_, p)| (p.width(), p.height()) != (width, height))
+        {
+            return Err(format!(
+                "image {i} is {}x{}, but image 0 is {width}x{height}: all must match",
+                other.width(),
+                other.height()
+            ));
+        }
+        if shape == TextureShape::Cubemap && (images.len() != 6 || width != height) {
+            return Err(format!(
+                "cubemap faces must be 6 equal squares (got {} of {width}x{height})",
+                images.len()
+            ));
+        }
+
+        // Channel layout: the swizzle if given, else the mode's.
+        let swizzle = if settings.swizzle.is_empty() {
+            None
+        } else {
+            Some(parse_swizzle(&settings.swizzle)?)
         };
-        let (encoded, has_alpha) = uastc::encode(&slices, &options)?;
-        let per_level = images.len();
-        let data: Vec<Vec<u8>> = encoded
-            .chunks(per_level)
-            .map(|slices| slices.iter().flat_map(|s| s.data.clone()).collect())
-            .collect();
-        let uastc_channel = match channels {
-            1 => channel::UASTC_RRR,
-            2 => channel::UASTC_RG,
-            _ if has_alpha => channel::UASTC_RGBA,
-            _ => channel::UASTC_RGB,
+        let channels = match (&swizzle, mode) {
+            (Some(s), _) => s.len().max(1),
+            (None, TextureMode::Normal) => 2,
+            (None, TextureMode::Grayscale) => 1,
+            (None, _) => 4,
         };
-        (
-            ktx2::vk::UNDEFINED,
-            16,
-            BasicDfd::uastc(uastc_channel, srgb),
-            data,
-        )
-    } else {
-        let (vk_format, ids): (u32, &[u8]) = match (channels, srgb) {
-            (1, false) => (ktx2::vk::R8_UNORM, &[channel::R]),
-            (1, true) => (ktx2::vk::R8_SRGB, &[channel::R]),
-            (2, false) => (ktx2::vk::R8G8_UNORM, &[channel::R, channel::G]),
-            (2, true) => (ktx2::vk::R8G8_SRGB, &[channel::R, channel::G]),
-            (_, false) => (
-                ktx2::vk::R8G8B8A8_UNORM,
-                &[channel::R, channel::G, channel::B, channel::A],
-            ),
-            (_, true) => (
-                ktx2::vk::R8G8B8A8_SRGB,
-                &[channel::R, channel::G, channel::B, channel::A],
-            ),
+        let srgb = settings.srgb.unwrap_or(mode == TextureMode::Color);
+        let working = Working {
+            swizzle,
+            mode,
+            srgb,
+            channels,
         };
-        let n = ids.len();
-        let data = levels
-            .iter()
-            .map(|imgs| {
-                imgs.iter()
-                    .flat_map(|p| {
-                        p.rgba.iter().flat_map(|px| {
-                            px[..n].iter().map(|c| quantize8(*c)).collect::<Vec<_>>()
-                        })
-                    })
+
+        // Size limit, then the mip chain in working space.
+        let (mut w, mut h) = (width, height);
+        if settings.max_size > 0 && w.max(h) > settings.max_size {
+            let scale = settings.max_size as f64 / w.max(h) as f64;
+            w = ((w as f64 * scale).round() as u32).clamp(1, settings.max_size);
+            h = ((h as f64 * scale).round() as u32).clamp(1, settings.max_size);
+        }
+        let level_count = if settings.mips {
+            full_mip_count(w, h)
+        } else {
+            1
+        };
+        let uastc = settings.compress;
+        let mut data: Vec<Vec<Vec<u8>>> = (0..level_count)
+            .map(|level| {
+                let bytes = mip_size(w, level) as usize
+                    * mip_size(h, level) as usize
+                    * if uastc { 4 } else { working.raw_bytes() };
+                (0..images.len())
+                    .map(|_| Vec::with_capacity(bytes))
                     .collect()
             })
             .collect();
-        (
-            vk_format,
-            n as u32,
-            BasicDfd::uncompressed(ids, 8, false, srgb),
+        for (index, image) in images.iter().enumerate() {
+            // chain[k] filters level k into level k + 1; `base` the source into level 0.
+            let mut chain: Vec<RowResampler> = (1..level_count)
+                .map(|l| {
+                    RowResampler::new(
+                        mip_size(w, l - 1),
+                        mip_size(h, l - 1),
+                        mip_size(w, l),
+                        mip_size(h, l),
+                    )
+                })
+                .collect();
+            let mut base =
+                ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
+            let mut outs: Vec<&mut Vec<u8>> =
+                data.iter_mut().map(|level| &mut level[index]).collect();
+            let mut row = vec![[0.0f32; 4]; width as usize];
+            for y in 0..height {
+                image.read_row(y, &mut row);
+                let working_row: Vec<[f32; 4]> =
+                    row.iter().map(|p| working.to_working(*p)).collect();
+                match &mut base {
+                    Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {
+                        feed(&working, uastc, o, level0, &mut chain, &mut outs)
+                    }),
+                    None => feed(
+                        &working,
+                        uastc,
+                        y as usize,
+                        working_row,
+                        &mut chain,
+                        &mut outs,
+                    ),
+                }
+            }
+        }
+        Ok(Self {
+            working,
+            shape,
+            image_count: images.len(),
+            width: w,
+            height: h,
             data,
-        )
-    };
-    let desc = Ktx2Description {
-        vk_format,
-        type_size: 1,
-        width: w,
-        height: h,
-        depth: 0,
-        layers,
-        faces,
-        block_bytes,
-        dfd,
-        key_values: vec![
-            ("KTXorientation".to_owned(), b"rd\0".to_vec()),
-            ("KTXwriter".to_owned(), writer_id()),
-        ],
-        zstd_level: Some(settings.zstd_level),
-    };
-    Ok(EncodedTexture {
-        ktx2: ktx2::write(&desc, &data),
-        color_space: if srgb {
-            ColorSpace::Srgb
+        })
+    }
+
+    fn finish(self, settings: &TextureSettings) -> Result<EncodedTexture, String> {
+        let Self {
+            working,
+            shape,
+            image_count,
+            width: w,
+            height: h,
+            data: levels,
+        } = self;
+        let (channels, srgb, mode) = (working.channels, working.srgb, working.mode);
+        let (layers, faces) = match shape {
+            TextureShape::Single => (0, 1),
+            TextureShape::Cubemap => (0, 6),
+            TextureShape::Array => (image_count as u32, 1),
+        };
+        let (vk_format, block_bytes, dfd, data) = if settings.compress {
+            let options = uastc::UastcOptions {
+                level: settings.quality.level(),
+                rdo: (settings.rdo > 0.0).then_some(settings.rdo),
+                perceptual: srgb,
+                normal_map: mode == TextureMode::Normal,
+            };
+            // basisu copies every slice it encodes (twice), so level 0 goes one image at a
+            // time, each 8-bit level dropped as soon as basisu has its copy; the smaller levels
+            // (a third of level 0 together) go in one call. UASTC blocks do not depend on
+            // other slices: the blocks are the same either way.
+            let level_count = levels.len();
+            let mut levels = levels.into_iter();
+            let mut has_alpha = false;
+            let mut level0 = Vec::with_capacity(image_count);
+            for pixels in levels.next().into_iter().flatten() {
+                let (slice, alpha) = uastc::encode_owned(vec![(w, h, pixels)], &options)?;
+                has_alpha |= alpha;
+                level0.extend(slice);
+            }
+            let rest: Vec<(u32, u32, Vec<u8>)> = levels
+                .enumerate()
+                .flat_map(|(l, images)| {
+                    let (lw, lh) = (mip_size(w, l as u32 + 1), mip_size(h, l as u32 + 1));
+                    images.into_iter().map(move |pixels| (lw, lh, pixels))
+                })
+                .collect();
+            let rest = if rest.is_empty() {
+                Vec::new()
+            } else {
+                let (slices, alpha) = uastc::encode_owned(rest, &options)?;
+                has_alpha |= alpha;
+                slices
+            };
+            let mut data: Vec<Vec<u8>> = Vec::with_capacity(level_count);
+            data.push(level0.into_iter().flat_map(|s| s.data).collect());
+            data.extend(
+                rest.chunks(image_count)
+                    .map(|slices| slices.iter().flat_map(|s| s.data.iter().copied()).collect()),
+            );
+            let uastc_channel = match channels {
+                1 => channel::UASTC_RRR,
+                2 => channel::UASTC_RG,
+                _ if has_alpha => channel::UASTC_RGBA,
+                _ => channel::UASTC_RGB,
+            };
+            (
+                ktx2::vk::UNDEFINED,
+                16,
+                BasicDfd::uastc(uastc_channel, srgb),
+                data,
+            )
         } else {
-            ColorSpace::Linear
-        },
-    })
+            let (vk_format, ids): (u32, &[u8]) = match (channels, srgb) {
+                (1, false) => (ktx2::vk::R8_UNORM, &[channel::R]),
+                (1, true) => (ktx2::vk::R8_SRGB, &[channel::R]),
+                (2, false) => (ktx2::vk::R8G8_UNORM, &[channel::R, channel::G]),
+                (2, true) => (ktx2::vk::R8G8_SRGB, &[channel::R, channel::G]),
+                (_, false) => (
+                    ktx2::vk::R8G8B8A8_UNORM,
+                    &[channel::R, channel::G, channel::B, channel::A],
+                ),
+                (_, true) => (
+                    ktx2::vk::R8G8B8A8_SRGB,
+                    &[channel::R, channel::G, channel::B, channel::A],
+                ),
+            };
+            // Images follow each other within a level; a single image's buffer is moved.
+            let data = levels
+                .into_iter()
+                .map(|images| match images.len() {
+                    1 => images.into_iter().next().unwrap_or_default(),
+                    _ => images.concat(),
+                })
+                .collect();
+            (
+                vk_format,
+                ids.len() as u32,
+                BasicDfd::uncompressed(ids, 8, false, srgb),
+                data,
+            )
+        };
+        let desc = Ktx2Description {
+            vk_format,
+            type_size: 1,
+            width: w,
+            height: h,
+            depth: 0,
+            layers,
+            faces,
+            block_bytes,
+            dfd,
+            key_values: vec![
+                ("KTXorientation".to_owned(), b"rd\0".to_vec()),
+                ("KTXwriter".to_owned(), writer_id()),
+            ],
+            zstd_level: Some(settings.zstd_level),
+        };
+        Ok(EncodedTexture {
+            ktx2: ktx2::write_owned(&desc, data),
+            color_space: if srgb {
+                ColorSpace::Srgb
+            } else {
+                ColorSpace::Linear
+            },
+        })
+    }
+}
+
+/// One finished working-space row `y` of level `k` (`outs[0]`): written out, and filtered
+/// into the next levels (`chain[0]` makes level `k + 1`).
+fn feed(
+    working: &Working,
+    uastc: bool,
+    y: usize,
+    row: Vec<[f32; 4]>,
+    chain: &mut [RowResampler],
+    outs: &mut [&mut Vec<u8>],
+) {
+    let Some((out, outs_rest)) = outs.split_first_mut() else {
+        return;
+    };
+    working.write_row(&row, uastc, out);
+    if let Some((next, chain_rest)) = chain.split_first_mut() {
+        next.push(y, &row, &mut |o, down| {
+            let down = if working.renormalizes() {
+                down.into_iter().map(normalize).collect()
+            } else {
+                down
+            };
+            feed(working, uastc, o, down, chain_rest, outs_rest)
+        });
+    }
 }
 
 /// Normalizes the xyz of `p` (a zero vector becomes +Z, the flat normal).

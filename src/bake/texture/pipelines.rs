@@ -4,7 +4,7 @@
 use crate::bake::error::BakeError;
 use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
 use crate::bake::settings::TextureSettings;
-use crate::bake::texture::{self, pixels::Pixels, EncodedTexture, TextureMode, TextureShape};
+use crate::bake::texture::{self, pixels::DecodedImage, EncodedTexture, TextureMode, TextureShape};
 use crate::format::hman::AssetKind;
 use std::path::Path;
 
@@ -26,17 +26,25 @@ pub fn is_image(name: &str) -> bool {
     IMAGE_EXTENSIONS.contains(&extension(name).as_str())
 }
 
-/// Decodes one image, naming the file in errors and warning about precision loss.
-fn decode(path: &Path, bytes: &[u8], cx: &mut BakeContext<'_>) -> Result<Pixels, BakeError> {
+/// Decodes one image under the settings' pixel budget, naming the file in errors and warning
+/// about precision loss.
+fn decode(
+    path: &Path,
+    bytes: &[u8],
+    settings: &TextureSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<DecodedImage, BakeError> {
     let ext = extension(&path.to_string_lossy());
-    let (pixels, info) = Pixels::decode(bytes, &ext).map_err(|e| BakeError::asset(path, e))?;
+    let image = DecodedImage::decode(bytes, &ext, settings.max_pixels)
+        .map_err(|e| BakeError::asset(path, e))?;
+    let info = image.info();
     if info.bits > 8 {
         cx.warn_about(
             path,
             format!("{}-bit source stored with 8 bits per channel", info.bits),
         );
     }
-    Ok(pixels)
+    Ok(image)
 }
 
 fn emit(cx: &mut BakeContext<'_>, path: String, kind: AssetKind, encoded: EncodedTexture) {
@@ -72,9 +80,9 @@ impl Pipeline for Image {
         settings: &TextureSettings,
         cx: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError> {
-        let image = decode(source.path(), source.bytes(), cx)?;
+        let image = decode(source.path(), source.bytes(), settings, cx)?;
         let mode = TextureMode::from_file_name(source.rel());
-        let encoded = texture::encode(&[image], TextureShape::Single, mode, settings)?;
+        let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, settings)?;
         emit(
             cx,
             format!("{}.ktx2", source.stem()),
@@ -126,14 +134,15 @@ impl Pipeline for Cubemap {
                 .ok_or_else(|| {
                     format!("cubemap face `{face}` is missing (need px, nx, py, ny, pz, nz images)")
                 })?;
-            faces.push(decode(&file.path, &file.bytes, cx)?);
+            faces.push(decode(&file.path, &file.bytes, settings, cx)?);
         }
         for file in source.files() {
             if !CUBE_FACES.iter().any(|face| is_face(file.name(), face)) {
                 cx.warn_about(&file.path, "not a cubemap face; ignored");
             }
         }
-        let encoded = texture::encode(&faces, TextureShape::Cubemap, TextureMode::Color, settings)?;
+        let encoded =
+            texture::encode_decoded(faces, TextureShape::Cubemap, TextureMode::Color, settings)?;
         emit(
             cx,
             format!("{}.ktx2", source.rel()),
@@ -172,7 +181,7 @@ impl Pipeline for Array {
         let mut layers = Vec::new();
         for file in source.files() {
             if is_image(file.name()) {
-                layers.push(decode(&file.path, &file.bytes, cx)?);
+                layers.push(decode(&file.path, &file.bytes, settings, cx)?);
             } else {
                 cx.warn_about(&file.path, "not an image; left out of the array");
             }
@@ -180,7 +189,8 @@ impl Pipeline for Array {
         if layers.is_empty() {
             return Err("texture array folder holds no images".into());
         }
-        let encoded = texture::encode(&layers, TextureShape::Array, TextureMode::Color, settings)?;
+        let encoded =
+            texture::encode_decoded(layers, TextureShape::Array, TextureMode::Color, settings)?;
         emit(
             cx,
             format!("{}.arr.ktx2", source.stem()),

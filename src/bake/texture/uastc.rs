@@ -43,6 +43,36 @@ pub fn encode(
     slices: &[(u32, u32, &[u8])],
     options: &UastcOptions,
 ) -> Result<(Vec<UastcSlice>, bool), String> {
+    encode_slices(
+        slices
+            .iter()
+            .map(|(w, h, rgba)| (*w, *h, std::borrow::Cow::Borrowed(*rgba))),
+        slices.len(),
+        options,
+    )
+}
+
+/// [`encode`] taking the pixels by value: each buffer is dropped as soon as basisu has copied
+/// it, so the caller's copy and basisu's are not both held for long.
+pub fn encode_owned(
+    slices: Vec<(u32, u32, Vec<u8>)>,
+    options: &UastcOptions,
+) -> Result<(Vec<UastcSlice>, bool), String> {
+    let count = slices.len();
+    encode_slices(
+        slices
+            .into_iter()
+            .map(|(w, h, rgba)| (w, h, std::borrow::Cow::Owned(rgba))),
+        count,
+        options,
+    )
+}
+
+fn encode_slices<'a>(
+    slices: impl Iterator<Item = (u32, u32, std::borrow::Cow<'a, [u8]>)>,
+    count: usize,
+    options: &UastcOptions,
+) -> Result<(Vec<UastcSlice>, bool), String> {
     assert!(options.level <= LEVEL_VERY_SLOW, "UASTC level out of range");
     let mut params = CompressorParams::new();
     params.set_basis_format(BasisTextureFormat::UASTC4x4);
@@ -70,15 +100,15 @@ pub fn encode(
             (flags & !LEVEL_MASK) | options.level as i32,
         );
     }
-    for (index, (width, height, rgba)) in slices.iter().enumerate() {
+    for (index, (width, height, rgba)) in slices.enumerate() {
         assert_eq!(
             rgba.len(),
-            *width as usize * *height as usize * 4,
+            width as usize * height as usize * 4,
             "slice {index}: RGBA8 size"
         );
         params
             .source_image_mut(index as u32)
-            .init(rgba, *width, *height, 4);
+            .init(&rgba, width, height, 4);
     }
     // One encoder thread per texture: hearth runs textures in parallel on its own pool.
     let mut compressor = Compressor::new(1);
@@ -89,12 +119,15 @@ pub fn encode(
         if !compressor.init(&params) {
             return Err("basisu rejected the encoder parameters".into());
         }
+        // `init` copied the parameters, source images included (basisu's `m_params =
+        // params`): free ours before the encoder makes its own working copies.
+        drop(params);
         compressor
             .process()
             .map_err(|e| format!("basisu failed to encode: {e:?}"))?;
     }
     let has_alpha = compressor.any_source_image_has_alpha();
-    let slices = slices_of(compressor.basis_file(), slices.len())?;
+    let slices = slices_of(compressor.basis_file(), count)?;
     Ok((slices, has_alpha))
 }
 
