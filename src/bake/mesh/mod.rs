@@ -3,6 +3,7 @@
 
 pub mod gltf;
 pub mod obj;
+mod overdraw;
 pub mod pipeline;
 pub mod process;
 
