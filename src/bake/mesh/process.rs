@@ -118,25 +118,26 @@ impl SimplifyScope {
     fn new(vertices: &[Corner], single_submesh: bool) -> Self {
         let mut span = Vec::new();
         if !single_submesh {
-            let mut by_position: HashMap<[u32; 3], (u32, u32)> =
-                HashMap::with_capacity(vertices.len());
+            // One pass: each vertex joins its position's group (first and last index so far).
+            let mut group_of: HashMap<[u32; 3], u32> = HashMap::with_capacity(vertices.len());
+            let mut groups: Vec<(u32, u32)> = Vec::with_capacity(vertices.len());
+            let mut member: Vec<u32> = Vec::with_capacity(vertices.len());
             for (i, c) in vertices.iter().enumerate() {
-                if let Some(key) = position_key(c.vertex.position) {
-                    let i = i as u32;
-                    by_position
-                        .entry(key)
-                        .and_modify(|(_, last)| *last = i)
-                        .or_insert((i, i));
-                }
+                let i = i as u32;
+                let group = match position_key(c.vertex.position) {
+                    Some(key) => *group_of.entry(key).or_insert_with(|| {
+                        groups.push((i, i));
+                        groups.len() as u32 - 1
+                    }),
+                    None => {
+                        groups.push((i, i));
+                        groups.len() as u32 - 1
+                    }
+                };
+                groups[group as usize].1 = i;
+                member.push(group);
             }
-            span = vertices
-                .iter()
-                .enumerate()
-                .map(|(i, c)| match position_key(c.vertex.position) {
-                    Some(key) => by_position[&key],
-                    None => (i as u32, i as u32),
-                })
-                .collect();
+            span = member.into_iter().map(|g| groups[g as usize]).collect();
         }
         // rescalePositions' scan: `min = min > v ? v : min`, in buffer order.
         let mut min = [f32::MAX; 3];
