@@ -11,7 +11,8 @@
 //! import and processing give about 10.
 //!
 //! `cargo bench --features bake --bench mesh`
-//! `cargo bench --features bake --bench mesh -- mesh_scale` (the scale group alone)
+//! `cargo bench --features bake --bench mesh -- mesh_scale` (the scale group alone;
+//! `MESH_SCALE_N=10000` in the environment bakes 10k and 100k instead of 1k and 10k)
 
 #[path = "../tests/common/models.rs"]
 mod models;
@@ -211,8 +212,14 @@ fn gltfpack() -> Option<PathBuf> {
         .map(|_| PathBuf::from("gltfpack"))
 }
 
-/// N for the scale group; each shape is also baked at 10 N.
-const SCALE_N: usize = 1000;
+/// N for the scale group (`MESH_SCALE_N` in the environment overrides it); each shape is also
+/// baked at 10 N.
+fn scale_n() -> usize {
+    std::env::var("MESH_SCALE_N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000)
+}
 /// Samples per scale benchmark (criterion's minimum).
 const SCALE_SAMPLES: usize = 10;
 
@@ -251,7 +258,7 @@ fn mesh_scale(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     for (shape, files) in SHAPES {
-        for n in [SCALE_N, 10 * SCALE_N] {
+        for n in [scale_n(), 10 * scale_n()] {
             let id = format!("{shape}/{n}");
             // Written and baked once (checked, and the files in the page cache), on the first
             // call: criterion only calls benchmarks its filter selects.
@@ -315,16 +322,14 @@ fn scale_report() {
         samples.sort_by(f64::total_cmp);
         Some(samples[samples.len() / 2])
     };
+    let n = scale_n();
     for (shape, _) in SHAPES {
-        let (small, large) = (
-            format!("{shape}/{SCALE_N}"),
-            format!("{shape}/{}", 10 * SCALE_N),
-        );
+        let (small, large) = (format!("{shape}/{n}"), format!("{shape}/{}", 10 * n));
         if let (Some(a), Some(b)) = (median(&small), median(&large)) {
             println!(
-                "mesh_scale {shape}: {SCALE_N} -> {:.3} s, {} -> {:.3} s, ratio {:.2} (linear: 10)",
+                "mesh_scale {shape}: {n} -> {:.3} s, {} -> {:.3} s, ratio {:.2} (linear: 10)",
                 a,
-                10 * SCALE_N,
+                10 * n,
                 b,
                 b / a
             );
