@@ -4,17 +4,30 @@
 //! generated 1M-triangle grid and on the corpus' SheenCloth (115k triangles, import
 //! included); and gltfpack (npm) on the same model when it is installed.
 //!
+//! The `mesh_scale` group bakes generated models of N and 10 N objects through a full cold
+//! `Baker` run (`tests/common/models.rs`): an OBJ with N objects sharing 8 materials, an OBJ
+//! whose MTL has N materials used by N groups, and a GLB with N meshes on N nodes. At the end
+//! it prints each shape's 10 N / N time ratio (medians of the measured samples): linear
+//! import and processing give about 10.
+//!
 //! `cargo bench --features bake --bench mesh`
+//! `cargo bench --features bake --bench mesh -- mesh_scale` (the scale group alone;
+//! `MESH_SCALE_N=10000` in the environment bakes 10k and 100k instead of 1k and 10k)
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+#[path = "../tests/common/models.rs"]
+mod models;
+
+use criterion::{criterion_group, Criterion, SamplingMode, Throughput};
 use hearth::bake::mesh::gltf::{import, Primitive};
 use hearth::bake::mesh::process::{
     build, SubmeshInput, MESHLET_CONE_WEIGHT, MESHLET_MAX_TRIANGLES, MESHLET_MAX_VERTICES,
 };
 use hearth::bake::settings::MeshSettings;
+use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 const IDENTITY: [[f32; 4]; 4] = [
     [1., 0., 0., 0.],
@@ -199,5 +212,135 @@ fn gltfpack() -> Option<PathBuf> {
         .map(|_| PathBuf::from("gltfpack"))
 }
 
-criterion_group!(benches, grid_1m, sheen_cloth);
-criterion_main!(benches);
+/// N for the scale group (`MESH_SCALE_N` in the environment overrides it); each shape is also
+/// baked at 10 N.
+fn scale_n() -> usize {
+    std::env::var("MESH_SCALE_N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000)
+}
+/// Samples per scale benchmark (criterion's minimum).
+const SCALE_SAMPLES: usize = 10;
+
+/// The generated shapes of the scale group: name and the files of a model with `n` objects.
+type Shape = (&'static str, fn(usize) -> Vec<(&'static str, Vec<u8>)>);
+
+const SHAPES: [Shape; 3] = [
+    ("obj_objects", |n| {
+        let (obj, mtl) = models::obj_objects(n);
+        vec![("objects.obj", obj.into()), ("shared.mtl", mtl.into())]
+    }),
+    ("obj_materials", |n| {
+        let (obj, mtl) = models::obj_materials(n);
+        vec![("materials.obj", obj.into()), ("materials.mtl", mtl.into())]
+    }),
+    ("gltf_meshes", |n| {
+        vec![("meshes.glb", models::glb_meshes(n))]
+    }),
+];
+
+/// Seconds per bake, by benchmark id: what each `iter_custom` call measured, in order.
+static SCALE_TIMES: Mutex<BTreeMap<String, Vec<f64>>> = Mutex::new(BTreeMap::new());
+
+/// A full cold bake (cache off, one job, a fresh output folder on tmpfs when there is one) of
+/// each shape at N and 10 N objects.
+fn mesh_scale(c: &mut Criterion) {
+    let shm = Path::new("/dev/shm");
+    let parent = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    let mut g = c.benchmark_group("mesh_scale");
+    g.sample_size(SCALE_SAMPLES)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for (shape, files) in SHAPES {
+        for n in [scale_n(), 10 * scale_n()] {
+            let id = format!("{shape}/{n}");
+            // Written and baked once (checked, and the files in the page cache), on the first
+            // call: criterion only calls benchmarks its filter selects.
+            let mut prepared: Option<(tempfile::TempDir, PathBuf)> = None;
+            g.bench_function(&id, |b| {
+                let (_, manifest) = prepared.get_or_insert_with(|| {
+                    let content = tempfile::tempdir().unwrap();
+                    for (name, bytes) in files(n) {
+                        std::fs::write(content.path().join(name), bytes).unwrap();
+                    }
+                    let manifest = content.path().join("hearth.toml");
+                    std::fs::write(
+                        &manifest,
+                        "[[content.group]]\nassets = [\"*.obj\", \"*.glb\"]\n",
+                    )
+                    .unwrap();
+                    drop(bake(&manifest, &parent));
+                    (content, manifest)
+                });
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let start = Instant::now();
+                        let out = bake(manifest, &parent);
+                        total += start.elapsed();
+                        drop(out); // removing the output is not timed
+                    }
+                    SCALE_TIMES
+                        .lock()
+                        .unwrap()
+                        .entry(id.clone())
+                        .or_default()
+                        .push(total.as_secs_f64() / iters as f64);
+                    total
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+/// One cold bake of `manifest` (cache off, one job) into a fresh folder under `parent`.
+fn bake(manifest: &Path, parent: &Path) -> tempfile::TempDir {
+    let out = tempfile::tempdir_in(parent).unwrap();
+    let report = hearth::bake::Baker::new(manifest, out.path())
+        .jobs(1)
+        .cache(false)
+        .run()
+        .unwrap();
+    assert_eq!(report.assets, 1, "{}", manifest.display());
+    out
+}
+
+/// Prints each shape's 10 N / N ratio from the medians of the measured samples (the last
+/// `SCALE_SAMPLES` calls; the earlier ones were criterion's warm-up).
+fn scale_report() {
+    let times = SCALE_TIMES.lock().unwrap();
+    let median = |id: &str| {
+        let all = times.get(id)?;
+        let mut samples = all[all.len().saturating_sub(SCALE_SAMPLES)..].to_vec();
+        samples.sort_by(f64::total_cmp);
+        Some(samples[samples.len() / 2])
+    };
+    let n = scale_n();
+    for (shape, _) in SHAPES {
+        let (small, large) = (format!("{shape}/{n}"), format!("{shape}/{}", 10 * n));
+        if let (Some(a), Some(b)) = (median(&small), median(&large)) {
+            println!(
+                "mesh_scale {shape}: {n} -> {:.3} s, {} -> {:.3} s, ratio {:.2} (linear: 10)",
+                a,
+                10 * n,
+                b,
+                b / a
+            );
+        }
+    }
+}
+
+criterion_group!(benches, grid_1m, sheen_cloth, mesh_scale);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    scale_report();
+}

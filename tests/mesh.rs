@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{copy_dir, corpus};
+use common::{copy_dir, corpus, models};
 use hearth::bake::Baker;
 use hearth::format::hman;
 use hearth::format::hmesh::{oct_decode, GpuVertex};
@@ -67,7 +67,7 @@ fn check_mesh(path: &Path, manifest: &[hman::ManifestEntry<'_>], root: &Path) {
         );
     }
     // Meshlets of LOD0 cover each triangle of each submesh exactly once.
-    for s in mesh.submeshes.iter() {
+    for (submesh, s) in mesh.submeshes.iter().enumerate() {
         let mut from_indices: Vec<[u32; 3]> = (0..s.index_count / 3)
             .map(|t| {
                 let i = (s.first_index + 3 * t) as usize;
@@ -101,9 +101,7 @@ fn check_mesh(path: &Path, manifest: &[hman::ManifestEntry<'_>], root: &Path) {
         if let Some(lods) = &mesh.lods {
             let mut previous = s.index_count;
             for level in 0..lods.header.lod_count as usize {
-                let row = lods
-                    .range(mesh.submeshes.iter().position(|x| x == s).unwrap(), level)
-                    .unwrap();
+                let row = lods.range(submesh, level).unwrap();
                 if row.index_count > 0 {
                     assert!(
                         row.index_count < previous,
@@ -876,4 +874,122 @@ fn malformed_gltf_structures_are_named_errors_not_panics() {
     common::assert_errors_name(&error, &expect);
     assert!(!error.contains("fine.gltf"), "{error}");
     drop(out);
+}
+
+/// Bakes one generated model (`files` written into a fresh folder) and returns the output
+/// folder, the stem's `.hmesh` and `.hmat` bytes, after `check_mesh`'s invariants.
+fn bake_generated(files: &[(&str, &[u8])], stem: &str) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(src.path(), files);
+    let (out, report) = bake_dir(src.path(), "\"*.obj\", \"*.glb\"", "");
+    let report = report.unwrap();
+    assert_eq!(report.assets, 1);
+    let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    let hmesh = out.path().join(format!("{stem}.hmesh"));
+    check_mesh(&hmesh, &manifest, out.path());
+    let mesh = std::fs::read(&hmesh).unwrap();
+    let hmat = std::fs::read(out.path().join(format!("{stem}.hmat"))).unwrap();
+    (out, mesh, hmat)
+}
+
+/// Submesh `i` is object `i`: 4 triangles, every vertex on object `i`'s spot, material slot
+/// `slot(i)`.
+fn check_objects(mesh: &MeshView<'_>, objects: usize, slot: impl Fn(usize) -> u32) {
+    assert_eq!(mesh.submeshes.len(), objects);
+    for (i, s) in mesh.submeshes.iter().enumerate() {
+        assert_eq!(
+            s.index_count as usize,
+            models::PATCH_TRIANGLES * 3,
+            "submesh {i}"
+        );
+        assert_eq!(s.material_slot, slot(i), "submesh {i}");
+        let at = models::spot(i);
+        for k in s.first_index..s.first_index + s.index_count {
+            let p = mesh.vertices[mesh.indices.get(k as usize).unwrap() as usize].position;
+            assert!(
+                (0..2).all(|c| p[c] >= at[c] - 1e-4 && p[c] <= at[c] + 2.0 + 1e-4)
+                    && (p[2] - at[2]).abs() < 0.5,
+                "submesh {i}: vertex {p:?} is not on object {i}'s spot {at:?}"
+            );
+        }
+    }
+}
+
+/// Correctness at scale (the speed is `benches/mesh.rs`' `mesh_scale`): 2000 OBJ objects
+/// sharing 8 materials, 2000 OBJ groups each with its own MTL material, and 2000 glTF meshes
+/// on 2000 nodes bake to one submesh each, in source order, with the right material slots and
+/// rows.
+#[test]
+fn thousands_of_objects_materials_and_meshes_bake_correctly() {
+    const N: usize = 2000;
+    let kd = |i: usize| {
+        [
+            (i % 11) as f32 / 10.0,
+            (i % 13) as f32 / 12.0,
+            (i % 17) as f32 / 16.0,
+            1.0,
+        ]
+    };
+
+    // OBJ objects sharing materials: slots in first-use order, object i -> material i % 8.
+    let (obj, mtl) = models::obj_objects(N);
+    let (_out, mesh, hmat) = bake_generated(
+        &[
+            ("objects.obj", obj.as_bytes()),
+            ("shared.mtl", mtl.as_bytes()),
+        ],
+        "objects",
+    );
+    let mesh = MeshView::parse(&mesh).unwrap();
+    check_objects(&mesh, N, |i| (i % models::OBJ_SHARED) as u32);
+    let rows = MaterialTable::parse(&hmat).unwrap().rows.into_owned();
+    assert_eq!(rows.len(), models::OBJ_SHARED);
+    assert_eq!(mesh.materials.len(), models::OBJ_SHARED);
+    for (m, row) in rows.iter().enumerate() {
+        assert_eq!(row.base_color_factor, kd(m), "shared_{m}");
+        assert_eq!(
+            mesh.materials[m],
+            hearth::hash_asset_ref(&format!("objects/shared_{m}"))
+        );
+    }
+
+    // One MTL material per group: N slots, slot i is m_i with its own color.
+    let (obj, mtl) = models::obj_materials(N);
+    let (_out, mesh, hmat) = bake_generated(
+        &[
+            ("materials.obj", obj.as_bytes()),
+            ("materials.mtl", mtl.as_bytes()),
+        ],
+        "materials",
+    );
+    let mesh = MeshView::parse(&mesh).unwrap();
+    check_objects(&mesh, N, |i| i as u32);
+    let rows = MaterialTable::parse(&hmat).unwrap().rows.into_owned();
+    assert_eq!(rows.len(), N);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.base_color_factor, kd(i), "m_{i}");
+        assert_eq!(
+            mesh.materials[i],
+            hearth::hash_asset_ref(&format!("materials/m_{i}"))
+        );
+    }
+
+    // glTF meshes on their own nodes: merged in mesh order, moved by their node.
+    let glb = models::glb_meshes(N);
+    let (_out, mesh, hmat) = bake_generated(&[("meshes.glb", &glb)], "meshes");
+    let mesh = MeshView::parse(&mesh).unwrap();
+    check_objects(&mesh, N, |i| (i % models::GLTF_SHARED) as u32);
+    let rows = MaterialTable::parse(&hmat).unwrap().rows.into_owned();
+    assert_eq!(rows.len(), models::GLTF_SHARED);
+    for (m, row) in rows.iter().enumerate() {
+        assert_eq!(
+            row.base_color_factor,
+            [m as f32 / models::GLTF_SHARED as f32, 0.5, 0.5, 1.0]
+        );
+        assert_eq!(
+            mesh.materials[m],
+            hearth::hash_asset_ref(&format!("meshes/mat_{m}"))
+        );
+    }
 }

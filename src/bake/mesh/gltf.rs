@@ -250,13 +250,14 @@ fn read_scene(
             document.skins().len()
         ));
     }
-    let skinned_meshes: Vec<usize> = match &skin {
+    // A set: it is looked up once per mesh and per primitive.
+    let skinned_meshes: std::collections::HashSet<usize> = match &skin {
         Some(skin) => document
             .nodes()
             .filter(|n| n.skin().is_some_and(|s| s.index() == skin.index()))
             .filter_map(|n| n.mesh().map(|m| m.index()))
             .collect(),
-        None => Vec::new(),
+        None => Default::default(),
     };
     // (mesh, world matrix) pairs: every mesh node of the default scene with `merge`, else each
     // mesh once in its own space.
@@ -546,6 +547,13 @@ fn read_skeleton(
 ) -> Result<(), String> {
     let data = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d.0[..]);
     let joint_nodes: Vec<usize> = skin.joints().map(|n| n.index()).collect();
+    // Node -> joint, looked up per joint (its parent) and per animation channel. The first
+    // occurrence wins, as a search of `joint_nodes` would find it.
+    let mut joint_of: std::collections::HashMap<usize, usize> =
+        std::collections::HashMap::with_capacity(joint_nodes.len());
+    for (joint, node) in joint_nodes.iter().enumerate() {
+        joint_of.entry(*node).or_insert(joint);
+    }
     let mut parent_of = vec![None; document.nodes().len()];
     for node in document.nodes() {
         for child in node.children() {
@@ -578,7 +586,7 @@ fn read_skeleton(
         .map(|(node, inverse_bind)| {
             let (t, r, s) = node.transform().decomposed();
             let parent = parent_of[node.index()]
-                .and_then(|p| joint_nodes.iter().position(|j| *j == p))
+                .and_then(|p| joint_of.get(&p).copied())
                 .map(|p| p as i32)
                 .unwrap_or(-1);
             GpuJoint {
@@ -602,10 +610,7 @@ fn read_skeleton(
         };
         let (mut skipped_nodes, mut skipped_weights, mut cubic) = (0, 0, false);
         for channel in animation.channels() {
-            let Some(joint) = joint_nodes
-                .iter()
-                .position(|j| *j == channel.target().node().index())
-            else {
+            let Some(&joint) = joint_of.get(&channel.target().node().index()) else {
                 skipped_nodes += 1;
                 continue;
             };

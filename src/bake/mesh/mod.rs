@@ -4,6 +4,7 @@
 pub mod gltf;
 pub mod gltf_check;
 pub mod obj;
+mod overdraw;
 pub mod pipeline;
 pub mod process;
 
@@ -14,7 +15,7 @@ use crate::format::hash::hash_asset_ref;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, GpuMaterial, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED};
 use crate::format::hmesh::NO_MATERIAL;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The canonical source ref: the source path without its extension, lowercased.
 pub fn source_ref(rel: &str) -> String {
@@ -24,19 +25,22 @@ pub fn source_ref(rel: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// Material leaf names: the lowercased name when non-empty and unique in the source's
-/// material array, else `material_<index>` (stable whatever the submeshes reference).
+/// Material leaf names: the lowercased name when non-empty and unique (ASCII
+/// case-insensitively) in the source's material array, else `material_<index>` (stable
+/// whatever the submeshes reference).
 pub fn material_leaves(names: &[String]) -> Vec<String> {
+    // One count per case-folded name: a linear pass, not a scan of every name per name.
+    let folded: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    let mut counts: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for name in &folded {
+        *counts.entry(name).or_default() += 1;
+    }
     names
         .iter()
+        .zip(&folded)
         .enumerate()
-        .map(|(i, name)| {
-            let unique = names
-                .iter()
-                .filter(|n| n.eq_ignore_ascii_case(name))
-                .count()
-                == 1;
-            if !name.is_empty() && unique {
+        .map(|(i, (name, folded))| {
+            if !name.is_empty() && counts[folded.as_str()] == 1 {
                 name.to_lowercase()
             } else {
                 format!("material_{i}")
@@ -159,13 +163,15 @@ fn bake_scene(
     let stem = source.stem();
     let source_ref = source_ref(source.rel());
 
-    // Dense material slots in first-use order.
+    // Dense material slots in first-use order; `slot_of` maps a source material to its slot.
     let mut slots: Vec<usize> = Vec::new();
+    let mut slot_of: HashMap<usize, u32> = HashMap::new();
     for primitive in &scene.primitives {
         if let Some(m) = primitive.material {
-            if !slots.contains(&m) {
+            slot_of.entry(m).or_insert_with(|| {
                 slots.push(m);
-            }
+                slots.len() as u32 - 1
+            });
         }
     }
     let leaves = material_leaves(
@@ -260,10 +266,10 @@ fn bake_scene(
         .primitives
         .iter()
         .map(|p| {
-            let slot = p.material.and_then(|m| slots.iter().position(|s| *s == m));
+            let slot = p.material.and_then(|m| slot_of.get(&m).copied());
             process::SubmeshInput {
                 primitive: p,
-                material_slot: slot.map(|s| s as u32).unwrap_or(NO_MATERIAL),
+                material_slot: slot.unwrap_or(NO_MATERIAL),
                 wants_tangents: p
                     .material
                     .is_some_and(|m| scene.materials[m].normal_tex.is_some()),

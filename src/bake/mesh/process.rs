@@ -3,6 +3,7 @@
 //! by simplification, bounds — then the `.hmesh` chunks.
 
 use crate::bake::mesh::gltf::Primitive;
+use crate::bake::mesh::overdraw;
 use crate::bake::settings::MeshSettings;
 use crate::format::hmesh::{
     self, chunk, oct_encode, oct_encode_tangent, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
@@ -11,6 +12,8 @@ use crate::format::hmesh::{
 use crate::format::hmesh::{GpuJoint, GpuSkinVertex};
 use bytemuck::{Pod, Zeroable};
 use meshopt::VertexDataAdapter;
+use std::collections::HashMap;
+use std::ops::Range;
 
 /// A vertex with its skinning, processed as one unit so SKIN stays parallel to VTXS through
 /// deduplication and reordering.
@@ -78,6 +81,169 @@ fn bounds_of(positions: impl Iterator<Item = [f32; 3]> + Clone) -> MeshBounds {
     }
 }
 
+/// What meshoptimizer's simplifier sees of the whole vertex buffer beyond a submesh's own
+/// vertices, so that each submesh is simplified on its own vertices plus a few others, with
+/// exactly the result of passing it the whole buffer (which costs O(whole buffer) per call,
+/// hence O(vertices x submeshes) per mesh).
+///
+/// Two steps of `meshopt_simplify` (meshoptimizer 1.3) look past the vertices the indices
+/// name:
+/// - `rescalePositions` normalizes positions by the extent of *every* vertex, which sets what
+///   `lod.target_error` means (relative to the whole mesh) and how every quadric rounds: the
+///   vertices its scan takes the per-axis minimum and maximum from are brought along, so the
+///   scale and offset are bit for bit the same;
+/// - `buildPositionRemap` welds vertices by exact position across the buffer: a submesh vertex
+///   whose position a vertex of another submesh shares gets a wedge the submesh never
+///   references, which makes it locked (so the seams between submeshes stay closed in every
+///   LOD), and its representative is the lowest-index vertex at that position. For each such
+///   position the representative is brought along, or, when the representative is the
+///   submesh's own, the highest-index vertex there: the same representative, and still locked.
+///
+/// The extra vertices keep their order relative to the submesh's (the simplifier compares
+/// representatives by index), and the indices it returns are mapped back.
+struct SimplifyScope {
+    /// Per vertex: the lowest and highest index of the vertices at its exact position (empty
+    /// when the mesh is a single submesh, whose vertices are the whole buffer).
+    span: Vec<(u32, u32)>,
+    /// The vertices `rescalePositions` takes its per-axis minimum and maximum from.
+    extremes: Vec<u32>,
+}
+
+/// A position as meshoptimizer's position hash compares it: -0 equals 0, NaN equals nothing.
+fn position_key(p: [f32; 3]) -> Option<[u32; 3]> {
+    (!p.iter().any(|c| c.is_nan())).then(|| p.map(|c| if c == 0.0 { 0 } else { c.to_bits() }))
+}
+
+impl SimplifyScope {
+    fn new(vertices: &[Corner], single_submesh: bool) -> Self {
+        let mut span = Vec::new();
+        if !single_submesh {
+            // One pass: each vertex joins its position's group (first and last index so far).
+            let mut group_of: HashMap<[u32; 3], u32> = HashMap::with_capacity(vertices.len());
+            let mut groups: Vec<(u32, u32)> = Vec::with_capacity(vertices.len());
+            let mut member: Vec<u32> = Vec::with_capacity(vertices.len());
+            for (i, c) in vertices.iter().enumerate() {
+                let i = i as u32;
+                let group = match position_key(c.vertex.position) {
+                    Some(key) => *group_of.entry(key).or_insert_with(|| {
+                        groups.push((i, i));
+                        groups.len() as u32 - 1
+                    }),
+                    None => {
+                        groups.push((i, i));
+                        groups.len() as u32 - 1
+                    }
+                };
+                groups[group as usize].1 = i;
+                member.push(group);
+            }
+            span = member.into_iter().map(|g| groups[g as usize]).collect();
+        }
+        // rescalePositions' scan: `min = min > v ? v : min`, in buffer order.
+        let mut min = [f32::MAX; 3];
+        let mut max = [-f32::MAX; 3];
+        let mut extremes = [None; 6];
+        for (i, c) in vertices.iter().enumerate() {
+            let v = c.vertex.position;
+            for axis in 0..3 {
+                if min[axis] > v[axis] {
+                    min[axis] = v[axis];
+                    extremes[axis] = Some(i as u32);
+                }
+                if max[axis] < v[axis] {
+                    max[axis] = v[axis];
+                    extremes[3 + axis] = Some(i as u32);
+                }
+            }
+        }
+        SimplifyScope {
+            span,
+            extremes: extremes.into_iter().flatten().collect(),
+        }
+    }
+
+    /// The simplifier's input for the submesh with vertices `own` and indices `sub`.
+    fn input(&self, vertices: &[Corner], own: Range<usize>, sub: &[u32]) -> SimplifyInput {
+        let (lo, hi) = (own.start as u32, own.end as u32);
+        let mut extra: Vec<u32> = self
+            .extremes
+            .iter()
+            .copied()
+            .filter(|v| !(lo..hi).contains(v))
+            .collect();
+        if !self.span.is_empty() {
+            for &(first, last) in &self.span[own.clone()] {
+                if first < lo {
+                    extra.push(first);
+                } else if last >= hi {
+                    extra.push(last);
+                }
+            }
+        }
+        extra.sort_unstable();
+        extra.dedup();
+        let below = extra.partition_point(|v| *v < lo);
+        let positions = extra[..below]
+            .iter()
+            .copied()
+            .chain(lo..hi)
+            .chain(extra[below..].iter().copied())
+            .map(|v| vertices[v as usize].vertex.position)
+            .collect();
+        let shift = below as u32;
+        SimplifyInput {
+            positions,
+            indices: sub.iter().map(|i| i - lo + shift).collect(),
+            lo,
+            below: shift,
+            own: hi - lo,
+            extra,
+        }
+    }
+}
+
+/// One submesh's simplifier input (see [`SimplifyScope`]): its local positions are `extra`
+/// below `lo`, then the submesh's `own` vertices from `lo`, then `extra` above.
+struct SimplifyInput {
+    positions: Vec<[f32; 3]>,
+    indices: Vec<u32>,
+    lo: u32,
+    below: u32,
+    own: u32,
+    extra: Vec<u32>,
+}
+
+impl SimplifyInput {
+    /// `meshopt::simplify`, returning indices into the whole vertex buffer.
+    fn simplify(
+        &self,
+        target_indices: usize,
+        target_error: f32,
+        options: meshopt::SimplifyOptions,
+    ) -> Vec<u32> {
+        let adapter = VertexDataAdapter::new(bytemuck::cast_slice(&self.positions), 12, 0)
+            .expect("positions");
+        let mut out = meshopt::simplify(
+            &self.indices,
+            &adapter,
+            target_indices,
+            target_error,
+            options,
+            None,
+        );
+        for v in &mut out {
+            *v = if *v < self.below {
+                self.extra[*v as usize]
+            } else if *v < self.below + self.own {
+                self.lo + *v - self.below
+            } else {
+                self.extra[(*v - self.own) as usize]
+            };
+        }
+        out
+    }
+}
+
 /// Builds an `.hmesh` from submeshes and the material refs (MTRL, in slot order).
 pub fn build(
     submeshes: &[SubmeshInput<'_>],
@@ -87,7 +253,11 @@ pub fn build(
 ) -> Result<Vec<u8>, String> {
     let mut vertices: Vec<Corner> = Vec::new();
     let mut indices: Vec<u32> = Vec::new();
+    // Per submesh: its index range and its vertex range. Each submesh's vertices are its own
+    // and appended in submesh order, and `optimize_vertex_fetch` numbers vertices by first
+    // use, so the vertex ranges stay the same through it.
     let mut ranges = Vec::with_capacity(submeshes.len());
+    let mut vertex_ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(submeshes.len());
     let mut has_tangents = false;
     for input in submeshes {
         let p = input.primitive;
@@ -159,25 +329,40 @@ pub fn build(
         );
         vertices.extend(local_vertices);
         ranges.push((first, indices.len() - first));
+        vertex_ranges.push(base as usize..vertices.len());
     }
     let vertex_count = vertices.len();
     if settings.optimize {
-        for &(first, len) in &ranges {
+        // Each submesh is optimized on its own vertices (meshoptimizer's cost is linear in the
+        // vertex count it is given), with exactly the result of giving it the whole buffer: the
+        // vertex cache optimizer only looks at the vertices the indices name, and the overdraw
+        // optimizer also needs the whole mesh's centroid, which its port takes as a parameter.
+        let centroid = overdraw::mesh_centroid(vertices.iter().map(|c| c.vertex.position));
+        let mut positions: Vec<[f32; 3]> = Vec::new();
+        for (&(first, len), vertex_range) in ranges.iter().zip(&vertex_ranges) {
             let range = &mut indices[first..first + len];
-            meshopt::optimize_vertex_cache_in_place(range, vertex_count);
-            meshopt::optimize_overdraw_in_place(
-                range,
-                &adapter(&vertices),
-                settings.overdraw_threshold,
+            let base = vertex_range.start as u32;
+            range.iter_mut().for_each(|i| *i -= base);
+            meshopt::optimize_vertex_cache_in_place(range, vertex_range.len());
+            positions.clear();
+            positions.extend(
+                vertices[vertex_range.clone()]
+                    .iter()
+                    .map(|c| c.vertex.position),
             );
+            overdraw::optimize_overdraw(range, &positions, centroid, settings.overdraw_threshold);
+            range.iter_mut().for_each(|i| *i += base);
         }
         vertices = meshopt::optimize_vertex_fetch(&mut indices, &vertices);
     }
 
-    // Meshlets, LODs and bounds per submesh, over the final vertex order.
+    // Meshlets, LODs and bounds per submesh, over the final vertex order; each on the
+    // submesh's own vertices (see `SimplifyScope` for the LODs).
     let lod_targets: Vec<f32> = (1..=settings.lod.levels)
         .map(|l| 0.5f32.powi(l as i32))
         .collect();
+    let scope =
+        (!lod_targets.is_empty()).then(|| SimplifyScope::new(&vertices, submeshes.len() <= 1));
     let mut meshlets = Vec::new();
     let mut meshlet_vertices = Vec::new();
     let mut meshlet_triangles: Vec<u8> = Vec::new();
@@ -185,26 +370,36 @@ pub fn build(
     let mut subm = Vec::with_capacity(submeshes.len());
     let mut lod_indices: Vec<u32> = Vec::new();
     let mut lod_table = Vec::new();
-    for (input, &(first, len)) in submeshes.iter().zip(&ranges) {
+    let mut local: Vec<u32> = Vec::new();
+    for ((input, &(first, len)), vertex_range) in submeshes.iter().zip(&ranges).zip(&vertex_ranges)
+    {
         let sub = &indices[first..first + len];
+        let own = &vertices[vertex_range.clone()];
+        let base = vertex_range.start as u32;
+        debug_assert!(sub.iter().all(|i| vertex_range.contains(&(*i as usize))));
+        local.clear();
+        local.extend(sub.iter().map(|i| i - base));
         let first_meshlet = meshlets.len() as u32;
         if !sub.is_empty() {
+            // meshoptimizer's clusterizer only looks at the vertices the indices name: its
+            // meshlets over the submesh's own vertices are the ones over the whole buffer,
+            // less `base`.
             let built = meshopt::build_meshlets(
-                sub,
-                &adapter(&vertices),
+                &local,
+                &adapter(own),
                 MESHLET_MAX_VERTICES,
                 MESHLET_MAX_TRIANGLES,
                 MESHLET_CONE_WEIGHT,
             );
             for m in built.iter() {
-                let b = meshopt::compute_meshlet_bounds(m, &adapter(&vertices));
+                let b = meshopt::compute_meshlet_bounds(m, &adapter(own));
                 meshlets.push(Meshlet {
                     vertex_offset: meshlet_vertices.len() as u32,
                     vertex_count: m.vertices.len() as u32,
                     triangle_offset: (meshlet_triangles.len() / 3) as u32,
                     triangle_count: (m.triangles.len() / 3) as u32,
                 });
-                meshlet_vertices.extend_from_slice(m.vertices);
+                meshlet_vertices.extend(m.vertices.iter().map(|v| v + base));
                 meshlet_triangles.extend_from_slice(m.triangles);
                 meshlet_bounds.push(MeshletBounds {
                     center: b.center,
@@ -214,6 +409,12 @@ pub fn build(
                 });
             }
         }
+        let simplify_input = match &scope {
+            Some(scope) if !sub.is_empty() => {
+                Some(scope.input(&vertices, vertex_range.clone(), sub))
+            }
+            _ => None,
+        };
         let mut previous = len;
         for target in &lod_targets {
             // meshoptimizer's simplify takes a target *index* count.
@@ -227,17 +428,11 @@ pub fn build(
             } else {
                 meshopt::SimplifyOptions::empty()
             };
-            let simplified = if sub.is_empty() || target_indices >= previous {
-                Vec::new()
-            } else {
-                meshopt::simplify(
-                    sub,
-                    &adapter(&vertices),
-                    target_indices,
-                    settings.lod.target_error,
-                    options,
-                    None,
-                )
+            let simplified = match &simplify_input {
+                Some(input) if target_indices < previous => {
+                    input.simplify(target_indices, settings.lod.target_error, options)
+                }
+                _ => Vec::new(),
             };
             // A level that made no progress over the previous one is written as stalled (0).
             let stalled = simplified.is_empty() || simplified.len() >= previous;
@@ -352,4 +547,211 @@ pub fn build(
         chunks.push((chunk::LODT, &lodt));
     }
     Ok(hmesh::write(&chunks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vertex at `position` (the rest zeroed: only positions matter to the simplifier).
+    fn corner(position: [f32; 3]) -> Corner {
+        let mut c = Corner::zeroed();
+        c.vertex.position = position;
+        c
+    }
+
+    /// Submeshes that share positions the way separate primitives of one model do: a bumpy
+    /// sheet cut into bands, each band with its own copy of the rows it shares with its
+    /// neighbours (one copy written with -0.0 where the other has 0.0), one band with a UV
+    /// seam (two vertices at one position within the band), a stitch strip whose vertices sit
+    /// on a seam two bands already share (three submeshes at one position), and a large
+    /// submesh far away that holds the whole mesh's extremes. Returns the vertex buffer and
+    /// each submesh's vertex range and indices (into the whole buffer).
+    #[allow(clippy::type_complexity)]
+    fn shared_seams() -> (Vec<Corner>, Vec<(Range<usize>, Vec<u32>)>) {
+        let mut noise = 0x9e37_79b9u32;
+        let mut next = move || {
+            noise ^= noise << 13;
+            noise ^= noise >> 17;
+            noise ^= noise << 5;
+            (noise >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let height = |x: usize, y: usize| ((x as f32 * 0.7).sin() * (y as f32 * 0.5).cos()) * 0.3;
+        let (columns, band_rows) = (24usize, 6usize);
+        let mut vertices: Vec<Corner> = Vec::new();
+        let mut submeshes = Vec::new();
+        for band in 0..4 {
+            let base = vertices.len();
+            let rows = band * band_rows..=(band + 1) * band_rows;
+            for y in rows.clone() {
+                for x in 0..=columns {
+                    let bump = if y % band_rows == 0 {
+                        0.0
+                    } else {
+                        next() * 0.05
+                    };
+                    let mut p = [x as f32, y as f32, height(x, y) + bump];
+                    if band % 2 == 1 && y == *rows.start() && x == 0 {
+                        p[0] = -0.0; // the same position as band - 1's (0.0, y)
+                    }
+                    vertices.push(corner(p));
+                }
+            }
+            let row = |r: usize| (base + r * (columns + 1)) as u32;
+            let mut indices = Vec::new();
+            for r in 0..band_rows {
+                for x in 0..columns as u32 {
+                    let (a, b) = (row(r) + x, row(r + 1) + x);
+                    indices.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+                }
+            }
+            if band == 2 {
+                // A UV seam down the middle column: the right half uses copies.
+                let seam = columns as u32 / 2;
+                let first_copy = vertices.len() as u32;
+                for r in 0..=band_rows {
+                    vertices.push(vertices[(row(r) + seam) as usize]);
+                }
+                for t in indices.chunks_exact_mut(3) {
+                    let right = t
+                        .iter()
+                        .any(|i| (i - base as u32) % (columns as u32 + 1) > seam);
+                    for i in t.iter_mut().filter(|_| right) {
+                        let local = *i - base as u32;
+                        if local % (columns as u32 + 1) == seam {
+                            *i = first_copy + local / (columns as u32 + 1);
+                        }
+                    }
+                }
+            }
+            submeshes.push((base..vertices.len(), indices));
+        }
+        // The stitch: a strip of thin triangles along the seam of bands 0 and 1 (y = 6).
+        let base = vertices.len();
+        let y = band_rows as f32;
+        for x in 0..=columns {
+            vertices.push(corner([x as f32, y, height(x, band_rows)]));
+            vertices.push(corner([x as f32 + 0.5, y + 0.25, 0.1]));
+        }
+        let indices = (0..columns as u32)
+            .flat_map(|x| {
+                let a = base as u32 + 2 * x;
+                [a, a + 2, a + 1, a + 1, a + 2, a + 3]
+            })
+            .collect();
+        submeshes.push((base..vertices.len(), indices));
+        // Far away and larger: the whole mesh's extent comes from here.
+        let base = vertices.len();
+        for y in 0..=10 {
+            for x in 0..=10 {
+                vertices.push(corner([
+                    100.0 + x as f32 * 9.0,
+                    -50.0 + y as f32 * 7.0,
+                    -20.0 + next() * 40.0,
+                ]));
+            }
+        }
+        let indices = (0..10u32)
+            .flat_map(|y| (0..10u32).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                let a = base as u32 + y * 11 + x;
+                [a, a + 11, a + 1, a + 1, a + 11, a + 12]
+            })
+            .collect();
+        submeshes.push((base..vertices.len(), indices));
+        (vertices, submeshes)
+    }
+
+    #[test]
+    fn a_submesh_simplified_in_its_scope_matches_the_whole_buffer() {
+        let (vertices, submeshes) = shared_seams();
+        let scope = SimplifyScope::new(&vertices, false);
+        let positions: Vec<[f32; 3]> = vertices.iter().map(|c| c.vertex.position).collect();
+        let whole = VertexDataAdapter::new(bytemuck::cast_slice(&positions), 12, 0).unwrap();
+        // The same without the welds across submeshes: only the extent brought along.
+        let extent_only = SimplifyScope {
+            span: Vec::new(),
+            extremes: scope.extremes.clone(),
+        };
+        let (mut compared, mut progressed, mut scope_mattered, mut seams_mattered) = (0, 0, 0, 0);
+        for (s, (own, sub)) in submeshes.iter().enumerate() {
+            let input = scope.input(&vertices, own.clone(), sub);
+            let unwelded = extent_only.input(&vertices, own.clone(), sub);
+            let alone: Vec<[f32; 3]> = positions[own.clone()].to_vec();
+            let alone = VertexDataAdapter::new(bytemuck::cast_slice(&alone), 12, 0).unwrap();
+            let local: Vec<u32> = sub.iter().map(|i| i - own.start as u32).collect();
+            for options in [
+                meshopt::SimplifyOptions::empty(),
+                meshopt::SimplifyOptions::LockBorder,
+            ] {
+                for (target, error) in [(0.5, 0.05), (0.25, 0.05), (0.1, 0.5), (0.5, 0.002)] {
+                    let target = (sub.len() as f32 * target) as usize / 3 * 3;
+                    let expected = meshopt::simplify(sub, &whole, target, error, options, None);
+                    let ours = input.simplify(target, error, options);
+                    assert_eq!(
+                        ours, expected,
+                        "submesh {s}, {options:?}, {target}, {error}"
+                    );
+                    progressed += usize::from(expected.len() < sub.len());
+                    // The submesh's vertices alone (what a naive local call sees) give a
+                    // different answer where the seams or the extent matter.
+                    let naive: Vec<u32> =
+                        meshopt::simplify(&local, &alone, target, error, options, None)
+                            .into_iter()
+                            .map(|i| i + own.start as u32)
+                            .collect();
+                    scope_mattered += usize::from(naive != expected);
+                    seams_mattered +=
+                        usize::from(unwelded.simplify(target, error, options) != expected);
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 6 * 2 * 4);
+        println!(
+            "{progressed} simplified; {scope_mattered} differ from a call on the submesh's \
+             vertices alone, {seams_mattered} from one without the welds"
+        );
+        assert!(progressed >= 24, "{progressed} of {compared} simplified");
+        assert!(scope_mattered >= 10, "{scope_mattered} of {compared}");
+        assert!(seams_mattered >= 4, "{seams_mattered} of {compared}");
+    }
+
+    #[test]
+    fn cache_order_and_meshlets_on_a_submeshs_own_vertices_match_the_whole_buffer() {
+        let (vertices, submeshes) = shared_seams();
+        let whole = adapter(&vertices);
+        for (s, (own, sub)) in submeshes.iter().enumerate() {
+            let base = own.start as u32;
+            let mut expected = sub.clone();
+            meshopt::optimize_vertex_cache_in_place(&mut expected, vertices.len());
+            let mut ours: Vec<u32> = sub.iter().map(|i| i - base).collect();
+            meshopt::optimize_vertex_cache_in_place(&mut ours, own.len());
+            let ours: Vec<u32> = ours.iter().map(|i| i + base).collect();
+            assert_eq!(ours, expected, "submesh {s}: vertex cache order");
+
+            let limits = (
+                MESHLET_MAX_VERTICES,
+                MESHLET_MAX_TRIANGLES,
+                MESHLET_CONE_WEIGHT,
+            );
+            let expected = meshopt::build_meshlets(&expected, &whole, limits.0, limits.1, limits.2);
+            let local: Vec<u32> = ours.iter().map(|i| i - base).collect();
+            let own_adapter = adapter(&vertices[own.clone()]);
+            let built = meshopt::build_meshlets(&local, &own_adapter, limits.0, limits.1, limits.2);
+            assert_eq!(built.len(), expected.len(), "submesh {s}: meshlets");
+            for (m, e) in built.iter().zip(expected.iter()) {
+                let shifted: Vec<u32> = m.vertices.iter().map(|v| v + base).collect();
+                assert_eq!((&shifted[..], m.triangles), (e.vertices, e.triangles));
+                let (a, b) = (
+                    meshopt::compute_meshlet_bounds(m, &own_adapter),
+                    meshopt::compute_meshlet_bounds(e, &whole),
+                );
+                assert_eq!(
+                    (a.center, a.radius, a.cone_axis, a.cone_cutoff),
+                    (b.center, b.radius, b.cone_axis, b.cone_cutoff)
+                );
+            }
+        }
+    }
 }
