@@ -137,7 +137,7 @@ fn check_mesh(path: &Path, manifest: &[hman::ManifestEntry<'_>], root: &Path) {
 
 #[test]
 fn every_corpus_model_bakes_or_is_rejected_clearly() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(&corpus.join("gltf"), &src.path().join("gltf"));
     let (out, report) = bake_dir(src.path(), "\"gltf/**/*.gltf\", \"gltf/**/*.glb\"", "");
@@ -199,7 +199,7 @@ fn every_corpus_model_bakes_or_is_rejected_clearly() {
 
 #[test]
 fn invalid_models_are_errors_naming_the_file() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(&corpus.join("gltf_invalid"), &src.path().join("bad"));
     std::fs::write(
@@ -335,7 +335,7 @@ fn transform_settings_move_static_geometry() {
 
 #[test]
 fn lods_land_near_their_targets() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(
         &corpus.join("gltf/DamagedHelmet"),
@@ -360,7 +360,7 @@ fn lods_land_near_their_targets() {
 
 #[test]
 fn normals_decode_within_1e3_of_the_source() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(
         &corpus.join("gltf/DamagedHelmet"),
@@ -417,7 +417,7 @@ fn gltf_import(
 
 #[test]
 fn every_mesh_setting_changes_the_output() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(
         &corpus.join("gltf/NormalTangentMirrorTest"),
@@ -477,7 +477,7 @@ fn every_mesh_setting_changes_the_output() {
 
 #[test]
 fn skinned_models_carry_skin_skeleton_and_clips() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(&corpus.join("gltf/CesiumMan"), &src.path().join("man"));
     copy_dir(&corpus.join("gltf/RiggedSimple"), &src.path().join("rig"));
@@ -536,7 +536,7 @@ fn skinned_models_carry_skin_skeleton_and_clips() {
 
 #[test]
 fn obj_models_bake_with_their_materials() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(&corpus.join("obj"), &src.path().join("obj"));
     let (out, report) = bake_dir(src.path(), "\"obj/**/*.obj\"", "");
@@ -602,7 +602,7 @@ fn obj_models_bake_with_their_materials() {
 
 #[test]
 fn mesh_bakes_are_deterministic_and_material_refs_resolve_in_the_pack() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let src = tempfile::tempdir().unwrap();
     copy_dir(&corpus.join("gltf/BoxTextured"), &src.path().join("box"));
     copy_dir(&corpus.join("gltf/RiggedSimple"), &src.path().join("rig"));

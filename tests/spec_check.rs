@@ -21,24 +21,25 @@ texture = { quality = \"fastest\", max_size = 64, mips = false }\n";
 const V2: &str = "[content]\npack_version = 2\ncompression = \"none\"\n";
 const V3: &str = "[content]\npack_version = 3\n";
 
-fn corpus() -> Option<PathBuf> {
+fn corpus() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("spec_check skipped: ../shared/corpus is not present");
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "missing test data: the shared corpus {} (../shared/corpus beside the repository)",
+        dir.display()
+    );
+    dir
 }
 
-fn python_available() -> bool {
-    match Command::new("python3").arg("--version").output() {
-        Ok(output) if output.status.success() => true,
-        _ => {
-            println!("spec_check skipped: python3 is not on PATH");
-            false
-        }
-    }
+fn require_python() {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    assert!(
+        ok,
+        "spec_check needs python3 on PATH (the independent reader is Python)"
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
@@ -104,10 +105,8 @@ fn spec_check(out: &Path) -> Result<(), String> {
 /// Bakes the corpus with each manifest `extra` in turn into one output folder, and checks the
 /// output (a pack of `version`) after each bake.
 fn run(extras: &[(&str, u32)]) {
-    let Some(corpus) = corpus() else { return };
-    if !python_available() {
-        return;
-    }
+    let corpus = corpus();
+    require_python();
     let tmp = tempfile::tempdir().unwrap();
     let content = tmp.path().join("content");
     let out = tmp.path().join("out");

@@ -84,14 +84,14 @@ pub fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// `../shared/corpus` when it is there; `None` (saying so) when the tests must skip.
-pub fn corpus() -> Option<PathBuf> {
+pub fn corpus() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/corpus is not present");
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "missing test data: the shared corpus {} (../shared/corpus beside the repository)",
+        dir.display()
+    );
+    dir
 }
 
 /// Copies a folder tree.

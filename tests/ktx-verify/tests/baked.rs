@@ -2,7 +2,7 @@
 //! libktx and `ktx2check`.
 //!
 //! The tests build content folders from the shared corpus (`../shared/corpus` next to the
-//! repository; without it they print "skipping" and pass), bake each folder twice with
+//! repository; without it they fail, naming it), bake each folder twice with
 //! `hearth::bake::Baker`, once as UASTC (`compress = true`) and once as raw pixels
 //! (`compress = false`), and then, for every `.ktx2` in both outputs:
 //!
@@ -50,14 +50,14 @@ fn probe() -> Probe {
 }
 
 /// The corpus folder, or `None` (after printing why) when it is missing.
-fn corpus() -> Option<PathBuf> {
+fn corpus() -> PathBuf {
     let dir = PathBuf::from(CORPUS);
-    if dir.join("images").is_dir() {
-        Some(dir)
-    } else {
-        println!("skipping: the shared corpus {} is missing", dir.display());
-        None
-    }
+    assert!(
+        dir.join("images").is_dir(),
+        "missing test data: the shared corpus {} (../shared/corpus beside the repository)",
+        dir.display()
+    );
+    dir
 }
 
 // ---- what each baked texture should be ----------------------------------------------------
@@ -904,7 +904,7 @@ fn bake_and_check(
 /// setting variants (linear color, sRGB grayscale, swizzles, no mips) and every .cube LUT.
 #[test]
 fn baked_small_textures_cubemap_array_and_luts() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let tga = corpus.join("images/tga");
     let sky = corpus.join("cubemaps/Ryfjallet");
     let diff = tga.join("sponza_thorn_diff.tga");
@@ -996,7 +996,7 @@ fn baked_small_textures_cubemap_array_and_luts() {
 /// map and a PNG color map with alpha.
 #[test]
 fn baked_large_images_resized() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let images = corpus.join("images");
     let helmet = images.join("DamagedHelmet_albedo_2k.jpg");
     let metal = images.join("FlightHelmet_MetalParts_Normal_2k.png");
@@ -1024,7 +1024,7 @@ fn baked_large_images_resized() {
 /// JPEG itself.
 #[test]
 fn baked_full_size_color() {
-    let Some(corpus) = corpus() else { return };
+    let corpus = corpus();
     let helmet = corpus.join("images/DamagedHelmet_albedo_2k.jpg");
     let inputs = vec![("helmet_full.jpg".to_string(), helmet.clone())];
     let cases = vec![Case::image("helmet_full.ktx2", true, 4, helmet)];
