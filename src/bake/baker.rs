@@ -9,7 +9,7 @@ use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
 };
-use crate::bake::plan::{mtime_ns, plan, Job};
+use crate::bake::plan::{join_rel, mtime_ns, plan, Job};
 use crate::bake::settings;
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
@@ -480,24 +480,16 @@ impl Baker {
                 (Some(bytes), xxhash_rust::xxh3::xxh3_64(bytes))
             }
         };
-        report.manifest_entries = assets
-            .iter()
-            .flat_map(|a| &a.record.outputs)
-            .filter(|o| o.manifest.is_some())
-            .count();
-        report.bytes_out += manifest_bytes.as_ref().map_or_else(
-            || {
-                let rows = report.manifest_entries;
-                let paths: usize = assets
-                    .iter()
-                    .flat_map(|a| &a.record.outputs)
-                    .filter(|o| o.manifest.is_some())
-                    .map(|o| o.path.len())
-                    .sum();
-                (hman::HEADER_SIZE + 12 * rows + paths) as u64
-            },
-            |bytes| bytes.len() as u64,
-        );
+        // One row per listed output (paths are unique, checked above), built or not.
+        let rows = || {
+            assets
+                .iter()
+                .flat_map(|a| &a.record.outputs)
+                .filter(|o| o.manifest.is_some())
+        };
+        report.manifest_entries = rows().count();
+        report.bytes_out +=
+            hman::encoded_size(report.manifest_entries, rows().map(|o| o.path.len()).sum()) as u64;
 
         let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
         let manifest = ManifestPackEntry {
@@ -671,17 +663,6 @@ fn list_tree(dir: &Path) -> Result<HashSet<String>, BakeError> {
         }
     }
     Ok(files)
-}
-
-/// `parent/name`, or `name` at the root.
-pub(crate) fn join_rel(parent: &str, name: &str) -> String {
-    let mut rel = String::with_capacity(parent.len() + 1 + name.len());
-    if !parent.is_empty() {
-        rel.push_str(parent);
-        rel.push('/');
-    }
-    rel.push_str(name);
-    rel
 }
 
 /// One side input's contribution to the fast-path stamp: like a source's, or a marker when it

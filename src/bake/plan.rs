@@ -138,7 +138,7 @@ impl Walker<'_> {
                     return Err(BakeError::asset(&path, "file name contains a newline"));
                 }
                 let mut kind = entry.file_type().map_err(|e| BakeError::io(&path, e))?;
-                let rel = crate::bake::baker::join_rel(&rel, &name);
+                let rel = join_rel(&rel, &name);
                 let matched = compiled.matches_with(&rel, WALK_OPTIONS);
                 let symlink = kind.is_symlink();
                 if symlink {
@@ -341,4 +341,15 @@ fn walk_base(root: &Path, pattern: &str) -> (PathBuf, String) {
         rel.push(*component);
     }
     (base, rel.join("/"))
+}
+
+/// `parent/name`, or `name` at the root.
+pub(crate) fn join_rel(parent: &str, name: &str) -> String {
+    let mut rel = String::with_capacity(parent.len() + 1 + name.len());
+    if !parent.is_empty() {
+        rel.push_str(parent);
+        rel.push('/');
+    }
+    rel.push_str(name);
+    rel
 }

@@ -198,6 +198,11 @@ pub fn find<'a>(entries: &[ManifestEntry<'a>], hash: u64) -> Option<ManifestEntr
         .map(|i| entries[i])
 }
 
+/// The size of a manifest of `rows` entries whose paths take `path_bytes` in all.
+pub fn encoded_size(rows: usize, path_bytes: usize) -> usize {
+    HEADER_SIZE + 12 * rows + path_bytes
+}
+
 /// Serializes `entries`, which must already be sorted by hash and free of duplicates.
 ///
 /// # Panics
@@ -208,7 +213,7 @@ pub fn write(entries: &[ManifestEntry<'_>]) -> Vec<u8> {
         entries.windows(2).all(|w| w[0].hash < w[1].hash),
         "manifest entries must ascend by hash"
     );
-    let size = HEADER_SIZE + entries.iter().map(|e| 12 + e.path.len()).sum::<usize>();
+    let size = encoded_size(entries.len(), entries.iter().map(|e| e.path.len()).sum());
     let mut out = Vec::with_capacity(size);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
