@@ -4,13 +4,14 @@
 use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::Config;
-use crate::bake::output::{remove_stale, write_if_changed, write_output, Durability, OutputLock};
+use crate::bake::output::{Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
 };
 use crate::bake::plan::{join_rel, mtime_ns, plan, Job};
 use crate::bake::settings;
+use crate::bake::transaction::{Recovery, Transaction};
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
 use crate::format::hpack::Codec;
@@ -281,8 +282,8 @@ impl Baker {
             .clamp(1, MAX_JOBS)
     }
 
-    /// Runs the bake. On error nothing of the previous manifest or pack is lost: outputs are
-    /// written only once every asset has baked, each atomically, the pack last.
+    /// Runs the bake. On error (or a kill) nothing of the previous bake is lost: every output
+    /// is staged, then all are switched in by one transaction (see [`crate::bake::transaction`]).
     pub fn run(&self) -> Result<Report, BakeError> {
         let started = Instant::now();
         if let Some((pipeline, message)) = &self.registration_error {
@@ -319,6 +320,20 @@ impl Baker {
         };
         std::fs::create_dir_all(&out_dir).map_err(|e| BakeError::io(&out_dir, e))?;
         let _lock = OutputLock::acquire(&out_dir)?;
+        // Everything this bake writes goes through one transaction; an earlier bake's
+        // interrupted one is finished or discarded first, so what follows sees one bake.
+        let (mut transaction, recovery) = Transaction::begin(&out_dir)?;
+        match recovery {
+            Recovery::Clean => {}
+            Recovery::RolledForward(steps) => warn(format!(
+                "{}: finished an interrupted bake's commit ({steps} steps)",
+                out_dir.display()
+            )),
+            Recovery::RolledBack => warn(format!(
+                "{}: discarded an interrupted bake's uncommitted files; the previous bake stands",
+                out_dir.display()
+            )),
+        }
 
         let plan = plan(&config, &self.registry, preset, Some(&out_dir))?;
         plan.warnings.iter().cloned().for_each(&mut warn);
@@ -388,7 +403,7 @@ impl Baker {
 
         // Every runtime path has one owner; the manifest's and the pack's paths are reserved,
         // whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
-        let pack_file_name = format!("{}.hpack", config.pack_name);
+        let pack_file_name = pack_file_name(&config);
         let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
         owners.insert(MANIFEST_PATH, "(the manifest)");
         owners.insert(&pack_file_name, "(the pack)");
@@ -443,7 +458,7 @@ impl Baker {
 
         let mut report = Report {
             out_dir: out_dir.clone(),
-            pack_path: out_dir.join(format!("{}.hpack", config.pack_name)),
+            pack_path: out_dir.join(&pack_file_name),
             preset: preset_name.filter(|_| preset.is_some()),
             assets: assets.len(),
             inputs: plan
@@ -461,13 +476,14 @@ impl Baker {
             report.bytes_in += asset.record.source_size;
             report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
             for file in &asset.files {
-                report.files_written += write_output(&out_dir, &file.path, &file.bytes)? as usize;
+                report.files_written +=
+                    transaction.put(&file.path, &file.bytes, Durability::Atomic)? as usize;
             }
         }
         for old in &previous.assets {
             for output in &old.outputs {
                 if !owners.contains_key(output.path.as_str()) {
-                    report.files_removed += remove_stale(&out_dir, &output.path)? as usize;
+                    report.files_removed += transaction.remove(&output.path)? as usize;
                 }
             }
         }
@@ -475,8 +491,7 @@ impl Baker {
             None => (None, old_cache.manifest_hash.unwrap_or_default()),
             Some(bytes) => {
                 report.files_written +=
-                    write_if_changed(&out_dir.join(MANIFEST_PATH), bytes, Durability::Durable)?
-                        as usize;
+                    transaction.put(MANIFEST_PATH, bytes, Durability::Durable)? as usize;
                 (Some(bytes), xxhash_rust::xxh3::xxh3_64(bytes))
             }
         };
@@ -505,6 +520,7 @@ impl Baker {
             manifest,
             &old_cache,
             &pool,
+            &mut transaction,
             &mut report,
         )?;
         if !(unchanged && old_cache.pack.as_ref() == Some(&pack)) {
@@ -513,12 +529,14 @@ impl Baker {
                 pack: Some(pack),
                 manifest_hash: Some(manifest_hash),
             };
-            write_if_changed(
-                &out_dir.join(crate::bake::cache::FILE_NAME),
+            transaction.put(
+                crate::bake::cache::FILE_NAME,
                 &new_cache.encode(),
-                Durability::Atomic,
+                Durability::Durable,
             )?;
         }
+        // The commit point: until here the previous bake was untouched.
+        transaction.commit()?;
 
         report.warnings = warnings;
         report.elapsed = started.elapsed();
@@ -535,6 +553,7 @@ impl Baker {
         manifest: ManifestPackEntry<'_>,
         old_cache: &Cache,
         pool: &rayon::ThreadPool,
+        transaction: &mut Transaction,
         report: &mut Report,
     ) -> Result<CachedPack, BakeError> {
         // (path, content hash, codec, level, the asset owning it, kind)
@@ -630,13 +649,19 @@ impl Baker {
             })
             .collect();
         let bytes = pool.install(|| pack::build(config.pack_version, &files));
-        report.files_written += write_if_changed(pack_path, &bytes, Durability::Durable)? as usize;
+        report.files_written +=
+            transaction.put(&pack_file_name(config), &bytes, Durability::Durable)? as usize;
         report.pack_bytes = bytes.len() as u64;
         Ok(CachedPack {
             fingerprint,
             size: bytes.len() as u64,
         })
     }
+}
+
+/// The pack's file name in the output folder.
+fn pack_file_name(config: &Config) -> String {
+    format!("{}.hpack", config.pack_name)
 }
 
 /// Every regular, visible file under `dir`, by relative path: one directory listing per

@@ -7,6 +7,7 @@ mod builtins;
 pub mod cache;
 pub mod cargo;
 mod error;
+mod fault;
 pub mod manifest;
 pub mod mesh;
 mod output;
@@ -15,6 +16,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod settings;
 pub mod texture;
+pub mod transaction;
 
 pub use baker::{Baker, ConfigSource, Progress, Report, MAX_JOBS};
 pub use error::BakeError;

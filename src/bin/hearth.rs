@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 1 failure (a bake error, a failed check), 2 usage.
 
 use clap::{Parser, Subcommand};
+use hearth::bake::transaction::Recovery;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
     check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, file_counts,
@@ -140,6 +141,9 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
 }
 
 fn main() -> ExitCode {
+    // Tests arm fault points through `FAILPOINTS` (feature `failpoints`, never in a release).
+    #[cfg(feature = "failpoints")]
+    let _faults = fail::FailScenario::setup();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bake {
@@ -449,6 +453,23 @@ fn info_json(out: &Path) -> Result<(), String> {
 }
 
 fn check(out: &Path) -> Result<(), String> {
+    // An interrupted bake is finished (committed) or discarded (not) first, as the next bake
+    // would: the folder then holds one bake, the old or the new.
+    if out.is_dir() {
+        let recovered = hearth::bake::transaction::recover_all(out).map_err(|e| e.to_string())?;
+        for (dir, recovery) in recovered {
+            match recovery {
+                Recovery::RolledForward(steps) => eprintln!(
+                    "{}: finished an interrupted bake's commit ({steps} steps)",
+                    dir.display()
+                ),
+                _ => eprintln!(
+                    "{}: discarded an interrupted bake's uncommitted files",
+                    dir.display()
+                ),
+            }
+        }
+    }
     let (problems, files) = check_output(out);
     if problems.is_empty() {
         println!("ok: {files} files, manifest and packs consistent");

@@ -9,3 +9,9 @@ pub mod hmat;
 pub mod hmesh;
 pub mod hpack;
 pub mod ktx2;
+
+/// The folder inside an output folder where a bake stages its files before it commits them
+/// (the write transaction; README, "What hearth reads and writes"). Never part of the tree.
+pub const STAGING_DIR: &str = ".hearth-txn";
+/// The journal inside [`STAGING_DIR`]: while it exists, a committed bake is not fully applied.
+pub const JOURNAL_FILE: &str = "commit";

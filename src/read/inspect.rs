@@ -213,6 +213,9 @@ fn walk_tree(root: &Path) -> std::io::Result<Walk> {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
             if entry.file_type()?.is_dir() {
+                if name.starts_with('.') {
+                    continue; // the baker's own (staging), never part of the tree
+                }
                 if is_bake_folder(&path) {
                     nested.push(rel_path(root, &path));
                 } else {
@@ -468,6 +471,15 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
 /// [`check_output`] of one output folder whose tree is `files`.
 fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
+    let journal = root
+        .join(crate::format::STAGING_DIR)
+        .join(crate::format::JOURNAL_FILE);
+    if journal.exists() {
+        problems.push(format!(
+            "{}: an interrupted bake's commit is pending (`hearth check` or the next bake finishes it)",
+            journal.display()
+        ));
+    }
     let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
         Ok(bytes) => bytes,
         Err(e) => {
