@@ -162,26 +162,29 @@ fn faults_at_every_write_step_leave_the_old_bake_or_the_new() {
     panic!("this test needs the `failpoints` feature (the README's `cargo test --all-features`)");
     let fixture = Fixture::new(40);
 
-    // Step count of the transaction: changed files + deletes + manifest + pack + cache.
-    let steps = {
-        let changed = fixture
-            .new
-            .iter()
-            .filter(|(k, v)| fixture.old.get(*k) != Some(*v))
-            .count();
-        let deleted = fixture
-            .old
-            .keys()
-            .filter(|k| !fixture.new.contains_key(*k))
-            .count();
-        changed + deleted
-    };
+    // Step count of the transaction: changed files (tree, manifest, pack, cache) + deletes.
+    let changed = fixture
+        .new
+        .iter()
+        .filter(|(k, v)| fixture.old.get(*k) != Some(*v))
+        .count();
+    let deleted = fixture
+        .old
+        .keys()
+        .filter(|k| !fixture.new.contains_key(*k))
+        .count();
+    let steps = changed + deleted;
     assert!(steps >= 20, "{steps} steps");
 
     let mut faults: Vec<(String, &str)> = vec![
         // A full disk while staging: the first file, and one further on.
         ("transaction::write=return".into(), "old"),
         ("transaction::write=7*off->return".into(), "old"),
+        // ... and while writing the pack (staged second to last, before the cache).
+        (
+            format!("transaction::write={}*off->return", changed - 2),
+            "old",
+        ),
         // Killed with everything staged, just before the commit point.
         ("transaction::commit=return(abort)".into(), "old"),
         // An I/O error after the commit point: the bake fails, the journal is finished later.
