@@ -24,7 +24,8 @@
 //!
 //! Environment variables read: by the baker, `NUM_JOBS` (thread count when none is set); in
 //! build-script mode also `CARGO_MANIFEST_DIR`, `OUT_DIR`, `PROFILE`,
-//! `CARGO_PKG_RUST_VERSION` and `HEARTH_PRESET` (see [`bake::cargo`]). The reader reads none.
+//! `CARGO_PKG_RUST_VERSION`, `HEARTH_PRESET` and the variable passed to
+//! `CargoBake::sign_from_env` (see [`bake::cargo`]). The reader reads none.
 //!
 //! See the README for the manifest reference, the build.rs recipe and the format docs.
 #![deny(missing_docs)]
@@ -55,3 +56,5 @@ pub use read::error::ReadError;
 pub use read::ktx2::Ktx2;
 pub use read::mesh::{AnimClips, MaterialTable, MeshView};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};
+#[cfg(feature = "verify")]
+pub use read::signed::PublicKey;

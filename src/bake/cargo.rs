@@ -10,7 +10,8 @@
 //! Environment read (each also declared with `rerun-if-env-changed` where it can change):
 //! `CARGO_MANIFEST_DIR` (relative manifest paths), `OUT_DIR` (output: `$OUT_DIR/hearth`),
 //! `PROFILE` (preset choice), `NUM_JOBS` (threads), `CARGO_PKG_RUST_VERSION` (directive
-//! syntax), and `HEARTH_PRESET` (overrides the preset).
+//! syntax), `HEARTH_PRESET` (overrides the preset), and the variable named by
+//! [`CargoBake::sign_from_env`] (the signing key's path).
 //!
 //! **Preset from the profile**: `HEARTH_PRESET` if set; else the preset named like cargo's
 //! `PROFILE` (`debug` or `release`) if the manifest defines one; else the manifest's `preset`.
@@ -20,6 +21,7 @@ use crate::bake::baker::{Baker, Report};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::Config;
 use crate::bake::pipeline::{Pipeline, Registry};
+use crate::bake::signing::SigningKey;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -58,6 +60,7 @@ pub struct CargoBake {
     output: Box<dyn Write>,
     registry: Registry,
     registration_error: Option<BakeError>,
+    sign_env: Option<String>,
 }
 
 impl std::fmt::Debug for CargoBake {
@@ -83,7 +86,17 @@ impl CargoBake {
             output: Box::new(std::io::stdout()),
             registry: Registry::with_builtins(),
             registration_error: None,
+            sign_env: None,
         }
+    }
+
+    /// Signs the pack (v5) with the secret key file whose path is in the environment variable
+    /// `var`, so the key stays out of the repository: a release CI sets it, and without it the
+    /// pack is unsigned. The variable is declared with `rerun-if-env-changed` and the key file
+    /// with `rerun-if-changed`; a key that cannot be read fails the build, naming the file.
+    pub fn sign_from_env(&mut self, var: impl Into<String>) -> &mut Self {
+        self.sign_env = Some(var.into());
+        self
     }
 
     /// Adds a game pipeline to the built-in ones (see
@@ -190,6 +203,18 @@ impl CargoBake {
         ));
         lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
 
+        let mut signing_key = None;
+        if let Some(var) = &self.sign_env {
+            lines.push(format!("{prefix}rerun-if-env-changed={var}"));
+            if let Some(path) = std::env::var_os(var).filter(|p| !p.is_empty()) {
+                let path = manifest_dir.join(path);
+                lines.push(format!("{prefix}rerun-if-changed={}", checked_path(&path)?));
+                match SigningKey::load(&path) {
+                    Ok(key) => signing_key = Some(key),
+                    Err(error) => self.registration_error = Some(error),
+                }
+            }
+        }
         if let Some(error) = self.registration_error.take() {
             self.emit(&lines)?;
             return Err(error);
@@ -213,6 +238,9 @@ impl CargoBake {
         baker.preset_opt(preset).registry(self.registry.clone());
         if let Some(jobs) = self.jobs {
             baker.jobs(jobs);
+        }
+        if let Some(key) = signing_key {
+            baker.sign(key);
         }
         let result = baker.run();
         let report = match result {

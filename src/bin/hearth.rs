@@ -3,12 +3,14 @@
 //! Exit codes: 0 ok, 1 failure (a bake error, a failed check), 2 usage.
 
 use clap::{Parser, Subcommand};
+use hearth::bake::signing::SigningKey;
 use hearth::bake::transaction::Recovery;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
     check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, file_counts,
     has_counts, kind_from_path, manifest_kinds, pack_layout, tree_files,
 };
+use hearth::read::signed::{fingerprint, PublicKey};
 use hearth::{AssetKind, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Map, Value};
@@ -56,6 +58,15 @@ enum Command {
         /// Print only warnings and errors.
         #[arg(short, long)]
         quiet: bool,
+        /// Sign the pack with this secret key (from `hearth keygen`); the pack is written as v5.
+        #[arg(long, value_name = "KEY")]
+        sign: Option<PathBuf>,
+    },
+    /// Write a new signing key pair: KEY (secret, owner-only) and KEY.pub (never overwrites).
+    Keygen {
+        /// Where to write the secret key; the public key goes to the same path + `.pub`.
+        #[arg(short, long, value_name = "KEY")]
+        out: PathBuf,
     },
     /// Write a starter manifest (never overwrites).
     Init {
@@ -95,6 +106,18 @@ enum Command {
 enum PackCommand {
     /// Layout breakdown, per-kind summary and entry listing of a pack.
     Info {
+        /// The pack.
+        file: PathBuf,
+        /// Print one JSON object on stdout instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a signed pack against a public key: the signature, then every entry's digest,
+    /// checksum and layout (non-zero exit on any tampered byte or another key).
+    Verify {
+        /// The public key (`KEY.pub` from `hearth keygen`).
+        #[arg(long, value_name = "KEY.pub")]
+        key: PathBuf,
         /// The pack.
         file: PathBuf,
         /// Print one JSON object on stdout instead.
@@ -155,9 +178,21 @@ fn main() -> ExitCode {
             keep_going,
             verify,
             quiet,
+            sign,
         } => bake(
-            &manifest, &out, preset, jobs, !no_cache, keep_going, verify, quiet,
+            &manifest,
+            &out,
+            BakeOptions {
+                preset,
+                jobs,
+                use_cache: !no_cache,
+                keep_going,
+                verify,
+                quiet,
+                sign,
+            },
         ),
+        Command::Keygen { out } => keygen(&out),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
         Command::Info { out, json: true } => info_json(&out),
@@ -165,6 +200,9 @@ fn main() -> ExitCode {
         Command::Pack {
             command: PackCommand::Info { file, json },
         } => pack_info(&file, json),
+        Command::Pack {
+            command: PackCommand::Verify { key, file, json },
+        } => pack_verify(&key, &file, json),
         Command::Presets { manifest } => presets(&manifest),
     };
     match result {
@@ -185,17 +223,27 @@ fn human(bytes: u64) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn bake(
-    manifest: &Path,
-    out: &Path,
+/// `hearth bake`'s flags.
+struct BakeOptions {
     preset: Option<String>,
     jobs: Option<usize>,
     use_cache: bool,
     keep_going: bool,
     verify: bool,
     quiet: bool,
-) -> Result<(), String> {
+    sign: Option<PathBuf>,
+}
+
+fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String> {
+    let BakeOptions {
+        preset,
+        jobs,
+        use_cache,
+        keep_going,
+        verify,
+        quiet,
+        sign,
+    } = options;
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -215,6 +263,9 @@ fn bake(
         .keep_going(keep_going);
     if let Some(jobs) = jobs {
         baker.jobs(jobs);
+    }
+    if let Some(key) = sign {
+        baker.sign(SigningKey::load(&key).map_err(|e| e.to_string())?);
     }
     let warn_bar = bar.clone();
     baker.on_warning(move |w| warn_bar.suspend(|| eprintln!("warning: {w}")));
@@ -483,6 +534,51 @@ fn check(out: &Path) -> Result<(), String> {
     }
 }
 
+fn keygen(out: &Path) -> Result<(), String> {
+    let key = SigningKey::generate().map_err(|e| e.to_string())?;
+    key.write_pair(out).map_err(|e| e.to_string())?;
+    println!(
+        "wrote {} (secret: keep it out of the repository) and {}.pub (key {})",
+        out.display(),
+        out.display(),
+        key.public_key().fingerprint()
+    );
+    Ok(())
+}
+
+fn pack_verify(key_file: &Path, file: &Path, json: bool) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(key_file).map_err(|e| format!("{}: {e}", key_file.display()))?;
+    let key = PublicKey::parse(&text).map_err(|e| format!("{}: {e}", key_file.display()))?;
+    let result = PakReader::open_signed(file, &key).and_then(|pak| {
+        pak.verify()?;
+        Ok(pak.len())
+    });
+    if json {
+        let document = json!({
+            "path": file.display().to_string(),
+            "key": key.fingerprint(),
+            "ok": result.is_ok(),
+            "entries": result.as_ref().ok(),
+            "error": result.as_ref().err().map(|e| e.to_string()),
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&document).expect("JSON values serialize")
+        );
+        return result
+            .map(|_| ())
+            .map_err(|_| "verification failed".to_owned());
+    }
+    let entries = result.map_err(|e| format!("{}: {e}", file.display()))?;
+    println!(
+        "ok: {} is signed by key {} and all {entries} entries match",
+        file.display(),
+        key.fingerprint()
+    );
+    Ok(())
+}
+
 fn pack_info(file: &Path, json: bool) -> Result<(), String> {
     let pak = PakReader::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let layout = pack_layout(&pak).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -497,6 +593,12 @@ fn pack_info(file: &Path, json: bool) -> Result<(), String> {
         pak.len(),
         human(total)
     );
+    if let Some(key) = pak.signer_key() {
+        println!(
+            "  signed by key {} (unchecked here: `hearth pack verify --key KEY.pub`)",
+            fingerprint(&key)
+        );
+    }
     let share = |b: u64| {
         if total == 0 {
             0.0
@@ -509,9 +611,10 @@ fn pack_info(file: &Path, json: bool) -> Result<(), String> {
         ("tables", layout.tables),
         ("strings", layout.strings),
         ("payload", layout.payload),
+        ("signature", layout.signature),
         ("padding", layout.padding),
     ] {
-        println!("  {name:<8} {:>12} {:>6.2}%", human(bytes), share(bytes));
+        println!("  {name:<9} {:>12} {:>6.2}%", human(bytes), share(bytes));
     }
     println!("  payload uncompressed: {}", human(layout.uncompressed));
     println!();
@@ -584,11 +687,13 @@ fn pack_info_json(
         "version": pak.version(),
         "size": pak.bytes().len(),
         "entry_count": pak.len(),
+        "signer_key": pak.signer_key().map(|key| fingerprint(&key)),
         "layout": {
             "header": layout.header,
             "tables": layout.tables,
             "strings": layout.strings,
             "payload": layout.payload,
+            "signature": layout.signature,
             "padding": layout.padding,
             "uncompressed": layout.uncompressed,
         },

@@ -66,6 +66,14 @@ pub enum ReadError {
         /// Which limit.
         what: &'static str,
     },
+    /// A signed open failed: the pack is unsigned, signed by another key, its signature does
+    /// not verify, or an entry's bytes do not match their signed digest.
+    Signature {
+        /// What failed.
+        what: &'static str,
+        /// The entry index, for an entry's digest.
+        entry: Option<u32>,
+    },
 }
 
 impl fmt::Display for ReadError {
@@ -94,6 +102,13 @@ impl fmt::Display for ReadError {
                 )
             }
             ReadError::LimitExceeded { what } => write!(f, "limit exceeded: {what}"),
+            ReadError::Signature {
+                what,
+                entry: Some(index),
+            } => write!(f, "signature check failed: {what} of entry {index}"),
+            ReadError::Signature { what, entry: None } => {
+                write!(f, "signature check failed: {what}")
+            }
         }
     }
 }

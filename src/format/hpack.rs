@@ -67,6 +67,13 @@ pub const V3_DIR_SIZE: usize = 8;
 pub const V3_HASH_SLOT_SIZE: usize = 16;
 /// The `dir` value of an entry at the root of the tree.
 pub const ROOT_DIR: u32 = u32::MAX;
+/// v5: size of one entry's BLAKE3 digest in the digest table.
+pub const V5_DIGEST_SIZE: usize = 32;
+/// v5: size of the signature block that ends the file: Ed25519 public key (32 bytes), then
+/// the signature (64 bytes).
+pub const V5_SIGNATURE_SIZE: usize = 96;
+/// v5: the signed message is this tag followed by the pack's bytes `[0, data_offset)`.
+pub const V5_SIGNATURE_CONTEXT: &[u8] = b"hearth pack v5 signature\0";
 const FORMAT: &str = ".hpack";
 
 /// Rounds `value` up to the payload alignment.
@@ -193,13 +200,13 @@ impl Codec {
     }
 }
 
-/// v3 and v4 header, as laid out on disk (little-endian host assumed; see the crate docs).
+/// v3, v4 and v5 header, as laid out on disk (little-endian host assumed; see the crate docs).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq)]
 pub struct V3Header {
     /// `"HPAK"`.
     pub magic: [u8; 4],
-    /// 3 or 4.
+    /// 3, 4 or 5.
     pub version: u32,
     /// Number of entries (and hash slots).
     pub entry_count: u32,
@@ -225,8 +232,9 @@ pub struct V3Header {
     pub data_offset: u64,
     /// xxh3-64 of header bytes `[0, 80)` followed by the tables `[96, data_offset)`.
     pub tables_checksum: u64,
-    /// Reserved, 0.
-    pub reserved: u64,
+    /// v3, v4: 0. v5: offset of the signature block (the file's last
+    /// [`V5_SIGNATURE_SIZE`] bytes).
+    pub signature_offset: u64,
 }
 const _: () = assert!(std::mem::size_of::<V3Header>() == V3_HEADER_SIZE);
 
@@ -289,8 +297,9 @@ pub fn sniff_version(bytes: &[u8]) -> Result<u32, ReadError> {
     bytes.u32_at(4, "pack header")
 }
 
-/// A v3 or v4 pack whose header and table extents have been validated (O(1), no per-entry
-/// work). The two versions differ only in what an entry's kind byte means.
+/// A v3, v4 or v5 pack whose header and table extents have been validated (O(1), no
+/// per-entry work). v3 and v4 differ only in what an entry's kind byte means; v5 is v4 with a
+/// BLAKE3 digest per entry after the string table and a signature block at the end.
 #[derive(Debug, Clone, Copy)]
 pub struct V3Layout {
     /// The validated header.
@@ -305,7 +314,7 @@ impl V3Layout {
         if header.magic != MAGIC {
             return Err(ReadError::BadMagic { format: FORMAT });
         }
-        if !matches!(header.version, 3 | 4) {
+        if !matches!(header.version, 3..=5) {
             return Err(ReadError::UnsupportedVersion {
                 format: FORMAT,
                 version: header.version,
@@ -316,7 +325,8 @@ impl V3Layout {
                 what: "pack header size",
             });
         }
-        if header.flags != 0 || header.reserved != 0 {
+        let signed = header.version == 5;
+        if header.flags != 0 || (!signed && header.signature_offset != 0) {
             return Err(ReadError::Invalid {
                 what: "pack header flags (unknown bits set)",
             });
@@ -379,9 +389,28 @@ impl V3Layout {
                 what: "pack string table size",
             });
         }
-        if header.data_offset != align_up(strings_end) || header.data_offset > len {
+        let data_offset = match signed {
+            false => Some(align_up(strings_end)),
+            true => extent(
+                align_up(strings_end),
+                V5_DIGEST_SIZE,
+                n,
+                "pack digest table",
+            )
+            .ok(),
+        };
+        if Some(header.data_offset) != data_offset || header.data_offset > len {
             return Err(ReadError::Invalid {
                 what: "pack data offset",
+            });
+        }
+        if signed
+            && (len.checked_sub(V5_SIGNATURE_SIZE as u64) != Some(header.signature_offset)
+                || header.signature_offset < header.data_offset
+                || !header.signature_offset.is_multiple_of(ALIGN))
+        {
+            return Err(ReadError::Invalid {
+                what: "pack signature offset",
             });
         }
         Ok(Self { header })
@@ -458,9 +487,53 @@ impl V3Layout {
         Ok((dir, name))
     }
 
-    /// The format version, 3 or 4.
+    /// The format version, 3, 4 or 5.
     pub fn version(&self) -> u32 {
         self.header.version
+    }
+
+    /// Whether the pack is signed (v5).
+    pub fn is_signed(&self) -> bool {
+        self.header.version == 5
+    }
+
+    /// Where payloads end: the signature block (v5) or the end of the file.
+    pub fn payload_end(&self) -> u64 {
+        match self.is_signed() {
+            true => self.header.signature_offset,
+            false => self.header.file_size,
+        }
+    }
+
+    /// v5: the BLAKE3 digest of entry `index`'s stored bytes (`index` below
+    /// [`len`](Self::len)); `None` for v3 and v4.
+    pub fn digest<'a>(&self, bytes: &'a [u8], index: usize) -> Option<&'a [u8; V5_DIGEST_SIZE]> {
+        if !self.is_signed() || index >= self.len() {
+            return None;
+        }
+        // The digest table ends at `data_offset` (validated in `parse`).
+        let table = self.header.data_offset as usize - self.len() * V5_DIGEST_SIZE;
+        let at = table + index * V5_DIGEST_SIZE;
+        bytes.get(at..at + V5_DIGEST_SIZE)?.try_into().ok()
+    }
+
+    /// v5: the signed bytes (`[0, data_offset)`: header, tables, digests; the signed message
+    /// is [`V5_SIGNATURE_CONTEXT`] followed by these), the public key and the signature.
+    /// `None` for v3 and v4.
+    pub fn signature_parts<'a>(
+        &self,
+        bytes: &'a [u8],
+    ) -> Option<(&'a [u8], &'a [u8; 32], &'a [u8; 64])> {
+        if !self.is_signed() {
+            return None;
+        }
+        let signed = bytes.get(..self.header.data_offset as usize)?;
+        let block = bytes.get(self.header.signature_offset as usize..)?;
+        Some((
+            signed,
+            block.get(..32)?.try_into().ok()?,
+            block.get(32..96)?.try_into().ok()?,
+        ))
     }
 
     /// Validates an entry row's payload range, codec, kind and reserved fields. The kind is
@@ -494,8 +567,7 @@ impl V3Layout {
             });
         }
         let end = raw.offset.checked_add(raw.stored_size);
-        if raw.offset < self.header.data_offset || end.is_none_or(|end| end > self.header.file_size)
-        {
+        if raw.offset < self.header.data_offset || end.is_none_or(|end| end > self.payload_end()) {
             return Err(ReadError::OutOfBounds {
                 what: "pack entry payload range",
             });
@@ -705,7 +777,7 @@ pub fn write_v2(inputs: &[PackInput<'_>]) -> Vec<u8> {
 /// # Panics
 /// On unsorted inputs, or a file name over 65535 bytes (caller bugs; the baker checks).
 pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
-    write_v3_layout(inputs, 3)
+    write_v3_layout(inputs, 3, None)
 }
 
 /// Writes a v4 pack: v3's layout with each input's [`AssetKind`] in the kind byte. Inputs must
@@ -714,11 +786,40 @@ pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
 /// # Panics
 /// On unsorted inputs, or a file name over 65535 bytes (caller bugs; the baker checks).
 pub fn write_v4(inputs: &[PackInput<'_>]) -> Vec<u8> {
-    write_v3_layout(inputs, 4)
+    write_v3_layout(inputs, 4, None)
 }
 
-/// The v3 layout at `version` 3 or 4.
-fn write_v3_layout(inputs: &[PackInput<'_>], version: u32) -> Vec<u8> {
+/// Signs v5 packs. The cryptography lives with the caller (the baker's Ed25519 key): this
+/// module only lays out bytes.
+pub trait PackSigner {
+    /// The Ed25519 public key stored in the signature block.
+    fn public_key(&self) -> [u8; 32];
+    /// The Ed25519 signature of `message` ([`V5_SIGNATURE_CONTEXT`] + bytes `[0, data_offset)`).
+    fn sign(&self, message: &[u8]) -> [u8; 64];
+}
+
+/// Writes a signed v5 pack: v4's layout, then after the string table a BLAKE3 digest per entry
+/// (`digests[i]` of `inputs[i].stored`, computed by the caller), and at the end the signature
+/// block. Inputs must be sorted by path and unique.
+///
+/// # Panics
+/// On unsorted inputs, a digest count that is not the input count, or a file name over 65535
+/// bytes (caller bugs; the baker checks).
+pub fn write_v5(
+    inputs: &[PackInput<'_>],
+    digests: &[[u8; V5_DIGEST_SIZE]],
+    signer: &dyn PackSigner,
+) -> Vec<u8> {
+    assert_eq!(inputs.len(), digests.len(), "one digest per entry");
+    write_v3_layout(inputs, 5, Some((digests, signer)))
+}
+
+/// The v3 layout at `version` 3, 4 or 5 (v5: with the digests and the signer).
+fn write_v3_layout(
+    inputs: &[PackInput<'_>],
+    version: u32,
+    signing: Option<(&[[u8; V5_DIGEST_SIZE]], &dyn PackSigner)>,
+) -> Vec<u8> {
     check_inputs(inputs);
     let parts: Vec<(&str, &str)> = inputs
         .iter()
@@ -791,12 +892,20 @@ fn write_v3_layout(inputs: &[PackInput<'_>], version: u32) -> Vec<u8> {
     }
     hash_slots.sort_by_key(|slot| (slot.hash, slot.entry));
 
-    let data_offset = align_up(strings_offset + strings.len() as u64);
+    let digests_offset = align_up(strings_offset + strings.len() as u64);
+    let data_offset = match signing {
+        Some(_) => digests_offset + n * V5_DIGEST_SIZE as u64,
+        None => digests_offset,
+    };
     let mut offset = data_offset;
     for entry in &mut entries {
         entry.offset = offset;
         offset = align_up(offset + entry.stored_size);
     }
+    let (signature_offset, file_size) = match signing {
+        Some(_) => (offset, offset + V5_SIGNATURE_SIZE as u64),
+        None => (0, offset),
+    };
     let mut header = V3Header {
         magic: MAGIC,
         version,
@@ -804,7 +913,7 @@ fn write_v3_layout(inputs: &[PackInput<'_>], version: u32) -> Vec<u8> {
         dir_count: dirs.len() as u32,
         flags: 0,
         header_size: V3_HEADER_SIZE as u32,
-        file_size: offset,
+        file_size,
         entries_offset,
         dirs_offset,
         hash_index_offset,
@@ -812,23 +921,32 @@ fn write_v3_layout(inputs: &[PackInput<'_>], version: u32) -> Vec<u8> {
         strings_size: strings.len() as u64,
         data_offset,
         tables_checksum: 0,
-        reserved: 0,
+        signature_offset,
     };
 
-    let mut out = Vec::with_capacity(offset as usize);
+    let mut out = Vec::with_capacity(file_size as usize);
     out.extend_from_slice(bytemuck::bytes_of(&header));
     out.extend_from_slice(bytemuck::cast_slice(&entries));
     out.extend_from_slice(bytemuck::cast_slice(&dirs));
     out.extend_from_slice(bytemuck::cast_slice(&hash_slots));
     out.extend_from_slice(&strings);
     pad_to_alignment(&mut out);
+    if let Some((digests, _)) = signing {
+        out.extend_from_slice(digests.as_flattened());
+    }
     header.tables_checksum = tables_checksum(&out[..80], &out[V3_HEADER_SIZE..]);
     out[..V3_HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
     for input in inputs {
         out.extend_from_slice(input.stored);
         pad_to_alignment(&mut out);
     }
-    debug_assert_eq!(out.len() as u64, offset);
+    if let Some((_, signer)) = signing {
+        let mut message = V5_SIGNATURE_CONTEXT.to_vec();
+        message.extend_from_slice(&out[..data_offset as usize]);
+        out.extend_from_slice(&signer.public_key());
+        out.extend_from_slice(&signer.sign(&message));
+    }
+    debug_assert_eq!(out.len() as u64, file_size);
     out
 }
 

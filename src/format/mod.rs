@@ -8,6 +8,7 @@ pub mod hman;
 pub mod hmat;
 pub mod hmesh;
 pub mod hpack;
+pub mod key;
 pub mod ktx2;
 
 /// The folder inside an output folder where a bake stages its files before it commits them

@@ -20,6 +20,8 @@ pub struct PackLayout {
     pub strings: u64,
     /// Stored payload bytes.
     pub payload: u64,
+    /// v5: the entry digest table and the signature block.
+    pub signature: u64,
     /// Alignment padding bytes.
     pub padding: u64,
     /// Uncompressed payload bytes.
@@ -37,6 +39,10 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
             layout.header = hpack::V3_HEADER_SIZE as u64;
             layout.tables = h.strings_offset - h.entries_offset;
             layout.strings = h.strings_size;
+            if pak.is_signed() {
+                layout.signature =
+                    (pak.len() * hpack::V5_DIGEST_SIZE + hpack::V5_SIGNATURE_SIZE) as u64;
+            }
         }
         None => {
             layout.header = hpack::V2_HEADER_SIZE as u64;
@@ -53,8 +59,12 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
         row.1 += entry.size();
         row.2 += entry.stored_size();
     }
-    layout.padding =
-        pak.bytes().len() as u64 - layout.header - layout.tables - layout.strings - layout.payload;
+    layout.padding = pak.bytes().len() as u64
+        - layout.header
+        - layout.tables
+        - layout.strings
+        - layout.payload
+        - layout.signature;
     Ok(layout)
 }
 

@@ -6,6 +6,9 @@ pub mod inspect;
 pub mod ktx2;
 pub mod mesh;
 pub mod pak;
+#[cfg(feature = "verify")]
+#[cfg_attr(docsrs, doc(cfg(feature = "verify")))]
+pub mod signed;
 #[cfg(feature = "transcode")]
 #[cfg_attr(docsrs, doc(cfg(feature = "transcode")))]
 pub mod transcode;

@@ -1,4 +1,4 @@
-//! [`PakReader`]: opens `.hpack` v2, v3 and v4 files and reads their entries.
+//! [`PakReader`]: opens `.hpack` v2, v3, v4 and v5 (signed) files and reads their entries.
 
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace};
@@ -39,7 +39,7 @@ enum Backing {
 enum Layout {
     /// v2 has variable-length TOC rows: parsed and validated once at open.
     V2(Vec<V2Entry>),
-    /// v3 and v4: header and table extents validated at open, each row on access.
+    /// v3, v4 and v5: header and table extents validated at open, each row on access.
     V3(V3Layout),
 }
 
@@ -70,6 +70,10 @@ pub struct PakReader {
     manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
     /// v2 has no hash index; built on the first lookup by hash.
     v2_hashes: OnceLock<Vec<(u64, u32)>>,
+    /// Opened with a key ([`open_signed`](Self::open_signed)): which entries' digests have
+    /// been checked (each is hashed once, before its first [`Entry`] is handed out).
+    #[cfg(feature = "verify")]
+    digests_checked: Option<Box<[std::sync::atomic::AtomicBool]>>,
 }
 
 impl std::fmt::Debug for PakReader {
@@ -143,7 +147,7 @@ impl PakReader {
         };
         let layout = match hpack::sniff_version(bytes)? {
             2 => Layout::V2(hpack::parse_v2(bytes, limits.max_entries)?),
-            3 | 4 => {
+            3..=5 => {
                 let layout = V3Layout::parse(bytes)?;
                 if layout.len() > limits.max_entries {
                     return Err(ReadError::LimitExceeded {
@@ -165,7 +169,104 @@ impl PakReader {
             limits,
             manifest: OnceLock::new(),
             v2_hashes: OnceLock::new(),
+            #[cfg(feature = "verify")]
+            digests_checked: None,
         })
+    }
+
+    /// Memory-maps and opens a signed pack (v5), checking its signature against `key`: an
+    /// unsigned pack, another key or any changed byte of the header and tables is an error
+    /// here; each entry's bytes are checked against their signed BLAKE3 digest before the
+    /// entry is first handed out (so `get`, `find`, `entries` … never return unchecked
+    /// bytes). A mapped file that another process rewrites in place after an entry was
+    /// checked is outside this guarantee: for packs an attacker can write to while the game
+    /// runs, use [`from_bytes_signed`](Self::from_bytes_signed), which reads them into memory.
+    #[cfg(feature = "verify")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "verify")))]
+    pub fn open_signed(
+        path: impl AsRef<Path>,
+        key: &crate::read::signed::PublicKey,
+    ) -> Result<Self, ReadError> {
+        Self::open(path)?.require_signature(key)
+    }
+
+    /// [`open_signed`](Self::open_signed) over owned bytes (copied once).
+    #[cfg(feature = "verify")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "verify")))]
+    pub fn from_bytes_signed(
+        bytes: impl AsRef<[u8]>,
+        key: &crate::read::signed::PublicKey,
+    ) -> Result<Self, ReadError> {
+        Self::from_bytes(bytes)?.require_signature(key)
+    }
+
+    /// [`open_signed`](Self::open_signed) over static bytes ([`include_pak!`](crate::include_pak)).
+    #[cfg(feature = "verify")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "verify")))]
+    pub fn from_static_signed(
+        bytes: &'static [u8],
+        key: &crate::read::signed::PublicKey,
+    ) -> Result<Self, ReadError> {
+        Self::from_static(bytes)?.require_signature(key)
+    }
+
+    #[cfg(feature = "verify")]
+    fn require_signature(
+        mut self,
+        key: &crate::read::signed::PublicKey,
+    ) -> Result<Self, ReadError> {
+        let Layout::V3(layout) = &self.layout else {
+            return Err(ReadError::Signature {
+                what: "the pack is not signed (pack v5 carries signatures)",
+                entry: None,
+            });
+        };
+        crate::read::signed::check_signature(layout, self.bytes(), key)?;
+        self.digests_checked = Some((0..self.len()).map(|_| Default::default()).collect());
+        Ok(self)
+    }
+
+    /// Whether the pack carries a signature (v5). Only a pack opened with
+    /// [`open_signed`](Self::open_signed) (feature `verify`) has had it checked.
+    pub fn is_signed(&self) -> bool {
+        matches!(&self.layout, Layout::V3(layout) if layout.is_signed())
+    }
+
+    /// The public key stored in a signed pack's signature block, unchecked (for tools: which
+    /// key to verify with). `None` for unsigned packs.
+    pub fn signer_key(&self) -> Option<[u8; 32]> {
+        match &self.layout {
+            Layout::V3(layout) => layout.signature_parts(self.bytes()).map(|(_, key, _)| *key),
+            Layout::V2(_) => None,
+        }
+    }
+
+    /// With a signed open, checks entry `index`'s stored bytes against its signed digest (once).
+    #[cfg(feature = "verify")]
+    fn check_digest(
+        &self,
+        layout: &V3Layout,
+        index: usize,
+        stored: &[u8],
+    ) -> Result<(), ReadError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(checked) = &self.digests_checked else {
+            return Ok(());
+        };
+        if checked[index].load(Relaxed) {
+            return Ok(());
+        }
+        let matches = layout
+            .digest(self.bytes(), index)
+            .is_some_and(|digest| crate::read::signed::digest_matches(digest, stored));
+        if !matches {
+            return Err(ReadError::Signature {
+                what: "entry bytes do not match their signed digest",
+                entry: Some(index as u32),
+            });
+        }
+        checked[index].store(true, Relaxed);
+        Ok(())
     }
 
     /// The whole pack's bytes.
@@ -177,7 +278,7 @@ impl PakReader {
         }
     }
 
-    /// The pack format version (2, 3 or 4).
+    /// The pack format version (2, 3, 4 or 5).
     pub fn version(&self) -> u32 {
         match &self.layout {
             Layout::V2(_) => 2,
@@ -198,7 +299,7 @@ impl PakReader {
         self.len() == 0
     }
 
-    /// The v3 or v4 header, for tools (`None` for v2 packs).
+    /// The v3, v4 or v5 header, for tools (`None` for v2 packs).
     pub fn v3_header(&self) -> Option<&hpack::V3Header> {
         match &self.layout {
             Layout::V3(layout) => Some(&layout.header),
@@ -240,6 +341,13 @@ impl PakReader {
                 let raw = layout.raw_entry(bytes, index);
                 let (kind, codec) = layout.check_entry(&raw, self.limits.max_entry_size)?;
                 let (dir, name) = layout.path_parts(bytes, &raw)?;
+                #[cfg(feature = "verify")]
+                self.check_digest(
+                    layout,
+                    index,
+                    // Range validated by `check_entry`.
+                    &bytes[raw.offset as usize..(raw.offset + raw.stored_size) as usize],
+                )?;
                 let utf8 = |b| {
                     std::str::from_utf8(b).map_err(|_| ReadError::Invalid {
                         what: "pack entry path (not UTF-8)",
@@ -384,8 +492,11 @@ impl PakReader {
         }
     }
 
-    /// Checks everything: the tables checksum (v3, v4), path order, the hash index against the
-    /// paths (v3, v4), and every entry's range, checksum and decompressed size.
+    /// Checks everything: the tables checksum (v3–v5), path order, the hash index against the
+    /// paths (v3–v5), every entry's range, checksum and decompressed size, and that payloads
+    /// follow each other in entry order with only zero bytes between them (so no byte of a
+    /// pack goes unchecked). Opened with [`open_signed`](Self::open_signed), every entry's
+    /// signed digest too.
     pub fn verify(&self) -> Result<(), ReadError> {
         if let Layout::V3(layout) = &self.layout {
             let [prefix, tables] = layout.checksummed_parts(self.bytes());
@@ -425,6 +536,24 @@ impl PakReader {
                     });
                 }
                 last = Some((slot.hash, slot.entry));
+            }
+            let bytes = self.bytes();
+            let bad_layout = || ReadError::Invalid {
+                what: "pack payload layout (payloads out of entry order, or non-zero padding)",
+            };
+            let zeros =
+                |from: u64, to: u64| bytes[from as usize..to as usize].iter().all(|b| *b == 0);
+            let mut end = layout.header.data_offset;
+            for index in 0..layout.len() {
+                // Ranges validated by `entry` in the loop above.
+                let raw = layout.raw_entry(bytes, index);
+                if raw.offset != hpack::align_up(end) || !zeros(end, raw.offset) {
+                    return Err(bad_layout());
+                }
+                end = raw.offset + raw.stored_size;
+            }
+            if hpack::align_up(end) != layout.payload_end() || !zeros(end, layout.payload_end()) {
+                return Err(bad_layout());
             }
         }
         Ok(())
