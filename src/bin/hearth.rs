@@ -11,7 +11,7 @@ use hearth::read::inspect::{
     has_counts, kind_from_path, manifest_kinds, pack_layout, tree_files,
 };
 use hearth::read::signed::{fingerprint, PublicKey};
-use hearth::{AssetKind, PakReader};
+use hearth::{AssetKind, Assets, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -88,6 +88,16 @@ enum Command {
         /// Output folder.
         #[arg(default_value = "runtime")]
         out: PathBuf,
+    },
+    /// Write one entry's bytes (decompressed) from a pack or a runtime tree to stdout or a file.
+    Get {
+        /// A `.hpack` file or a runtime tree folder.
+        source: PathBuf,
+        /// The entry's runtime path, or its asset hash as `0x` and 16 hex digits.
+        entry: String,
+        /// Write to this file instead of stdout.
+        #[arg(short, long)]
+        out: Option<PathBuf>,
     },
     /// Inspect .hpack files.
     Pack {
@@ -193,6 +203,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Keygen { out } => keygen(&out),
+        Command::Get { source, entry, out } => get(&source, &entry, out.as_deref()),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
         Command::Info { out, json: true } => info_json(&out),
@@ -531,6 +542,31 @@ fn check(out: &Path) -> Result<(), String> {
             problems.len(),
             problems.join("\n  ")
         ))
+    }
+}
+
+fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
+    let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
+    let hash = entry
+        .strip_prefix("0x")
+        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
+    let bytes = match hash {
+        Some(hash) => assets.get_by_hash(hash),
+        None => assets.get(entry),
+    }
+    .map_err(|e| format!("{}: {e}", source.display()))?
+    .ok_or_else(|| format!("{}: no entry `{entry}`", source.display()))?;
+    match out {
+        Some(path) => std::fs::write(path, &bytes).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            match stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
+                // A closed pipe (`hearth get … | head -c 16`) is the reader's choice, not an error.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+                _ => Ok(()),
+            }
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The runtime reader: always compiled, no encoders.
 
 pub mod aligned;
+pub mod assets;
 pub mod error;
 pub mod inspect;
 pub mod ktx2;

@@ -1,0 +1,140 @@
+//! One read API over packs and runtime trees: the same bake read from its pack and from its
+//! tree gives identical entries, bytes, hashes and manifest rows; `hearth get` reads both.
+
+mod common;
+
+use hearth::bake::Baker;
+use hearth::{hash_runtime_path, Assets, PakReader};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The bundled example content (a textured model, textures, a LUT, a shader, text, levels)
+/// baked with its fast `debug` preset.
+fn bake_example(out: &Path) -> hearth::bake::Report {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/content/hearth.toml");
+    Baker::new(manifest, out).preset("debug").run().unwrap()
+}
+
+fn assert_same(pack: &Assets, tree: &Assets) {
+    let entries = pack.entries().unwrap();
+    assert_eq!(
+        entries,
+        tree.entries().unwrap(),
+        "same entries, kinds and sizes"
+    );
+    assert!(entries.len() > 10, "{} entries", entries.len());
+    for entry in &entries {
+        let bytes = pack.get(&entry.path).unwrap().unwrap();
+        assert_eq!(
+            bytes,
+            tree.get(&entry.path).unwrap().unwrap(),
+            "{}",
+            entry.path
+        );
+        assert_eq!(bytes.len() as u64, entry.size, "{}", entry.path);
+        assert_eq!(entry.hash, hash_runtime_path(&entry.path));
+        assert_eq!(pack.get_by_hash(entry.hash).unwrap().unwrap(), bytes);
+        assert_eq!(tree.get_by_hash(entry.hash).unwrap().unwrap(), bytes);
+        assert_eq!(
+            pack.resolve(entry.hash).unwrap(),
+            tree.resolve(entry.hash).unwrap(),
+            "{}",
+            entry.path
+        );
+        if pack.resolve(entry.hash).unwrap().is_some() {
+            assert_eq!(pack.asset(entry.hash).unwrap().unwrap(), bytes);
+            assert_eq!(tree.asset(entry.hash).unwrap().unwrap(), bytes);
+        }
+    }
+    assert_eq!(pack.manifest().unwrap(), tree.manifest().unwrap());
+    for missing in [
+        "nope.txt",
+        "../hearth.toml",
+        "/etc/passwd",
+        ".hearth-cache",
+        "",
+    ] {
+        assert!(pack.get(missing).unwrap().is_none(), "{missing:?}");
+        assert!(tree.get(missing).unwrap().is_none(), "{missing:?}");
+    }
+    assert!(tree.get_by_hash(0x1234).unwrap().is_none());
+}
+
+#[test]
+fn a_pack_and_its_tree_read_back_identically() {
+    let out = tempfile::tempdir().unwrap();
+    let report = bake_example(out.path());
+    let pack = Assets::open(&report.pack_path).unwrap();
+    let tree = Assets::open(out.path()).unwrap();
+    assert!(matches!(pack, Assets::Pack(_)) && matches!(tree, Assets::Tree(_)));
+    assert_same(&pack, &tree);
+    // An embedded (owned-bytes) pack is the same again.
+    let bytes = std::fs::read(&report.pack_path).unwrap();
+    let owned = Assets::from(PakReader::from_bytes(bytes).unwrap());
+    assert_same(&owned, &tree);
+}
+
+#[test]
+fn corpus_models_read_back_identically_from_pack_and_tree() {
+    let corpus = common::corpus();
+    let content = tempfile::tempdir().unwrap();
+    for model in ["BoxTextured", "CesiumMan", "RiggedSimple", "MultiUVTest"] {
+        common::copy_dir(
+            &corpus.join("gltf").join(model),
+            &content.path().join(model),
+        );
+    }
+    std::fs::write(
+        content.path().join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.gltf\", \"**/*.glb\"]\n\
+         [default]\ntexture = { quality = \"fastest\" }\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = Baker::new(content.path().join("hearth.toml"), out.path())
+        .run()
+        .unwrap();
+    assert_same(
+        &Assets::open(&report.pack_path).unwrap(),
+        &Assets::open(out.path()).unwrap(),
+    );
+}
+
+fn hearth_get(args: &[&str]) -> (bool, Vec<u8>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("get")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        output.stdout,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn hearth_get_writes_one_entry_from_a_pack_or_a_tree() {
+    let out = tempfile::tempdir().unwrap();
+    let report = bake_example(out.path());
+    let pack = PakReader::open(&report.pack_path).unwrap();
+    let expected = pack.get("text/hello.txt").unwrap().unwrap().into_owned();
+    let hash = format!("{:#018x}", hash_runtime_path("text/hello.txt"));
+    let sources: [PathBuf; 2] = [report.pack_path.clone(), out.path().to_path_buf()];
+    for source in &sources {
+        let source = source.to_str().unwrap();
+        for entry in ["text/hello.txt", hash.as_str()] {
+            let (ok, stdout, stderr) = hearth_get(&[source, entry]);
+            assert!(ok, "{stderr}");
+            assert_eq!(stdout, expected, "{source} {entry}");
+        }
+        let file = out.path().join("got.bin");
+        let (ok, _, stderr) = hearth_get(&[source, "text/hello.txt", "-o", file.to_str().unwrap()]);
+        assert!(ok, "{stderr}");
+        assert_eq!(std::fs::read(&file).unwrap(), expected);
+        std::fs::remove_file(&file).unwrap();
+        let (ok, _, stderr) = hearth_get(&[source, "text/missing.txt"]);
+        assert!(!ok);
+        assert!(stderr.contains("no entry `text/missing.txt`"), "{stderr}");
+    }
+}
