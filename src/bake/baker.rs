@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -139,6 +139,12 @@ pub struct Report {
     pub watched_dirs: Vec<PathBuf>,
     /// Warnings, also sent to the warning callback.
     pub warnings: Vec<String>,
+    /// Source paths (relative to the content root) of the assets baked this time, not taken
+    /// from the cache.
+    pub baked: Vec<String>,
+    /// With [`Baker::keep_last_good`]: the assets that failed, each with its error; their
+    /// previous outputs (if any) were kept.
+    pub failed: Vec<(String, String)>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -167,6 +173,8 @@ pub struct Baker {
     /// The first failed registration, reported by [`Baker::run`].
     registration_error: Option<(String, String)>,
     signing_key: Option<SigningKey>,
+    keep_last_good: bool,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl std::fmt::Debug for Baker {
@@ -207,7 +215,32 @@ impl Baker {
             registry: Registry::with_builtins(),
             registration_error: None,
             signing_key: None,
+            keep_last_good: false,
+            cancel: None,
         }
+    }
+
+    /// An asset that fails keeps its previous outputs (when it has any) instead of failing
+    /// the bake; the failures are in [`Report::failed`] and the rest of the bake is written.
+    /// For tools that re-bake on every edit (`hearth watch`): one broken file does not hold
+    /// back every other change.
+    pub fn keep_last_good(&mut self, keep: bool) -> &mut Self {
+        self.keep_last_good = keep;
+        self
+    }
+
+    /// Stops the bake with [`BakeError::Cancelled`] once `flag` is set: assets not yet
+    /// started are skipped and nothing is committed, so the previous bake stands. Checked
+    /// before each asset and before the commit (an asset already baking finishes first).
+    pub fn cancel_when(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// Signs the pack with `key`: the pack is written as v5, which carries a BLAKE3 digest of
@@ -397,6 +430,9 @@ impl Baker {
             plan.jobs
                 .par_iter()
                 .map(|job| {
+                    if self.cancelled() {
+                        return Err(BakeError::Cancelled);
+                    }
                     let result = bake_one(job, &self.registry, &old_cache, &existing, &plan.root);
                     if let Some(progress) = &self.on_progress {
                         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -413,15 +449,47 @@ impl Baker {
                 .collect()
         });
 
+        if self.cancelled() {
+            return Err(BakeError::Cancelled);
+        }
         let mut assets = Vec::with_capacity(results.len());
         let mut failures = Vec::new();
-        for result in results {
+        let mut kept = Vec::new();
+        // The jobs of `assets`, index for index (fewer than planned only when an asset failed
+        // with nothing to keep).
+        let mut dropped = Vec::new();
+        for (index, (result, job)) in results.into_iter().zip(&plan.jobs).enumerate() {
             match result {
                 Ok(asset) => assets.push(asset),
+                Err(error) if self.keep_last_good => {
+                    // The previous outputs stay, when they are all still there.
+                    let last_good = previous
+                        .get(&job.rel)
+                        .filter(|old| old.outputs.iter().all(|o| existing.contains(&o.path)));
+                    match last_good {
+                        Some(old) => assets.push(AssetResult {
+                            record: old.clone(),
+                            files: Vec::new(),
+                            cached: true,
+                            warnings: Vec::new(),
+                        }),
+                        None => dropped.push(index),
+                    }
+                    kept.push((job.rel.clone(), error.to_string()));
+                }
                 Err(error) if self.keep_going => failures.push(error),
                 Err(error) => return Err(error),
             }
         }
+        let jobs: Cow<'_, [Job]> = match dropped.is_empty() {
+            true => Cow::Borrowed(&plan.jobs),
+            false => Cow::Owned(
+                (0..plan.jobs.len())
+                    .filter(|i| !dropped.contains(i))
+                    .map(|i| plan.jobs[i].clone())
+                    .collect(),
+            ),
+        };
         if !failures.is_empty() {
             return Err(BakeError::Failed(failures));
         }
@@ -467,7 +535,7 @@ impl Baker {
                 }
             }
         }
-        check_references(&plan.jobs, &assets, self.keep_going)?;
+        check_references(&jobs, &assets, self.keep_going)?;
         // Nothing re-baked and the same assets as last time: the manifest is the one on disk,
         // so it is neither rebuilt nor compared (a no-op re-bake opens no file it need not).
         let unchanged = self.use_cache
@@ -489,8 +557,7 @@ impl Baker {
             pack_path: out_dir.join(&pack_file_name),
             preset: preset_name.filter(|_| preset.is_some()),
             assets: assets.len(),
-            inputs: plan
-                .jobs
+            inputs: jobs
                 .iter()
                 .zip(&assets)
                 .flat_map(|(job, asset)| job.sources.iter().chain(&asset.record.side_inputs))
@@ -499,7 +566,11 @@ impl Baker {
             watched_dirs: plan.watched_dirs.clone(),
             ..Report::default()
         };
+        report.failed = kept;
         for asset in &assets {
+            if !asset.cached {
+                report.baked.push(asset.record.rel.clone());
+            }
             report.cache_hits += asset.cached as usize;
             report.bytes_in += asset.record.source_size;
             report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
@@ -543,7 +614,7 @@ impl Baker {
         };
         let pack = self.write_pack(
             &config,
-            &plan.jobs,
+            &jobs,
             &assets,
             manifest,
             &old_cache,
@@ -562,6 +633,9 @@ impl Baker {
                 &new_cache.encode(),
                 Durability::Durable,
             )?;
+        }
+        if self.cancelled() {
+            return Err(BakeError::Cancelled);
         }
         // The commit point: until here the previous bake was untouched.
         transaction.commit()?;

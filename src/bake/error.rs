@@ -61,6 +61,10 @@ pub enum BakeError {
     /// A cargo-provided input is missing (build-script mode).
     #[error("build script: {0}")]
     Cargo(String),
+    /// The bake was cancelled ([`Baker::cancel_when`](crate::bake::Baker::cancel_when)) before
+    /// its commit; the output folder holds the previous bake.
+    #[error("cancelled; the previous bake stands")]
+    Cancelled,
 }
 
 impl BakeError {

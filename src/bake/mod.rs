@@ -18,6 +18,9 @@ pub mod settings;
 pub mod signing;
 pub mod texture;
 pub mod transaction;
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub mod watch;
 
 pub use baker::{Baker, ConfigSource, Progress, Report, MAX_JOBS};
 pub use error::BakeError;

@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 use hearth::bake::signing::SigningKey;
 use hearth::bake::transaction::Recovery;
+use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
     check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, file_counts,
@@ -61,6 +62,21 @@ enum Command {
         /// Sign the pack with this secret key (from `hearth keygen`); the pack is written as v5.
         #[arg(long, value_name = "KEY")]
         sign: Option<PathBuf>,
+    },
+    /// Bake, then re-bake on every change under the content folder until Ctrl-C.
+    Watch {
+        /// The TOML manifest.
+        #[arg(default_value = "hearth.toml")]
+        manifest: PathBuf,
+        /// Output folder.
+        #[arg(short, long, default_value = "runtime")]
+        out: PathBuf,
+        /// Preset to use (default: the manifest's `preset`).
+        #[arg(long)]
+        preset: Option<String>,
+        /// Worker threads, 1 to 256 (default: NUM_JOBS, else all cores).
+        #[arg(short, long, value_parser = parse_jobs)]
+        jobs: Option<usize>,
     },
     /// Write a new signing key pair: KEY (secret, owner-only) and KEY.pub (never overwrites).
     Keygen {
@@ -203,6 +219,12 @@ fn main() -> ExitCode {
             },
         ),
         Command::Keygen { out } => keygen(&out),
+        Command::Watch {
+            manifest,
+            out,
+            preset,
+            jobs,
+        } => return watch(&manifest, &out, preset, jobs),
         Command::Get { source, entry, out } => get(&source, &entry, out.as_deref()),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
@@ -542,6 +564,75 @@ fn check(out: &Path) -> Result<(), String> {
             problems.len(),
             problems.join("\n  ")
         ))
+    }
+}
+
+/// `hearth watch`: one line per bake on stdout, errors on stderr; exits 130 on Ctrl-C.
+fn watch(manifest: &Path, out: &Path, preset: Option<String>, jobs: Option<usize>) -> ExitCode {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("error: cannot catch Ctrl-C: {e}");
+        return ExitCode::FAILURE;
+    }
+    let mut baker = Baker::new(manifest, out);
+    baker.preset_opt(preset);
+    if let Some(jobs) = jobs {
+        baker.jobs(jobs);
+    }
+    baker.on_warning(|w| eprintln!("warning: {w}"));
+    let mut watch = hearth::bake::watch::Watch::new(baker, manifest, out);
+    println!(
+        "watching {} (output {}; Ctrl-C to stop)",
+        manifest.display(),
+        out.display()
+    );
+    let result = watch.run(stop.clone(), |event| match event {
+        WatchEvent::Baked { report, changed } => {
+            let what = match (changed.is_empty(), report.baked.len()) {
+                (true, _) => format!("baked {} assets", report.assets),
+                (false, 0) if report.files_removed > 0 => {
+                    format!("removed {} stale outputs", report.files_removed)
+                }
+                (false, 0) => "nothing to re-bake".to_owned(),
+                (false, n) => format!("re-baked {n} of {} assets", report.assets),
+            };
+            let names = report
+                .baked
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = report.baked.len().saturating_sub(5);
+            println!(
+                "{what} in {} ms{}{}{}",
+                report.elapsed.as_millis(),
+                if names.is_empty() { "" } else { ": " },
+                names,
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+            // Each error names its file already.
+            for (_, error) in &report.failed {
+                println!("error: {error} (its last good output is kept)");
+            }
+        }
+        WatchEvent::Failed { error, .. } => {
+            println!("error: {error} (the last good output is kept)");
+        }
+    });
+    match result {
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        Ok(()) if stop.load(Ordering::Relaxed) => ExitCode::from(130),
+        Ok(()) => ExitCode::SUCCESS,
     }
 }
 
