@@ -157,6 +157,7 @@ impl Fixture {
 }
 
 #[test]
+#[cfg_attr(not(feature = "failpoints"), allow(unreachable_code))]
 fn faults_at_every_write_step_leave_the_old_bake_or_the_new() {
     #[cfg(not(feature = "failpoints"))]
     panic!("this test needs the `failpoints` feature (the README's `cargo test --all-features`)");

@@ -153,11 +153,13 @@ fn is_runtime_path(path: &str) -> bool {
 ///
 /// ```no_run
 /// // Debug builds read the baked tree from disk (an art change needs no recompile), release
-/// // builds the embedded pack; `build.rs` sets both variables (`hearth::bake::cargo`).
+/// // builds the pack. In a game, `build.rs` sets `HEARTH_OUT` and `HEARTH_PACK`
+/// // (`hearth::bake::cargo`): `Assets::open(env!("HEARTH_OUT"))` and
+/// // `Assets::from(hearth::include_pak!(env!("HEARTH_PACK"))?)`.
 /// #[cfg(debug_assertions)]
-/// let assets = hearth::Assets::open(env!("HEARTH_OUT"))?;
+/// let assets = hearth::Assets::open("target/assets")?;
 /// #[cfg(not(debug_assertions))]
-/// let assets = hearth::Assets::from(hearth::include_pak!(env!("HEARTH_PACK"))?);
+/// let assets = hearth::Assets::open("target/assets/assets.hpack")?;
 /// let level = assets.get("levels/one.json")?;
 /// # Ok::<(), hearth::ReadError>(())
 /// ```
