@@ -247,43 +247,67 @@ fn an_interrupted_bake_is_finished_by_the_next_bake_without_check() {
 
 #[test]
 fn sigkill_at_any_moment_of_a_large_bake_leaves_one_bake() {
-    // 600 files, half of them changed. Each apply step is slowed by 2 ms (a delay, no fault)
-    // so that the window after the commit point is wide enough for real kills to land in.
-    const SLOW_APPLY: Option<&str> = Some("transaction::apply=delay(2)");
+    // 600 files, half of them changed. Each staged write and each apply step is slowed by
+    // 2 ms (a delay, no fault), so both sides of the commit point are wide enough to aim at.
+    // The kills are aimed by watching the folder, not by guessing times: a kill while
+    // `.hearth-txn/` fills (before `commit` exists) must leave the old bake, a kill after
+    // `commit` appeared the new one.
+    const SLOW: &str = "transaction::write=delay(2);transaction::apply=delay(2)";
     let fixture = Fixture::new(600);
-    // Kills spread over a whole bake of B over A, as long as it takes on this machine.
-    let timing = fixture.work("timed");
-    let started = std::time::Instant::now();
-    assert!(bake(&fixture.manifest, &timing, SLOW_APPLY)
-        .status
-        .success());
-    let whole = started.elapsed();
+    let wait_for = |path: &Path| {
+        let started = std::time::Instant::now();
+        while !path.exists() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(120),
+                "{path:?} never appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    };
     let mut seen = BTreeMap::new();
-    for (i, percent) in [10u32, 30, 50, 60, 70, 80, 90, 97].into_iter().enumerate() {
-        let delay_ms = (whole * percent / 100).as_millis();
+    for (i, (after_commit, delay_ms)) in [
+        (false, 0u64),
+        (false, 40),
+        (false, 80),
+        (false, 120),
+        (true, 0),
+        (true, 100),
+        (true, 300),
+        (true, 600),
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let out = fixture.work("killed");
         let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
             .args(["bake", fixture.manifest.to_str().unwrap(), "-o"])
             .arg(&out)
-            .env("FAILPOINTS", SLOW_APPLY.unwrap())
+            .env("FAILPOINTS", SLOW)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(whole * percent / 100);
+        let staging = out.join(".hearth-txn");
+        wait_for(&if after_commit {
+            staging.join("commit")
+        } else {
+            staging.join("0")
+        });
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let context = format!("kill #{i} after {delay_ms} ms ({percent}% of {whole:?})");
+        let context = format!(
+            "kill #{i}, {delay_ms} ms after {}",
+            if after_commit {
+                "the commit"
+            } else {
+                "staging began"
+            }
+        );
         assert_check_passes(&out, &context);
-        *seen.entry(fixture.holds(&out, &context)).or_insert(0) += 1;
+        let expected = if after_commit { "new" } else { "old" };
+        assert_eq!(fixture.holds(&out, &context), expected, "{context}");
+        *seen.entry(expected).or_insert(0) += 1;
     }
-    // Every kill left a whole bake; some landed before the commit point and some after
-    // (else the test would not show the roll forward under a real SIGKILL).
     eprintln!("kills that left the old bake / the new: {seen:?}");
-    assert_eq!(seen.values().sum::<i32>(), 8, "{seen:?}");
-    assert_eq!(
-        seen.len(),
-        2,
-        "kills landed on one side of the commit only: {seen:?}"
-    );
 }

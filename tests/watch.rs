@@ -205,15 +205,11 @@ fn watch_rebakes_edits_keeps_the_last_good_output_and_stops_on_ctrl_c() {
     w.write("notes/readme.md", b"# notes\n");
     w.expect_line(|l| l.starts_with("nothing to re-bake")); // not matched by any group yet
     let manifest = std::fs::read_to_string(w.root.join("hearth.toml")).unwrap();
-    w.write(
-        "hearth.toml",
-        manifest
-            .replace(
-                "\"models/**/*.gltf\"]",
-                "\"models/**/*.gltf\", \"notes/*.md\"]",
-            )
-            .as_bytes(),
+    let with_notes = manifest.replace(
+        "\"models/**/*.gltf\"]",
+        "\"models/**/*.gltf\", \"notes/*.md\"]",
     );
+    w.write("hearth.toml", with_notes.as_bytes());
     w.expect_line(|l| l.contains("notes/readme.md"));
     assert_eq!(w.get("notes/readme.md").unwrap(), b"# notes\n");
 
@@ -221,15 +217,7 @@ fn watch_rebakes_edits_keeps_the_last_good_output_and_stops_on_ctrl_c() {
     w.write("hearth.toml", b"[[content.group]\nbroken");
     w.expect_line(|l| l.starts_with("error:") && l.contains("hearth.toml"));
     assert_eq!(w.get("notes/readme.md").unwrap(), b"# notes\n");
-    w.write(
-        "hearth.toml",
-        manifest
-            .replace(
-                "\"models/**/*.gltf\"]",
-                "\"models/**/*.gltf\", \"notes/*.md\"]",
-            )
-            .as_bytes(),
-    );
+    w.write("hearth.toml", with_notes.as_bytes());
     w.expect_line(|l| l.starts_with("nothing to re-bake") || l.starts_with("re-baked"));
     w.check();
     w.interrupt();

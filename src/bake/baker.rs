@@ -384,16 +384,8 @@ impl Baker {
         // Everything this bake writes goes through one transaction; an earlier bake's
         // interrupted one is finished or discarded first, so what follows sees one bake.
         let (mut transaction, recovery) = Transaction::begin(&out_dir)?;
-        match recovery {
-            Recovery::Clean => {}
-            Recovery::RolledForward(steps) => warn(format!(
-                "{}: finished an interrupted bake's commit ({steps} steps)",
-                out_dir.display()
-            )),
-            Recovery::RolledBack => warn(format!(
-                "{}: discarded an interrupted bake's uncommitted files; the previous bake stands",
-                out_dir.display()
-            )),
+        if recovery != Recovery::Clean {
+            warn(format!("{}: {recovery}", out_dir.display()));
         }
 
         let plan = plan(&config, &self.registry, preset, Some(&out_dir))?;

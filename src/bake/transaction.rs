@@ -39,6 +39,21 @@ pub enum Recovery {
     RolledBack,
 }
 
+impl std::fmt::Display for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recovery::Clean => write!(f, "no interrupted bake"),
+            Recovery::RolledForward(steps) => {
+                write!(f, "finished an interrupted bake's commit ({steps} steps)")
+            }
+            Recovery::RolledBack => write!(
+                f,
+                "discarded an interrupted bake's uncommitted files; the previous bake stands"
+            ),
+        }
+    }
+}
+
 /// One step of the journal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {

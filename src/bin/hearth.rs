@@ -4,7 +4,6 @@
 
 use clap::{Parser, Subcommand};
 use hearth::bake::signing::SigningKey;
-use hearth::bake::transaction::Recovery;
 use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
@@ -31,22 +30,29 @@ struct Cli {
     command: Command,
 }
 
+/// What `bake` and `watch` bake, and how.
+#[derive(clap::Args)]
+struct BakeTarget {
+    /// The TOML manifest.
+    #[arg(default_value = "hearth.toml")]
+    manifest: PathBuf,
+    /// Output folder.
+    #[arg(short, long, default_value = "runtime")]
+    out: PathBuf,
+    /// Preset to use (default: the manifest's `preset`).
+    #[arg(long)]
+    preset: Option<String>,
+    /// Worker threads, 1 to 256 (default: NUM_JOBS, else all cores).
+    #[arg(short, long, value_parser = parse_jobs)]
+    jobs: Option<usize>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Bake a manifest's content into OUT (runtime tree, assets.hman and the .hpack).
     Bake {
-        /// The TOML manifest.
-        #[arg(default_value = "hearth.toml")]
-        manifest: PathBuf,
-        /// Output folder.
-        #[arg(short, long, default_value = "runtime")]
-        out: PathBuf,
-        /// Preset to use (default: the manifest's `preset`).
-        #[arg(long)]
-        preset: Option<String>,
-        /// Worker threads, 1 to 256 (default: NUM_JOBS, else all cores).
-        #[arg(short, long, value_parser = parse_jobs)]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        target: BakeTarget,
         /// Ignore the incremental cache and rebuild everything.
         #[arg(long)]
         no_cache: bool,
@@ -65,18 +71,8 @@ enum Command {
     },
     /// Bake, then re-bake on every change under the content folder until Ctrl-C.
     Watch {
-        /// The TOML manifest.
-        #[arg(default_value = "hearth.toml")]
-        manifest: PathBuf,
-        /// Output folder.
-        #[arg(short, long, default_value = "runtime")]
-        out: PathBuf,
-        /// Preset to use (default: the manifest's `preset`).
-        #[arg(long)]
-        preset: Option<String>,
-        /// Worker threads, 1 to 256 (default: NUM_JOBS, else all cores).
-        #[arg(short, long, value_parser = parse_jobs)]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        target: BakeTarget,
     },
     /// Write a new signing key pair: KEY (secret, owner-only) and KEY.pub (never overwrites).
     Keygen {
@@ -196,10 +192,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bake {
-            manifest,
-            out,
-            preset,
-            jobs,
+            target:
+                BakeTarget {
+                    manifest,
+                    out,
+                    preset,
+                    jobs,
+                },
             no_cache,
             keep_going,
             verify,
@@ -219,12 +218,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Keygen { out } => keygen(&out),
-        Command::Watch {
-            manifest,
-            out,
-            preset,
-            jobs,
-        } => return watch(&manifest, &out, preset, jobs),
+        Command::Watch { target } => return watch(target),
         Command::Get { source, entry, out } => get(&source, &entry, out.as_deref()),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
@@ -542,16 +536,7 @@ fn check(out: &Path) -> Result<(), String> {
     if out.is_dir() {
         let recovered = hearth::bake::transaction::recover_all(out).map_err(|e| e.to_string())?;
         for (dir, recovery) in recovered {
-            match recovery {
-                Recovery::RolledForward(steps) => eprintln!(
-                    "{}: finished an interrupted bake's commit ({steps} steps)",
-                    dir.display()
-                ),
-                _ => eprintln!(
-                    "{}: discarded an interrupted bake's uncommitted files",
-                    dir.display()
-                ),
-            }
+            eprintln!("{}: {recovery}", dir.display());
         }
     }
     let (problems, files) = check_output(out);
@@ -568,7 +553,14 @@ fn check(out: &Path) -> Result<(), String> {
 }
 
 /// `hearth watch`: one line per bake on stdout, errors on stderr; exits 130 on Ctrl-C.
-fn watch(manifest: &Path, out: &Path, preset: Option<String>, jobs: Option<usize>) -> ExitCode {
+fn watch(target: BakeTarget) -> ExitCode {
+    let BakeTarget {
+        manifest,
+        out,
+        preset,
+        jobs,
+    } = target;
+    let (manifest, out) = (manifest.as_path(), out.as_path());
     use std::sync::atomic::{AtomicBool, Ordering};
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let flag = stop.clone();

@@ -4,9 +4,9 @@
 //! calls ([`Assets`]).
 
 use crate::format::hash::hash_runtime_path;
-use crate::format::hman::{self, AssetKind, MANIFEST_PATH};
+use crate::format::hman::{AssetKind, MANIFEST_PATH};
 use crate::read::error::ReadError;
-use crate::read::pak::{ManifestRecord, PakReader};
+use crate::read::pak::{find_record, manifest_records, ManifestRecord, PakReader};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -47,15 +47,7 @@ impl TreeReader {
     pub fn open(root: impl AsRef<Path>) -> Result<Self, ReadError> {
         let root = root.as_ref().to_path_buf();
         let manifest_bytes = std::fs::read(root.join(MANIFEST_PATH))?;
-        let manifest: Vec<ManifestRecord> = hman::parse(&manifest_bytes)?
-            .into_iter()
-            .map(|e| ManifestRecord {
-                hash: e.hash,
-                kind: e.kind,
-                color_space: e.color_space,
-                path: e.path.into(),
-            })
-            .collect();
+        let manifest = manifest_records(&manifest_bytes)?;
         let kinds: HashMap<&str, AssetKind> = manifest.iter().map(|r| (&*r.path, r.kind)).collect();
         let mut files = Vec::new();
         for (path, full) in crate::read::inspect::tree_files(&root)? {
@@ -70,17 +62,7 @@ impl TreeReader {
                 path,
             });
         }
-        // `tree_files` leaves out nothing a pack holds but the manifest when it is hidden
-        // from the walk; make sure it is listed, as the pack lists it.
-        if !files.iter().any(|f| f.path == MANIFEST_PATH) {
-            files.push(AssetInfo {
-                path: MANIFEST_PATH.to_owned(),
-                hash: hash_runtime_path(MANIFEST_PATH),
-                kind: AssetKind::MANIFEST,
-                size: manifest_bytes.len() as u64,
-            });
-        }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
+        // `tree_files` lists them by path, `assets.hman` included, as a pack does.
         let by_hash = files.iter().enumerate().map(|(i, f)| (f.hash, i)).collect();
         Ok(Self {
             root,
@@ -131,7 +113,7 @@ impl TreeReader {
 
     /// The `assets.hman` row for `hash`.
     pub fn resolve(&self, hash: u64) -> Option<&ManifestRecord> {
-        self.manifest.iter().find(|r| r.hash == hash)
+        find_record(&self.manifest, hash)
     }
 
     /// Every file of the tree at open, by path.

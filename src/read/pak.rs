@@ -461,26 +461,14 @@ impl PakReader {
             let Some(bytes) = self.get(hman::MANIFEST_PATH)? else {
                 return Ok(Vec::new());
             };
-            Ok(hman::parse(&bytes)?
-                .into_iter()
-                .map(|e| ManifestRecord {
-                    hash: e.hash,
-                    kind: e.kind,
-                    color_space: e.color_space,
-                    path: e.path.into(),
-                })
-                .collect())
+            manifest_records(&bytes)
         });
         manifest.as_deref().map_err(Clone::clone)
     }
 
     /// Resolves an asset hash to its runtime path through the pack's `assets.hman`.
     pub fn resolve(&self, hash: u64) -> Result<Option<&ManifestRecord>, ReadError> {
-        let manifest = self.manifest()?;
-        Ok(manifest
-            .binary_search_by_key(&hash, |r| r.hash)
-            .ok()
-            .map(|i| &manifest[i]))
+        Ok(find_record(self.manifest()?, hash))
     }
 
     /// The entry of the asset whose hash is `hash`, resolved through the pack's `assets.hman`
@@ -558,6 +546,27 @@ impl PakReader {
         }
         Ok(())
     }
+}
+
+/// The owned rows of an `assets.hman` (a pack's entry or a tree's file).
+pub(crate) fn manifest_records(bytes: &[u8]) -> Result<Vec<ManifestRecord>, ReadError> {
+    Ok(hman::parse(bytes)?
+        .into_iter()
+        .map(|e| ManifestRecord {
+            hash: e.hash,
+            kind: e.kind,
+            color_space: e.color_space,
+            path: e.path.into(),
+        })
+        .collect())
+}
+
+/// The row for `hash` in rows sorted by hash (as `assets.hman` stores them).
+pub(crate) fn find_record(records: &[ManifestRecord], hash: u64) -> Option<&ManifestRecord> {
+    records
+        .binary_search_by_key(&hash, |r| r.hash)
+        .ok()
+        .map(|i| &records[i])
 }
 
 /// One validated pack entry.
