@@ -117,6 +117,41 @@ fn second_build_with_nothing_changed_rewrites_no_file() {
 }
 
 #[test]
+fn a_shared_output_folder_replaces_out_dir_and_reaches_the_game() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    common::sample_content(src.path(), "[presets.debug]\ncompression = \"none\"\n");
+    let captured = Captured::default();
+    let report = CargoBake::new("hearth.toml")
+        .manifest_dir(src.path())
+        .out_dir(out.path())
+        .shared_out_dir("target/assets")
+        .profile("debug")
+        .rust_version("1.89")
+        .output(captured.clone())
+        .run()
+        .unwrap();
+    let shared = src.path().join("target/assets");
+    assert_eq!(report.pack_path, shared.join("game.hpack"));
+    assert!(
+        !out.path().join("hearth").exists(),
+        "nothing baked into OUT_DIR"
+    );
+    let lines = captured.lines();
+    for line in [
+        "cargo::rerun-if-env-changed=HEARTH_OUT_DIR".to_owned(),
+        format!(
+            "cargo::rustc-env=HEARTH_PACK={}",
+            shared.join("game.hpack").display()
+        ),
+        format!("cargo::rustc-env=HEARTH_OUT={}", shared.display()),
+        "cargo::rustc-env=HEARTH_BAKED_PRESET=debug".to_owned(),
+    ] {
+        assert!(lines.contains(&line), "missing {line}\n{lines:#?}");
+    }
+}
+
+#[test]
 fn the_profile_picks_a_preset_of_the_same_name() {
     let src = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();

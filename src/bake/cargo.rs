@@ -10,8 +10,12 @@
 //! Environment read (each also declared with `rerun-if-env-changed` where it can change):
 //! `CARGO_MANIFEST_DIR` (relative manifest paths), `OUT_DIR` (output: `$OUT_DIR/hearth`),
 //! `PROFILE` (preset choice), `NUM_JOBS` (threads), `CARGO_PKG_RUST_VERSION` (directive
-//! syntax), `HEARTH_PRESET` (overrides the preset), and the variable named by
-//! [`CargoBake::sign_from_env`] (the signing key's path).
+//! syntax), `HEARTH_PRESET` (overrides the preset), `HEARTH_OUT_DIR` (a stable output folder,
+//! [`SHARED_OUT_ENV`]), and the variable named by [`CargoBake::sign_from_env`] (the signing
+//! key's path).
+//!
+//! Set for the game's code (`env!`): `HEARTH_PACK` (the pack), `HEARTH_OUT` (the runtime
+//! tree), `HEARTH_BAKED_PRESET` (the preset used, empty for none).
 //!
 //! **Preset from the profile**: `HEARTH_PRESET` if set; else the preset named like cargo's
 //! `PROFILE` (`debug` or `release`) if the manifest defines one; else the manifest's `preset`.
@@ -31,6 +35,14 @@ pub const PACK_ENV: &str = "HEARTH_PACK";
 pub const OUT_ENV: &str = "HEARTH_OUT";
 /// Overrides the preset choice.
 pub const PRESET_ENV: &str = "HEARTH_PRESET";
+/// A stable output folder (relative to `CARGO_MANIFEST_DIR`) instead of `$OUT_DIR/hearth`,
+/// which moves with the package's features and profile: set it in the game's
+/// `.cargo/config.toml` (`[env]`) so the build script, `hearth watch` and a debug build reading
+/// from disk share one folder (the output lock keeps them from fighting).
+pub const SHARED_OUT_ENV: &str = "HEARTH_OUT_DIR";
+/// Carries the preset the build script baked with (empty for none) to the game's code, so a
+/// watch tool in the game's crate can bake the same way.
+pub const BAKED_PRESET_ENV: &str = "HEARTH_BAKED_PRESET";
 
 /// Whether this copy of hearth was compiled without optimizations (build-dependencies are,
 /// unless the game's Cargo.toml says otherwise).
@@ -61,6 +73,7 @@ pub struct CargoBake {
     registry: Registry,
     registration_error: Option<BakeError>,
     sign_env: Option<String>,
+    shared_out: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for CargoBake {
@@ -87,6 +100,7 @@ impl CargoBake {
             registry: Registry::with_builtins(),
             registration_error: None,
             sign_env: None,
+            shared_out: None,
         }
     }
 
@@ -122,6 +136,13 @@ impl CargoBake {
     /// Overrides `OUT_DIR`.
     pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
         self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Overrides `HEARTH_OUT_DIR` ([`SHARED_OUT_ENV`]): bake into `dir` (relative to the
+    /// manifest dir) instead of `$OUT_DIR/hearth`.
+    pub fn shared_out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.shared_out = Some(dir.into());
         self
     }
 
@@ -202,6 +223,7 @@ impl CargoBake {
             checked_path(&manifest)?
         ));
         lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
+        lines.push(format!("{prefix}rerun-if-env-changed={SHARED_OUT_ENV}"));
 
         let mut signing_key = None;
         if let Some(var) = &self.sign_env {
@@ -234,7 +256,17 @@ impl CargoBake {
             .or_else(|| profile.filter(|p| config.presets.contains_key(p)))
             .or_else(|| config.default_preset.clone());
 
-        let mut baker = Baker::new(config, out_dir.join("hearth"));
+        let shared_out = self.shared_out.clone().or_else(|| {
+            Self::env(SHARED_OUT_ENV)
+                .filter(|dir| !dir.is_empty())
+                .map(PathBuf::from)
+        });
+        let tree = match shared_out {
+            Some(shared) => manifest_dir.join(shared),
+            None => out_dir.join("hearth"),
+        };
+        let baked_preset = preset.clone().unwrap_or_default();
+        let mut baker = Baker::new(config, tree);
         baker.preset_opt(preset).registry(self.registry.clone());
         if let Some(jobs) = self.jobs {
             baker.jobs(jobs);
@@ -269,6 +301,10 @@ impl CargoBake {
         lines.push(format!(
             "{prefix}rustc-env={OUT_ENV}={}",
             checked_path(&absolute(&report.out_dir))?
+        ));
+        lines.push(format!(
+            "{prefix}rustc-env={BAKED_PRESET_ENV}={}",
+            baked_preset.replace(['\n', '\r'], "")
         ));
         self.emit(&lines)?;
         Ok(report)

@@ -58,6 +58,30 @@ macro_rules! include_pak {
     }};
 }
 
+/// Debug builds read the pack from disk, release builds embed it: expands to
+/// `Result<PakReader, ReadError>`.
+///
+/// With `debug_assertions` (the calling crate's: a debug build) this is
+/// [`PakReader::open`](crate::PakReader::open) on the path, a memory map of the file the last
+/// bake wrote, so an art change re-baked by `hearth watch` (or the next `cargo build`) needs
+/// no recompile, and a hot reload ([`read::hot`](crate::read)) can follow it. Without, it is
+/// [`include_pak!`]: the pack is part of the binary and nothing is read at run time. The path
+/// must be a string literal or `env!(…)` (it is embedded in release builds).
+///
+/// ```ignore
+/// let pak = hearth::load_pak!(env!("HEARTH_PACK"))?;
+/// ```
+#[macro_export]
+macro_rules! load_pak {
+    ($($path:tt)+) => {{
+        #[cfg(debug_assertions)]
+        let pak = $crate::PakReader::open($($path)+);
+        #[cfg(not(debug_assertions))]
+        let pak = $crate::include_pak!($($path)+);
+        pak
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,9 @@
 pub mod aligned;
 pub mod assets;
 pub mod error;
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub mod hot;
 pub mod inspect;
 pub mod ktx2;
 pub mod mesh;

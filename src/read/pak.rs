@@ -676,6 +676,11 @@ impl<'a> Entry<'a> {
         }
     }
 
+    /// The xxh3 checksum of the stored bytes (v3 and later; v2 stores none).
+    pub fn checksum(&self) -> Option<u64> {
+        self.checksum
+    }
+
     /// Checks the stored bytes against the entry's checksum (v3, v4; v2 has none).
     pub fn verify(&self) -> Result<(), ReadError> {
         match self.checksum {
