@@ -1,13 +1,33 @@
-//! Reads the pack that build.rs baked and `include_pak!` embedded, and prints what it finds.
+//! Reads the pack that build.rs baked and prints what it finds.
+//!
+//! `hearth-example-game [--watch] [PACK]`: a release build embeds the pack (`load_pak!`); a
+//! debug build maps the pack build.rs baked from disk, so an art change re-baked by
+//! `bake-watch` needs no recompile. `PACK` reads another pack file instead. `--watch`
+//! (feature `hot-reload`) then follows the pack and prints what each bake changed.
 
 mod level;
 
 use hearth::{hash_asset_ref, Ktx2, MeshView, PakReader, ReadError};
 
 fn main() -> Result<(), ReadError> {
-    let pak: PakReader = hearth::include_pak!(env!("HEARTH_PACK"))?;
+    let mut watch = false;
+    let mut pack_path = None;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--watch" => watch = true,
+            _ => pack_path = Some(arg),
+        }
+    }
+    let pak: PakReader = match &pack_path {
+        Some(path) => PakReader::open(path)?,
+        None => hearth::load_pak!(env!("HEARTH_PACK"))?,
+    };
+    let source = match (&pack_path, cfg!(debug_assertions)) {
+        (Some(_), _) | (None, true) => "mapped",
+        (None, false) => "embedded",
+    };
     println!(
-        "embedded pack: v{}, {} entries, {} bytes",
+        "{source} pack: v{}, {} entries, {} bytes",
         pak.version(),
         pak.len(),
         pak.bytes().len()
@@ -99,5 +119,61 @@ fn main() -> Result<(), ReadError> {
 
     pak.verify()?;
     println!("verify: ok ({} manifest rows)", pak.manifest()?.len());
+    if watch {
+        let path = pack_path.unwrap_or_else(|| env!("HEARTH_PACK").to_owned());
+        follow(&path)?;
+    }
     Ok(())
+}
+
+/// Follows the pack at `path` across bakes, printing each reload, until the process is
+/// stopped.
+#[cfg(feature = "hot-reload")]
+fn follow(path: &str) -> Result<(), ReadError> {
+    let mut hot = hearth::read::hot::HotPack::open(path)?;
+    println!("watching {path}");
+    loop {
+        // A game calls `poll` once per frame; this loop has nothing else to do, so it waits.
+        let reload = match hot.wait(std::time::Duration::from_secs(1)) {
+            Ok(Some(reload)) => reload,
+            Ok(None) => continue,
+            // A pack that does not open (another tool half-wrote it): keep the last good one.
+            Err(error) => {
+                eprintln!(
+                    "reload failed, keeping generation {}: {error}",
+                    hot.generation()
+                );
+                continue;
+            }
+        };
+        let list = |changes: &[hearth::read::hot::AssetChange]| {
+            changes
+                .iter()
+                .map(|c| c.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!(
+            "reload {}: changed [{}] added [{}] removed [{}]",
+            reload.generation,
+            list(&reload.changed),
+            list(&reload.added),
+            list(&reload.removed)
+        );
+        // React to what changed: here, re-read the greeting.
+        if reload.changed.iter().any(|c| c.path == "text/hello.txt") {
+            if let Some(hello) = hot.pack().get("text/hello.txt")? {
+                println!(
+                    "text/hello.txt now says: {}",
+                    String::from_utf8_lossy(&hello).trim()
+                );
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "hot-reload"))]
+fn follow(_path: &str) -> Result<(), ReadError> {
+    eprintln!("--watch needs the `hot-reload` feature: cargo run --features hot-reload -- --watch");
+    std::process::exit(2);
 }
