@@ -1,5 +1,6 @@
 //! `hearth watch` through the CLI: start, edit, break, fix, delete, manifest edit, an
-//! editor's atomic save, a burst of 1000 files, and Ctrl-C; the output stays valid throughout.
+//! editor's atomic save, a burst of 1000 files, a renamed folder, a removed content root, and
+//! Ctrl-C; the output stays valid throughout.
 
 #![cfg(unix)]
 
@@ -260,4 +261,51 @@ fn a_burst_of_a_thousand_new_files_is_one_or_two_rebakes() {
     w.expect_line(|l| l.starts_with("removed 1000 stale outputs"));
     w.check();
     w.interrupt();
+}
+
+#[test]
+fn a_renamed_folder_moves_its_outputs_and_a_removed_content_root_is_an_error_not_a_crash() {
+    let mut w = Watching::start();
+    // A renamed folder: the old paths' outputs go, the new paths' come (one or two bakes,
+    // as the rename's two events may fall in one batch or two).
+    let mesh = w.get("models/box/BoxTextured.hmesh").expect("model baked");
+    std::fs::rename(w.root.join("models/box"), w.root.join("models/crate")).unwrap();
+    let deadline = Instant::now() + WAIT;
+    while w.get("models/crate/BoxTextured.hmesh").is_none()
+        || w.get("models/box/BoxTextured.hmesh").is_some()
+    {
+        assert!(Instant::now() < deadline, "rename not followed: {:?}", w.seen);
+        if let Ok(line) = w.lines.recv_timeout(Duration::from_millis(200)) {
+            w.seen.push(line);
+        }
+    }
+    // The same mesh (its material reference is the new path's hash, so only the size matches).
+    assert_eq!(w.get("models/crate/BoxTextured.hmesh").unwrap().len(), mesh.len());
+    assert!(!w.out.join("models/box").exists());
+    w.check();
+
+    // The whole content root goes (with the output folder inside it): the error is shown,
+    // naming the manifest, watching goes on without a crash, and Ctrl-C still exits 130.
+    std::fs::remove_dir_all(&w.root).unwrap();
+    w.expect_line(|l| l.starts_with("error:") && l.contains("hearth.toml"));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(w.child.try_wait().unwrap().is_none(), "watch exited");
+    let pid = w.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = w.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no exit after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130), "{status:?}");
 }
