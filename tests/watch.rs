@@ -274,13 +274,20 @@ fn a_renamed_folder_moves_its_outputs_and_a_removed_content_root_is_an_error_not
     while w.get("models/crate/BoxTextured.hmesh").is_none()
         || w.get("models/box/BoxTextured.hmesh").is_some()
     {
-        assert!(Instant::now() < deadline, "rename not followed: {:?}", w.seen);
+        assert!(
+            Instant::now() < deadline,
+            "rename not followed: {:?}",
+            w.seen
+        );
         if let Ok(line) = w.lines.recv_timeout(Duration::from_millis(200)) {
             w.seen.push(line);
         }
     }
     // The same mesh (its material reference is the new path's hash, so only the size matches).
-    assert_eq!(w.get("models/crate/BoxTextured.hmesh").unwrap().len(), mesh.len());
+    assert_eq!(
+        w.get("models/crate/BoxTextured.hmesh").unwrap().len(),
+        mesh.len()
+    );
     assert!(!w.out.join("models/box").exists());
     w.check();
 

@@ -10,6 +10,7 @@ pub mod hmesh;
 pub mod hpack;
 pub mod key;
 pub mod ktx2;
+pub mod spirv;
 
 /// The folder inside an output folder where a bake stages its files before it commits them
 /// (the write transaction; README, "What hearth reads and writes"). Never part of the tree.

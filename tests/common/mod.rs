@@ -31,7 +31,11 @@ pub fn sample_content(root: &Path, manifest_extra: &str) -> PathBuf {
                 "sounds/hit.ogg",
                 b"OggS\0\x02fake ogg payload that should stay stored as it is",
             ),
-            ("shaders/mesh.spv", &[0x03, 0x02, 0x23, 0x07, 1, 2, 3, 4]),
+            // A real SPIR-V module (glslang's; the shader pipeline checks it).
+            (
+                "shaders/mesh.spv",
+                include_bytes!("../fixtures/shaders/vertex.spv"),
+            ),
             ("fonts/ui.ttf", &[0, 1, 0, 0, 9, 9, 9]),
         ],
     );
