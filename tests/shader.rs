@@ -186,3 +186,71 @@ fn bad_shaders_are_errors_naming_file_stage_and_place() {
         }
     }
 }
+
+/// `hearth info` names each stage; `hearth check` re-checks every `.spv` of a tree.
+#[cfg(feature = "cli")]
+#[test]
+fn info_describes_stages_and_check_rechecks_spirv() {
+    let (dir, report) = bake(
+        &[
+            ("shaders/lit.shader/vertex.spv", &fixture("vertex.spv")),
+            ("shaders/lit.shader/fragment.spv", &fixture("fragment.spv")),
+            ("shaders/sprite.wgsl", &std::fs::read(SPRITE).unwrap()),
+        ],
+        "[default]\nshader = { spirv = true }\n",
+    );
+    report.unwrap();
+    let out = dir.path().join("out");
+    let hearth = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(args)
+            .arg(&out)
+            .output()
+            .unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (ok, text, err) = hearth(&["info"]);
+    assert!(ok, "{err}");
+    let line = |path: &str| {
+        text.lines()
+            .find(|l| l.starts_with(path))
+            .unwrap_or_else(|| panic!("{path} not listed:\n{text}"))
+            .to_owned()
+    };
+    assert!(line("shaders/lit.shader/vertex.spv").contains("SPIR-V 1.0: vertex main"));
+    assert!(line("shaders/sprite.spv").contains("vertex vs_main, fragment fs_main"));
+    assert!(line("shaders/sprite.wgsl").contains("text shader"));
+
+    let (ok, json, err) = hearth(&["info", "--json"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let file = |path: &str| {
+        json["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("{path} not in {json}"))
+            .clone()
+    };
+    assert_eq!(file("shaders/lit.shader/fragment.spv")["stages"], 1);
+    assert_eq!(file("shaders/sprite.spv")["stages"], 2);
+    assert_eq!(file("shaders/sprite.spv")["entry_points"], 2);
+
+    let (ok, _, err) = hearth(&["check"]);
+    assert!(ok, "{err}");
+    // A damaged module in the tree: check names it.
+    let vertex = out.join("shaders/lit.shader/vertex.spv");
+    let bytes = std::fs::read(&vertex).unwrap();
+    std::fs::write(&vertex, &bytes[..bytes.len() - 8]).unwrap();
+    let (ok, text, err) = hearth(&["check"]);
+    assert!(!ok);
+    assert!(
+        format!("{text}{err}").contains("shaders/lit.shader/vertex.spv"),
+        "{text}{err}"
+    );
+}

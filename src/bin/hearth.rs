@@ -7,8 +7,8 @@ use hearth::bake::signing::SigningKey;
 use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
-    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, file_counts,
-    has_counts, kind_from_path, manifest_kinds, pack_layout, tree_files,
+    check_output, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2, describe_shader,
+    file_counts, has_counts, kind_from_path, manifest_kinds, pack_layout, tree_files,
 };
 use hearth::read::signed::{fingerprint, PublicKey};
 use hearth::{AssetKind, Assets, PakReader};
@@ -429,6 +429,7 @@ fn info(out: &Path) -> Result<(), String> {
             AssetKind::MESH => Some(describe_hmesh),
             AssetKind::MATERIAL => Some(describe_hmat),
             AssetKind::ANIMATION => Some(describe_hanim),
+            AssetKind::SHADER => Some(describe_shader),
             _ => None,
         };
         let details = describe

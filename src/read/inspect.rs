@@ -113,6 +113,7 @@ pub fn has_counts(kind: AssetKind) -> bool {
             | AssetKind::MATERIAL
             | AssetKind::ANIMATION
             | AssetKind::MANIFEST
+            | AssetKind::SHADER
     )
 }
 
@@ -126,6 +127,8 @@ pub fn has_counts(kind: AssetKind) -> bool {
 /// - material table: `materials`;
 /// - animation: `clips`, `channels`;
 /// - manifest: `entries`;
+/// - shader: for SPIR-V, `stages` (distinct execution models) and `entry_points`; for text
+///   shaders (WGSL, GLSL), none;
 /// - every other kind: none (an empty list).
 pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
     Ok(match kind {
@@ -171,6 +174,16 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
             vec![("clips", clips.len() as u64), ("channels", channels as u64)]
         }
         AssetKind::MANIFEST => vec![("entries", hman::parse(bytes)?.len() as u64)],
+        AssetKind::SHADER if is_spirv(bytes) => {
+            let info = crate::format::spirv::check_read(bytes)?;
+            let mut stages: Vec<_> = info.entry_points.iter().map(|e| e.stage).collect();
+            stages.sort();
+            stages.dedup();
+            vec![
+                ("stages", stages.len() as u64),
+                ("entry_points", info.entry_points.len() as u64),
+            ]
+        }
         _ => Vec::new(),
     })
 }
@@ -275,6 +288,38 @@ pub fn describe_ktx2(bytes: &[u8]) -> Result<String, crate::ReadError> {
     Ok(format!(
         "{shape} {format} {space}, {} mips, {supercompression}",
         ktx.level_count()
+    ))
+}
+
+/// Whether `bytes` start like a SPIR-V module (its magic, in either byte order).
+pub fn is_spirv(bytes: &[u8]) -> bool {
+    let magic = crate::format::spirv::MAGIC;
+    bytes.len() >= 4 && {
+        let first = [bytes[0], bytes[1], bytes[2], bytes[3]];
+        u32::from_le_bytes(first) == magic || u32::from_be_bytes(first) == magic
+    }
+}
+
+/// A one-line description of a shader: a SPIR-V module's version and entry points
+/// (`SPIR-V 1.0: vertex main`), or a text shader's line count.
+pub fn describe_shader(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    if !is_spirv(bytes) {
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+        return Ok(format!("text shader, {lines} lines"));
+    }
+    let info = crate::format::spirv::check(bytes).map_err(|_| crate::ReadError::Invalid {
+        what: "SPIR-V module",
+    })?;
+    let entries: Vec<String> = info
+        .entry_points
+        .iter()
+        .map(|e| format!("{} {}", e.stage.name(), e.name))
+        .collect();
+    Ok(format!(
+        "SPIR-V {}.{}: {}",
+        info.version.0,
+        info.version.1,
+        entries.join(", ")
     ))
 }
 
@@ -522,6 +567,16 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 if rel.ends_with(".hmesh") {
                     match std::fs::read(path) {
                         Ok(bytes) => check_mesh(root, rel, &bytes, &by_hash, &mut problems),
+                        Err(e) => problems.push(format!("`{rel}`: {e}")),
+                    }
+                }
+                if rel.ends_with(".spv") {
+                    match std::fs::read(path) {
+                        Ok(bytes) => {
+                            if let Err(e) = crate::format::spirv::check(&bytes) {
+                                problems.push(format!("`{rel}`: {e}"));
+                            }
+                        }
                         Err(e) => problems.push(format!("`{rel}`: {e}")),
                     }
                 }
