@@ -49,6 +49,7 @@ pub mod bake;
 pub struct ReadmeDoctests;
 
 pub use format::hash::{hash_asset_ref, hash_runtime_path};
+pub use format::hfont::FontView;
 pub use format::hman::{AssetKind, ColorSpace};
 pub use format::hpack::Codec;
 pub use read::aligned::AlignedBytes;

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod cargo;
 mod error;
 mod fault;
+pub mod font;
 pub mod manifest;
 pub mod mesh;
 mod output;

@@ -4,6 +4,7 @@
 pub mod error;
 pub mod hanim;
 pub mod hash;
+pub mod hfont;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;

@@ -83,7 +83,7 @@ pub fn kind_from_path(path: &str) -> AssetKind {
         "hanim" => AssetKind::ANIMATION,
         "hman" => AssetKind::MANIFEST,
         "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
-        "ttf" | "otf" | "fnt" => AssetKind::FONT,
+        "ttf" | "otf" | "fnt" | "hfont" => AssetKind::FONT,
         _ => AssetKind::BLOB,
     }
 }
@@ -114,6 +114,7 @@ pub fn has_counts(kind: AssetKind) -> bool {
             | AssetKind::ANIMATION
             | AssetKind::MANIFEST
             | AssetKind::SHADER
+            | AssetKind::FONT
     )
 }
 
@@ -127,6 +128,7 @@ pub fn has_counts(kind: AssetKind) -> bool {
 /// - material table: `materials`;
 /// - animation: `clips`, `channels`;
 /// - manifest: `entries`;
+/// - font: for `.hfont`, `glyphs`, `pages`, `kernings`; for other fonts (TTF), none;
 /// - shader: for SPIR-V, `stages` (distinct execution models) and `entry_points`; for text
 ///   shaders (WGSL, GLSL), none;
 /// - every other kind: none (an empty list).
@@ -174,6 +176,14 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
             vec![("clips", clips.len() as u64), ("channels", channels as u64)]
         }
         AssetKind::MANIFEST => vec![("entries", hman::parse(bytes)?.len() as u64)],
+        AssetKind::FONT if bytes.starts_with(&crate::format::hfont::MAGIC) => {
+            let font = crate::format::hfont::FontView::parse(bytes)?;
+            vec![
+                ("glyphs", font.glyph_count() as u64),
+                ("pages", font.page_count() as u64),
+                ("kernings", font.kerning_count() as u64),
+            ]
+        }
         AssetKind::SHADER if is_spirv(bytes) => {
             let info = crate::format::spirv::check_read(bytes)?;
             let mut stages: Vec<_> = info.entry_points.iter().map(|e| e.stage).collect();
@@ -321,6 +331,49 @@ pub fn describe_shader(bytes: &[u8]) -> Result<String, crate::ReadError> {
         info.version.1,
         entries.join(", ")
     ))
+}
+
+/// A one-line description of a font: an `.hfont`'s glyphs, pages, kerning pairs and line
+/// metrics, or another font file's size.
+pub fn describe_font(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    if !bytes.starts_with(&crate::format::hfont::MAGIC) {
+        return Ok(format!("font file, {} bytes", bytes.len()));
+    }
+    let font = crate::format::hfont::FontView::parse(bytes)?;
+    let h = font.header;
+    Ok(format!(
+        "{} glyphs, {} pages ({}x{}), {} kerning pairs, line height {}, base {}",
+        font.glyph_count(),
+        font.page_count(),
+        h.scale_w,
+        h.scale_h,
+        font.kerning_count(),
+        h.line_height,
+        h.base
+    ))
+}
+
+/// A baked font: it parses, and every page it names is a texture of the tree.
+fn check_font(
+    root: &Path,
+    rel: &str,
+    bytes: &[u8],
+    manifest: &BTreeMap<u64, &str>,
+    problems: &mut Vec<String>,
+) {
+    let font = match crate::format::hfont::FontView::parse(bytes) {
+        Ok(font) => font,
+        Err(e) => return problems.push(format!("`{rel}`: {e}")),
+    };
+    for (index, page) in font.pages().enumerate() {
+        match manifest.get(&page) {
+            Some(path) if root.join(path).is_file() => {}
+            Some(path) => problems.push(format!("`{rel}`: page {index} `{path}` is missing")),
+            None => problems.push(format!(
+                "`{rel}`: page {index} ({page:#018x}) is not in {MANIFEST_PATH}"
+            )),
+        }
+    }
 }
 
 /// Checks a KTX2 file the way the runtime reads it: header, level index, DFD, key/value data,
@@ -567,6 +620,12 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 if rel.ends_with(".hmesh") {
                     match std::fs::read(path) {
                         Ok(bytes) => check_mesh(root, rel, &bytes, &by_hash, &mut problems),
+                        Err(e) => problems.push(format!("`{rel}`: {e}")),
+                    }
+                }
+                if rel.ends_with(".hfont") {
+                    match std::fs::read(path) {
+                        Ok(bytes) => check_font(root, rel, &bytes, &by_hash, &mut problems),
                         Err(e) => problems.push(format!("`{rel}`: {e}")),
                     }
                 }

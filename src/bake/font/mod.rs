@@ -1,0 +1,117 @@
+//! The bitmap-font pipeline: AngelCode BMFont descriptors (`*.fnt`, text, XML or binary) ->
+//! `.hfont` (manifest kind 7, font; [`crate::format::hfont`]) plus one texture per page.
+//!
+//! `fonts/ui.fnt` with pages `ui_0.png`, `ui_1.png` bakes to `fonts/ui.hfont`,
+//! `fonts/ui/page_0.ktx2` and `fonts/ui/page_1.ktx2`; the `.hfont` holds the pages' asset
+//! hashes. Pages are raw RGBA8 without mips by default (pixel-exact: glyph edges stay sharp
+//! and a glyph's rectangle is exact); `font = { compress = true, mips = true }` makes them
+//! UASTC with mips instead.
+
+pub mod bmfont;
+
+use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+use crate::bake::settings::TextureSettings;
+use crate::bake::texture::pixels::{DecodedImage, PixelSource};
+use crate::bake::texture::{self, TextureMode, TextureShape};
+use crate::format::hfont::{self, FontData};
+use crate::format::hman::AssetKind;
+
+/// `font = { … }` in any layer of the manifest.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FontSettings {
+    /// Page textures as UASTC (`true`) or raw RGBA8 (`false`, the default: pixel-exact).
+    pub compress: bool,
+    /// Mip chains on the page textures (default `false`: text is drawn at its size).
+    pub mips: bool,
+}
+
+impl Default for FontSettings {
+    fn default() -> Self {
+        Self {
+            compress: false,
+            mips: false,
+        }
+    }
+}
+
+/// `*.fnt` -> `.hfont` + page textures.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BitmapFont;
+
+impl Pipeline for BitmapFont {
+    type Settings = FontSettings;
+
+    fn name(&self) -> &str {
+        "bitmap-font"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::file("*.fnt")]
+    }
+    fn settings_table(&self) -> &str {
+        "font"
+    }
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        settings: &FontSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let font = bmfont::parse(source.bytes())?;
+        let texture_settings = TextureSettings {
+            compress: settings.compress,
+            mips: settings.mips,
+            ..TextureSettings::default()
+        };
+        let mut pages = Vec::with_capacity(font.pages.len());
+        for (index, file) in font.pages.iter().enumerate() {
+            let bytes = cx.read(file)?;
+            let extension = file
+                .rsplit_once('.')
+                .map(|(_, e)| e.to_ascii_lowercase())
+                .unwrap_or_default();
+            let image = DecodedImage::decode(&bytes, &extension, texture_settings.max_pixels)
+                .map_err(|e| format!("page {index} ({file}): {e}"))?;
+            let (width, height) = (image.width(), image.height());
+            let (header_w, header_h) = (font.header.scale_w, font.header.scale_h);
+            if (width, height) != (u32::from(header_w), u32::from(header_h)) {
+                return Err(format!(
+                    "page {index} ({file}) is {width}x{height}, but the descriptor's scaleW x scaleH is \
+                     {header_w}x{header_h}"
+                )
+                .into());
+            }
+            let encoded = texture::encode_decoded(
+                vec![image],
+                TextureShape::Single,
+                TextureMode::Color,
+                &texture_settings,
+            )?;
+            let page_ref = format!("{}/page_{index}", source.stem());
+            pages.push(cx.reference(&page_ref));
+            let path = format!("{page_ref}.ktx2");
+            cx.emit(
+                Output::new(path, AssetKind::TEXTURE, encoded.ktx2)
+                    .color_space(encoded.color_space),
+            );
+        }
+        let data = FontData {
+            header: font.header,
+            pages,
+            glyphs: font.glyphs,
+            kernings: font.kernings,
+        };
+        let bytes = hfont::write(&data);
+        // What the runtime reader will accept, checked here so a bad font fails its bake.
+        hfont::FontView::parse(&bytes).map_err(|e| format!("baked font does not check: {e}"))?;
+        cx.emit(Output::new(
+            format!("{}.hfont", source.stem()),
+            AssetKind::FONT,
+            bytes,
+        ));
+        Ok(())
+    }
+}
