@@ -283,3 +283,36 @@ fn info_counts_and_check_follows_pages() {
         "{text}"
     );
 }
+
+/// The independent Python reader (`tools/spec_check.py`, written from the README's layout)
+/// accepts the baked font and refuses a damaged one.
+#[test]
+fn the_spec_checker_reads_hfont_from_the_readme_layout() {
+    let (dir, report) = bake(&fixture("dejavu.xml.fnt"), "");
+    report.unwrap();
+    let out = dir.path().join("out");
+    let spec_check = || {
+        let output = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/spec_check.py"))
+            .arg(&out)
+            .output()
+            .expect("python3 runs tools/spec_check.py");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (ok, text) = spec_check();
+    assert!(ok, "{text}");
+    assert!(text.contains("0 problems"), "{text}");
+    // Swap two glyph records: ids no longer ascend.
+    let path = out.join("fonts/ui.hfont");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let glyphs = 32 + 8;
+    let (a, b) = bytes[glyphs..glyphs + 40].split_at_mut(20);
+    a.swap_with_slice(b);
+    std::fs::write(&path, &bytes).unwrap();
+    let (ok, text) = spec_check();
+    assert!(!ok);
+    assert!(text.contains("fonts/ui.hfont: glyph 1: id"), "{text}");
+}

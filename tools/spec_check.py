@@ -8,8 +8,8 @@ Written from the specification text only -- assetc's format description (.hmesh 
 the spec leaves open, the asset kind table, .hpack v3 and v4) -- not from hearth's Rust
 reader, so that it is a second implementation. Standard library only.
 
-Every file under OUT_DIR is validated by extension (.hman, .hmesh, .hmat, .hanim, .hpack,
-.ktx2), with cross-file checks (manifest rows vs files, .hmat vs its .hmesh, .hanim vs the
+Every file under OUT_DIR is validated by extension (.hman, .hmesh, .hmat, .hanim, .hfont,
+.hpack, .ktx2), with cross-file checks (manifest rows vs files, .hmat vs its .hmesh, .hanim vs the
 skeleton, pack entries vs the tree). One line per problem (`path: what`), then
 `spec_check: N files checked, M problems`; exit status 1 on any problem, 2 on usage errors.
 
@@ -97,7 +97,7 @@ def man_kind_for(path):
         return MAN_ANIMATION
     if ext in (".spv", ".wgsl", ".glsl", ".hlsl"):
         return MAN_SHADER
-    if ext in (".ttf", ".otf", ".fnt"):
+    if ext in (".ttf", ".otf", ".fnt", ".hfont"):
         return MAN_FONT
     return MAN_BLOB
 
@@ -259,7 +259,7 @@ class Checker:
             self.problem("spec_check.py", "FNV-1a self-test failed")
         self.walk()
         roots = self.roots()
-        order = [".hman", ".hmesh", ".hmat", ".hanim", ".ktx2", ".hpack"]
+        order = [".hman", ".hmesh", ".hmat", ".hanim", ".hfont", ".ktx2", ".hpack"]
         for ext in order:
             for rel in self.files:
                 if self.hidden(rel) or ext_of(rel) != ext:
@@ -274,6 +274,8 @@ class Checker:
                         self.check_hmat(rel, roots)
                     elif ext == ".hanim":
                         self.check_hanim(rel)
+                    elif ext == ".hfont":
+                        self.check_hfont(rel, roots)
                     elif ext == ".ktx2":
                         self.check_ktx2(rel)
                     elif ext == ".hpack":
@@ -853,6 +855,58 @@ class Checker:
                     self.problem(rel, "%s: %s -> %s, expected %s<image>.ktx2"
                                  % (tag, name, path, prefix))
                 self.texture_uses.setdefault((root, h), set()).add(srgb_slot.get(name, "linear"))
+
+    # -- .hfont (README "Formats": `.hfont` v1) -----------------------------------------
+
+    def check_hfont(self, rel, roots):
+        data = self.read(rel)
+        if len(data) < 32:
+            raise Bad("%d bytes, shorter than the 32-byte header" % len(data))
+        (magic, version, line_height, base, scale_w, scale_h, pages, glyphs, kernings,
+         size, reserved) = struct.unpack_from("<4sIHHHHIIIhH", data, 0)
+        if magic != b"HFNT":
+            raise Bad("magic %r, expected b'HFNT'" % magic)
+        if version != 1:
+            raise Bad("version %d, expected 1" % version)
+        if reserved != 0:
+            self.problem(rel, "header reserved = %d, expected 0" % reserved)
+        want = 32 + 8 * pages + 20 * glyphs + 12 * kernings
+        if len(data) != want:
+            raise Bad("%d bytes, the tables need exactly %d" % (len(data), want))
+        root = self.owner_root(rel, roots)
+        manifest = self.manifest(root) if root is not None else None
+        for i in range(pages):
+            (h,) = struct.unpack_from("<Q", data, 32 + 8 * i)
+            if manifest is None:
+                continue
+            if h not in manifest:
+                self.problem(rel, "page %d: %016x is not in assets.hman" % (i, h))
+                continue
+            kind, cs, path = manifest[h]
+            if kind != MAN_TEXTURE:
+                self.problem(rel, "page %d -> %s has manifest kind %d, expected 0" % (i, path, kind))
+            if not os.path.isfile(self.abspath(self.join(root, path))):
+                self.problem(rel, "page %d -> %s does not exist" % (i, path))
+        at = 32 + 8 * pages
+        previous = None
+        for i in range(glyphs):
+            gid, x, y, w, h, xo, yo, xa, page, chnl = struct.unpack_from("<IHHHHhhhBB", data, at + 20 * i)
+            if previous is not None and gid <= previous:
+                self.problem(rel, "glyph %d: id %d does not ascend" % (i, gid))
+            previous = gid
+            if page >= pages:
+                self.problem(rel, "glyph %d: page %d of %d" % (i, page, pages))
+            if x + w > scale_w or y + h > scale_h:
+                self.problem(rel, "glyph %d: rectangle outside %dx%d" % (i, scale_w, scale_h))
+        at += 20 * glyphs
+        previous = None
+        for i in range(kernings):
+            first, second, amount, pad = struct.unpack_from("<IIhH", data, at + 12 * i)
+            if previous is not None and (first, second) <= previous:
+                self.problem(rel, "kerning %d: pair does not ascend" % i)
+            previous = (first, second)
+            if pad != 0:
+                self.problem(rel, "kerning %d: reserved = %d, expected 0" % (i, pad))
 
     def check_colorspaces(self):
         """A texture used only by sRGB slots (base color, emissive) must be listed sRGB, one
