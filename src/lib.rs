@@ -52,6 +52,7 @@ pub use format::hash::{hash_asset_ref, hash_runtime_path};
 pub use format::hfont::FontView;
 pub use format::hman::{AssetKind, ColorSpace};
 pub use format::hpack::Codec;
+pub use format::hscene::SceneView;
 pub use read::aligned::AlignedBytes;
 pub use read::assets::{AssetInfo, Assets, TreeReader};
 pub use read::error::ReadError;

@@ -39,6 +39,7 @@ SNAPPY_STREAM_ID = b"\xff\x06\x00\x00sNaPpY"
 MAN_TEXTURE, MAN_MESH, MAN_MATERIAL, MAN_LUT = 0, 1, 2, 3
 MAN_SHADER, MAN_BLOB, MAN_ANIMATION, MAN_FONT = 4, 5, 6, 7
 MAN_MANIFEST = 8  # assets.hman itself, as a pack entry; never a manifest row
+MAN_SCENE = 9
 FIRST_GAME_KIND = 128  # 128..255 are the game's kinds; any value is valid
 
 # .hpack v2/v3 kinds (assetc spec, PackKind), from the path's extension.
@@ -99,6 +100,8 @@ def man_kind_for(path):
         return MAN_SHADER
     if ext in (".ttf", ".otf", ".fnt", ".hfont"):
         return MAN_FONT
+    if ext == ".hscene":
+        return MAN_SCENE
     return MAN_BLOB
 
 

@@ -1,6 +1,7 @@
 //! The baker (feature `bake`): manifest, planning, per-kind pipelines, pack writing, cache and
 //! cargo integration.
 
+pub mod asset_file;
 mod baker;
 pub mod blob;
 mod builtins;

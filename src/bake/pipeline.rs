@@ -660,7 +660,8 @@ mod tests {
             .register(Claims("level", vec![Claim::file("*.level.toml")]))
             .unwrap();
         assert_eq!(registry.pipeline_for("one.level.toml"), Some("level"));
-        assert_eq!(registry.pipeline_for("Cargo.toml"), Some("blob"));
+        // Other TOML files go to pak's asset files, which keep non-assets as blobs.
+        assert_eq!(registry.pipeline_for("Cargo.toml"), Some("asset-file"));
     }
 
     #[test]

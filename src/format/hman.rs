@@ -52,6 +52,8 @@ impl AssetKind {
     pub const FONT: Self = Self(7);
     /// The `assets.hman` manifest itself (a pack entry; never a manifest row).
     pub const MANIFEST: Self = Self(8);
+    /// An `.hscene` (pak's `[scene]` asset files).
+    pub const SCENE: Self = Self(9);
     /// The first value of the game's range.
     pub const FIRST_GAME: u8 = 128;
 
@@ -87,6 +89,7 @@ impl AssetKind {
             Self::ANIMATION => "animation",
             Self::FONT => "font",
             Self::MANIFEST => "manifest",
+            Self::SCENE => "scene",
             _ => return None,
         })
     }

@@ -9,6 +9,7 @@ pub mod hman;
 pub mod hmat;
 pub mod hmesh;
 pub mod hpack;
+pub mod hscene;
 pub mod key;
 pub mod ktx2;
 pub mod spirv;

@@ -84,6 +84,7 @@ pub fn kind_from_path(path: &str) -> AssetKind {
         "hman" => AssetKind::MANIFEST,
         "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
         "ttf" | "otf" | "fnt" | "hfont" => AssetKind::FONT,
+        "hscene" => AssetKind::SCENE,
         _ => AssetKind::BLOB,
     }
 }

@@ -60,58 +60,66 @@ impl Pipeline for BitmapFont {
         settings: &FontSettings,
         cx: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError> {
-        let font = bmfont::parse(source.bytes())?;
-        let texture_settings = TextureSettings {
-            compress: settings.compress,
-            mips: settings.mips,
-            ..TextureSettings::default()
-        };
-        let mut pages = Vec::with_capacity(font.pages.len());
-        for (index, file) in font.pages.iter().enumerate() {
-            let bytes = cx.read(file)?;
-            let extension = file
-                .rsplit_once('.')
-                .map(|(_, e)| e.to_ascii_lowercase())
-                .unwrap_or_default();
-            let image = DecodedImage::decode(&bytes, &extension, texture_settings.max_pixels)
-                .map_err(|e| format!("page {index} ({file}): {e}"))?;
-            let (width, height) = (image.width(), image.height());
-            let (header_w, header_h) = (font.header.scale_w, font.header.scale_h);
-            if (width, height) != (u32::from(header_w), u32::from(header_h)) {
-                return Err(format!(
+        bake_descriptor(source.bytes(), "", source.stem(), settings, cx)
+    }
+}
+
+/// Bakes one BMFont descriptor: `pages_dir` is the descriptor's folder relative to the
+/// baking source's (its page files are read from there); outputs are `<stem>.hfont` and
+/// `<stem>/page_<i>.ktx2`. Shared by `*.fnt` and pak's `[bitmap-font]` asset files.
+pub fn bake_descriptor(
+    descriptor: &[u8],
+    pages_dir: &str,
+    stem: &str,
+    settings: &FontSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), PipelineError> {
+    let font = bmfont::parse(descriptor)?;
+    let texture_settings = TextureSettings {
+        compress: settings.compress,
+        mips: settings.mips,
+        ..TextureSettings::default()
+    };
+    let mut pages = Vec::with_capacity(font.pages.len());
+    for (index, file) in font.pages.iter().enumerate() {
+        let bytes = cx.read(&format!("{pages_dir}{file}"))?;
+        let extension = file
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        let image = DecodedImage::decode(&bytes, &extension, texture_settings.max_pixels)
+            .map_err(|e| format!("page {index} ({file}): {e}"))?;
+        let (width, height) = (image.width(), image.height());
+        let (header_w, header_h) = (font.header.scale_w, font.header.scale_h);
+        if (width, height) != (u32::from(header_w), u32::from(header_h)) {
+            return Err(format!(
                     "page {index} ({file}) is {width}x{height}, but the descriptor's scaleW x scaleH is \
                      {header_w}x{header_h}"
                 )
                 .into());
-            }
-            let encoded = texture::encode_decoded(
-                vec![image],
-                TextureShape::Single,
-                TextureMode::Color,
-                &texture_settings,
-            )?;
-            let page_ref = format!("{}/page_{index}", source.stem());
-            pages.push(cx.reference(&page_ref));
-            let path = format!("{page_ref}.ktx2");
-            cx.emit(
-                Output::new(path, AssetKind::TEXTURE, encoded.ktx2)
-                    .color_space(encoded.color_space),
-            );
         }
-        let data = FontData {
-            header: font.header,
-            pages,
-            glyphs: font.glyphs,
-            kernings: font.kernings,
-        };
-        let bytes = hfont::write(&data);
-        // What the runtime reader will accept, checked here so a bad font fails its bake.
-        hfont::FontView::parse(&bytes).map_err(|e| format!("baked font does not check: {e}"))?;
-        cx.emit(Output::new(
-            format!("{}.hfont", source.stem()),
-            AssetKind::FONT,
-            bytes,
-        ));
-        Ok(())
+        let encoded = texture::encode_decoded(
+            vec![image],
+            TextureShape::Single,
+            TextureMode::Color,
+            &texture_settings,
+        )?;
+        let page_ref = format!("{stem}/page_{index}");
+        pages.push(cx.reference(&page_ref));
+        let path = format!("{page_ref}.ktx2");
+        cx.emit(
+            Output::new(path, AssetKind::TEXTURE, encoded.ktx2).color_space(encoded.color_space),
+        );
     }
+    let data = FontData {
+        header: font.header,
+        pages,
+        glyphs: font.glyphs,
+        kernings: font.kernings,
+    };
+    let bytes = hfont::write(&data);
+    // What the runtime reader will accept, checked here so a bad font fails its bake.
+    hfont::FontView::parse(&bytes).map_err(|e| format!("baked font does not check: {e}"))?;
+    cx.emit(Output::new(format!("{stem}.hfont"), AssetKind::FONT, bytes));
+    Ok(())
 }

@@ -1,0 +1,168 @@
+//! pak's asset files: a `.toml` whose one top-level table is an asset kind names what to bake
+//! and how (`../shared/reference/pak-crate.txt`; keys kebab-case, as pak 0.7.6 spells them).
+//!
+//! - `[blob]` → the file `src` names, as it is, at the TOML's path without `.toml`
+//!   (`payload.toml` → `payload`).
+//! - `[bitmap-font]` → `<name>.hfont` and its pages (the bitmap-font pipeline).
+//! - `[scene]` → `<name>.hscene` ([`crate::format::hscene`]).
+//! - `[bitmap]`, `[mesh]`, `[animation]`, `[material]`: not baked yet; the file stays a blob,
+//!   with a warning saying so.
+//! - Any other `.toml` is a blob, as before.
+//!
+//! `src` is relative to the TOML file, or to the content root when it starts with `/`;
+//! without `src`, the file of the same name (`chair.toml` → `chair`). What `src` names is a
+//! side input of the asset (cache, rerun-if-changed, watch).
+
+mod scene;
+
+use crate::bake::blob;
+use crate::bake::font::{self, FontSettings};
+use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+
+/// pak's asset kinds, as top-level table names.
+const BAKED: [&str; 3] = ["blob", "bitmap-font", "scene"];
+const NOT_YET: [&str; 4] = ["bitmap", "mesh", "animation", "material"];
+
+/// `*.toml` → by its top-level table (see the module docs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AssetFile;
+
+/// `asset-file = { … }` reads no settings; fonts take the `font` table.
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+pub struct AssetFileSettings {}
+
+impl Pipeline for AssetFile {
+    type Settings = AssetFileSettings;
+
+    fn name(&self) -> &str {
+        "asset-file"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::file("*.toml")]
+    }
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        _: &AssetFileSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let as_blob = |cx: &mut BakeContext<'_>| {
+            cx.emit(Output::new(
+                source.rel(),
+                blob::kind_of(source.rel()),
+                source.bytes().to_vec(),
+            ));
+            Ok(())
+        };
+        // A TOML that does not parse is someone's data, not an asset file.
+        let Some(table) = std::str::from_utf8(source.bytes())
+            .ok()
+            .and_then(|text| text.parse::<toml::Table>().ok())
+        else {
+            return as_blob(cx);
+        };
+        let kind = match (table.len(), table.iter().next()) {
+            (1, Some((key, toml::Value::Table(body)))) => Some((key.as_str(), body)),
+            _ => None,
+        };
+        let Some((kind, body)) = kind else {
+            return as_blob(cx);
+        };
+        if NOT_YET.contains(&kind) {
+            cx.warn(format!(
+                "pak's `[{kind}]` asset files are not baked yet; the file is kept as a blob"
+            ));
+            return as_blob(cx);
+        }
+        if !BAKED.contains(&kind) {
+            return as_blob(cx);
+        }
+        let name = source.rel().strip_suffix(".toml").unwrap_or(source.rel());
+        match kind {
+            "blob" => {
+                let (read_path, _) = named_source(source.rel(), body)?;
+                let bytes = cx.read(&read_path)?;
+                cx.emit(Output::new(name, blob::kind_of(name), bytes));
+            }
+            "bitmap-font" => {
+                let (read_path, _) = named_source(source.rel(), body)?;
+                let descriptor = cx.read(&read_path)?;
+                let pages_dir = match read_path.rfind('/') {
+                    Some(slash) => &read_path[..=slash],
+                    None => "",
+                };
+                let settings: FontSettings = cx.settings("font")?;
+                font::bake_descriptor(&descriptor, pages_dir, name, &settings, cx)?;
+            }
+            "scene" => scene::bake(source.rel(), name, body, cx)?,
+            _ => unreachable!("kinds checked above"),
+        }
+        Ok(())
+    }
+}
+
+/// `src` of an asset file (or the TOML's own name without `.toml`): the path to read, relative
+/// to the TOML's folder, and the same file relative to the content root.
+fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), String> {
+    let src = match body.get("src") {
+        None => {
+            let name = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
+            name.rsplit('/').next().unwrap_or(name).to_owned()
+        }
+        Some(toml::Value::String(src)) if !src.is_empty() => src.clone(),
+        Some(other) => return Err(format!("`src` must be a path string, not {other}")),
+    };
+    resolve(toml_rel, &src)
+}
+
+/// A path an asset file names (relative to it, or rooted at the content folder with `/`) as
+/// (relative to the TOML's folder, relative to the content root); `..` may not climb out.
+pub(crate) fn resolve(toml_rel: &str, path: &str) -> Result<(String, String), String> {
+    let dir: Vec<&str> = toml_rel.split('/').collect();
+    let dir = &dir[..dir.len() - 1];
+    let (mut parts, rest): (Vec<&str>, &str) = match path.strip_prefix('/') {
+        Some(rooted) => (Vec::new(), rooted),
+        None => (dir.to_vec(), path),
+    };
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts
+                    .pop()
+                    .ok_or_else(|| format!("`{path}` leads outside the content folder"))?;
+            }
+            part => parts.push(part),
+        }
+    }
+    let root_rel = parts.join("/");
+    let up = "../".repeat(dir.len());
+    Ok((format!("{up}{root_rel}"), root_rel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn paths_resolve_against_the_toml_or_the_root() {
+        let r = |toml: &str, path: &str| resolve(toml, path).unwrap();
+        assert_eq!(
+            r("a/b/x.toml", "y.bin"),
+            ("../../a/b/y.bin".into(), "a/b/y.bin".into())
+        );
+        assert_eq!(
+            r("a/b/x.toml", "../c/y.bin"),
+            ("../../a/c/y.bin".into(), "a/c/y.bin".into())
+        );
+        assert_eq!(
+            r("a/x.toml", "/z/y.bin"),
+            ("../z/y.bin".into(), "z/y.bin".into())
+        );
+        assert_eq!(r("x.toml", "y.bin"), ("y.bin".into(), "y.bin".into()));
+        assert!(resolve("a/x.toml", "../../y").is_err());
+    }
+}
