@@ -15,6 +15,7 @@ pub mod pack;
 pub mod pipeline;
 pub mod plan;
 pub mod settings;
+pub mod shared_cache;
 pub mod signing;
 pub mod texture;
 pub mod transaction;
