@@ -100,6 +100,10 @@ pub struct SharedCacheConfig {
     pub local_dir: Option<PathBuf>,
     /// The remote tier's URL; `None`: no remote tier.
     pub remote_url: Option<String>,
+    /// Options for the remote store, over what it reads from the environment: the
+    /// `object_store` builder's configuration keys (`aws_endpoint`, `aws_region`,
+    /// `aws_allow_http`, `google_service_account`, `azure_storage_account_name`, …).
+    pub remote_options: Vec<(String, String)>,
     /// Read-write, read or off.
     pub mode: Mode,
 }
@@ -119,6 +123,7 @@ impl SharedCacheConfig {
                 .map(PathBuf::from)
                 .or_else(default_local_dir),
             remote_url: var(ENV_URL).or_else(|| manifest_remote.map(str::to_owned)),
+            remote_options: Vec::new(),
             mode,
         })
     }
@@ -433,7 +438,7 @@ impl SharedCache {
             }
         });
         let remote = config.remote_url.as_ref().and_then(|url| {
-            match open_remote(url) {
+            match open_remote(url, &config.remote_options) {
                 Ok(tier) => Some(tier),
                 Err(e) => {
                     warnings.push(format!(
@@ -814,12 +819,12 @@ impl<'a> AssetEntry<'a> {
 }
 
 #[cfg(feature = "remote-cache")]
-fn open_remote(url: &str) -> Result<Box<dyn Tier>, String> {
-    remote::RemoteTier::open(url).map(|tier| Box::new(tier) as Box<dyn Tier>)
+fn open_remote(url: &str, options: &[(String, String)]) -> Result<Box<dyn Tier>, String> {
+    remote::RemoteTier::open(url, options).map(|tier| Box::new(tier) as Box<dyn Tier>)
 }
 
 #[cfg(not(feature = "remote-cache"))]
-fn open_remote(_url: &str) -> Result<Box<dyn Tier>, String> {
+fn open_remote(_url: &str, _options: &[(String, String)]) -> Result<Box<dyn Tier>, String> {
     Err("this hearth was built without the `remote-cache` feature".into())
 }
 

@@ -41,11 +41,13 @@ impl std::fmt::Debug for RemoteTier {
 }
 
 impl RemoteTier {
-    /// Opens the store at `url`. Nothing is sent yet: an unreachable store shows at the first
-    /// request.
-    pub fn open(url: &str) -> Result<Self, String> {
+    /// Opens the store at `url`, configured from the environment and then `options` (the
+    /// builder's configuration keys). Nothing is sent yet: an unreachable store shows at the
+    /// first request.
+    pub fn open(url: &str, options: &[(String, String)]) -> Result<Self, String> {
         let parsed = url::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
         let (scheme, prefix) = ObjectStoreScheme::parse(&parsed).map_err(|e| e.to_string())?;
+        let settings = options;
         let options = ClientOptions::new()
             .with_timeout(REQUEST_TIMEOUT)
             .with_connect_timeout(CONNECT_TIMEOUT);
@@ -66,8 +68,11 @@ impl RemoteTier {
                 (Box::new(store), StorePath::default())
             }
             ObjectStoreScheme::AmazonS3 => {
-                let store = object_store::aws::AmazonS3Builder::from_env()
-                    .with_url(url)
+                let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
+                for (key, value) in settings {
+                    builder = builder.with_config(config_key(key)?, value);
+                }
+                let store = builder
                     .with_client_options(options)
                     .with_retry(retry)
                     .build()
@@ -75,8 +80,11 @@ impl RemoteTier {
                 (Box::new(store), prefix)
             }
             ObjectStoreScheme::GoogleCloudStorage => {
-                let store = object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                    .with_url(url)
+                let mut builder = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
+                for (key, value) in settings {
+                    builder = builder.with_config(config_key(key)?, value);
+                }
+                let store = builder
                     .with_client_options(options)
                     .with_retry(retry)
                     .build()
@@ -84,13 +92,19 @@ impl RemoteTier {
                 (Box::new(store), prefix)
             }
             ObjectStoreScheme::MicrosoftAzure => {
-                let store = object_store::azure::MicrosoftAzureBuilder::from_env()
-                    .with_url(url)
+                let mut builder = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
+                for (key, value) in settings {
+                    builder = builder.with_config(config_key(key)?, value);
+                }
+                let store = builder
                     .with_client_options(options)
                     .with_retry(retry)
                     .build()
                     .map_err(error)?;
                 (Box::new(store), prefix)
+            }
+            ObjectStoreScheme::Http if !settings.is_empty() => {
+                return Err("an http(s) store takes no options".into())
             }
             ObjectStoreScheme::Http => {
                 let store = object_store::http::HttpBuilder::new()
@@ -187,4 +201,11 @@ impl Tier for RemoteTier {
             }
         })
     }
+}
+
+/// A builder configuration key, named as `object_store` names it (case-insensitive).
+fn config_key<K: std::str::FromStr>(name: &str) -> Result<K, String> {
+    name.to_ascii_lowercase()
+        .parse()
+        .map_err(|_| format!("unknown store option {name:?}"))
 }
