@@ -23,6 +23,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 const BUCKET: &str = "hearth-cache";
+/// An `Authorization` header moto accepts as "someone signed in".
+const FAKE_AUTHORIZATION: &str = "AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
 
 // ---------------------------------------------------------------------------------------
 // The S3 server.
@@ -40,10 +42,25 @@ impl Moto {
             .local_addr()
             .unwrap()
             .port();
+        // Its request log goes to a file (a pipe nobody reads would fill and stall it).
+        let log = std::env::temp_dir().join(format!("hearth-moto-{port}.log"));
+        // The server exits when its standard input closes: when this test process ends,
+        // however it ends (the shared server lives in a static, never dropped).
         let child = Command::new("python3")
-            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .args([
+                "-c",
+                "import os, sys, threading\n\
+                 threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()\n\
+                 from moto.server import main\n\
+                 main(sys.argv[1:])",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .expect("python3 is needed to run the S3 test server (moto)");
         let moto = Moto {
@@ -52,11 +69,16 @@ impl Moto {
         };
         let started = Instant::now();
         loop {
-            if let Some(status) = moto.child.lock().unwrap().as_mut().unwrap().try_wait().unwrap()
+            if let Some(status) = moto
+                .child
+                .lock()
+                .unwrap()
+                .as_mut()
+                .unwrap()
+                .try_wait()
+                .unwrap()
             {
-                let mut stderr = String::new();
-                let mut child = moto.child.lock().unwrap().take().unwrap();
-                child.stderr.take().unwrap().read_to_string(&mut stderr).ok();
+                let stderr = std::fs::read_to_string(&log).unwrap_or_default();
                 panic!(
                     "the S3 test server (moto) exited with {status}: is it installed? \
                      `python3 -m pip install 'moto[server]'` (.ci/run does it)\n{stderr}"
@@ -105,20 +127,27 @@ impl Moto {
             remote_options: self
                 .env()
                 .into_iter()
-                .map(|(k, v)| (k.to_ascii_lowercase().replace("endpoint_url", "endpoint"), v))
+                .map(|(k, v)| {
+                    (
+                        k.to_ascii_lowercase().replace("endpoint_url", "endpoint"),
+                        v,
+                    )
+                })
                 .collect(),
             mode,
         }
     }
 
-    /// One plain, unsigned HTTP request (moto does not check signatures): (status, body).
+    /// One plain HTTP request with a made-up signature (moto checks that there is one, not
+    /// what it says): (status, body).
     fn http(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
         let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n\
+             Authorization: {FAKE_AUTHORIZATION}\r\nConnection: close\r\n\r\n",
             self.port,
             body.len()
         );
@@ -297,11 +326,19 @@ fn machine_b_gets_machine_a_s_outputs_without_baking() {
     assert_eq!(calls, 2);
     assert_eq!(report.baked.len(), report.assets);
     assert_eq!(report.shared_stored, report.assets);
-    assert!(report.warnings.iter().all(|w| !w.contains("cache")), "{:?}", report.warnings);
+    assert!(
+        report.warnings.iter().all(|w| !w.contains("cache")),
+        "{:?}",
+        report.warnings
+    );
     let keys = moto.list("two-machines");
     let objects = keys.iter().filter(|k| k.contains("/v1/objects/")).count();
     let recipes = keys.iter().filter(|k| k.contains("/v1/recipes/")).count();
-    assert_eq!((objects, recipes), (report.assets, report.assets), "{keys:?}");
+    assert_eq!(
+        (objects, recipes),
+        (report.assets, report.assets),
+        "{keys:?}"
+    );
     assert_eq!(&tree(&out_a), reference());
 
     // Machine B: another checkout path, fresh output folder, empty local tier: no pipeline
@@ -324,7 +361,12 @@ fn machine_b_gets_machine_a_s_outputs_without_baking() {
         .collect::<Vec<_>>();
     assert_eq!(counted.len(), 2, "{:?}", report.warnings);
     let root_b = manifest_b.parent().unwrap().canonicalize().unwrap();
-    assert!(counted.iter().all(|w| w.starts_with(&*root_b.to_string_lossy())), "{counted:?}");
+    assert!(
+        counted
+            .iter()
+            .all(|w| w.starts_with(&*root_b.to_string_lossy())),
+        "{counted:?}"
+    );
     // The hits filled B's local tier: a second checkout on B needs no network.
     let out_b2 = b.path().join("out2");
     let offline = SharedCacheConfig {
@@ -337,7 +379,11 @@ fn machine_b_gets_machine_a_s_outputs_without_baking() {
     assert_eq!(&tree(&out_b2), reference());
 
     // A side file edited on B: that asset alone is baked again.
-    std::fs::write(manifest_b.parent().unwrap().join("counted/a.side"), "edited").unwrap();
+    std::fs::write(
+        manifest_b.parent().unwrap().join("counted/a.side"),
+        "edited",
+    )
+    .unwrap();
     let out_b3 = b.path().join("out3");
     let config = moto.config("two-machines", &local_b, Mode::ReadWrite);
     let (report, calls) = bake(&manifest_b, &out_b3, Some(config), |_| {});
@@ -355,7 +401,12 @@ fn damaged_objects_are_discarded_baked_locally_and_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = checkout(dir.path());
     let config = |name: &str| moto.config("damaged", &dir.path().join(name), Mode::ReadWrite);
-    let (report, _) = bake(&manifest, &dir.path().join("a"), Some(config("cache-a")), |_| {});
+    let (report, _) = bake(
+        &manifest,
+        &dir.path().join("a"),
+        Some(config("cache-a")),
+        |_| {},
+    );
     assert_eq!(report.shared_stored, report.assets);
 
     // Damage every object: garbage, a truncation, a foreign object (another key's bytes).
@@ -390,7 +441,13 @@ fn damaged_objects_are_discarded_baked_locally_and_replaced() {
                 && warning.contains("discarded"),
             "{warning}"
         );
-        let key = warning.split("object ").nth(1).unwrap().split(' ').next().unwrap();
+        let key = warning
+            .split("object ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap();
         assert!(objects.iter().any(|o| o.ends_with(key)), "{warning}");
     }
 
@@ -412,9 +469,13 @@ fn a_server_killed_mid_bake_costs_one_warning_and_no_asset() {
     let config = moto.config("killed", &dir.path().join("cache"), Mode::ReadWrite);
     let moto = Arc::new(moto);
     let killer = moto.clone();
+    let uploaded = Arc::new(AtomicUsize::new(0));
+    let uploads = uploaded.clone();
     let (report, calls) = bake(&manifest, &out, Some(config), move |baker| {
+        let uploaded = uploads;
         baker.jobs(1).on_progress(move |event| {
             if let Progress::Asset { done: 2, .. } = event {
+                uploaded.store(killer.list("killed").len(), Ordering::SeqCst);
                 killer.kill();
             }
         });
@@ -424,7 +485,13 @@ fn a_server_killed_mid_bake_costs_one_warning_and_no_asset() {
     assert_eq!(&tree(&out), reference());
     let warnings = remote_warnings(&report);
     assert_eq!(warnings.len(), 1, "{:?}", report.warnings);
-    assert!(warnings[0].contains("not used for the rest of this bake"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("not used for the rest of this bake"),
+        "{}",
+        warnings[0]
+    );
+    // The server was in use until the kill: the first assets' objects and recipes were up.
+    assert_eq!(uploaded.load(Ordering::SeqCst), 4);
 }
 
 #[test]
@@ -440,7 +507,11 @@ fn read_mode_never_writes_to_the_remote() {
         |_| {},
     );
     assert_eq!((calls, report.baked.len()), (2, report.assets));
-    assert!(report.warnings.iter().all(|w| !w.contains("cache")), "{:?}", report.warnings);
+    assert!(
+        report.warnings.iter().all(|w| !w.contains("cache")),
+        "{:?}",
+        report.warnings
+    );
     assert_eq!(moto.list("read-only"), Vec::<String>::new());
     // The local tier still fills: a CI consumer's next checkout is warm.
     let stats = hearth::bake::shared_cache::local::stats(&local).unwrap();
@@ -505,22 +576,56 @@ fn checkouts_on_one_machine_share_the_local_tier() {
     let local = dir.path().join("cache");
     let manifest_a = checkout(&dir.path().join("a"));
     let manifest_b = checkout(&dir.path().join("b"));
-    let (report, calls) = bake(&manifest_a, &dir.path().join("out-a"), Some(local_only(&local)), |_| {});
+    let (report, calls) = bake(
+        &manifest_a,
+        &dir.path().join("out-a"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     assert_eq!((calls, report.baked.len()), (2, report.assets));
-    let (report, calls) = bake(&manifest_b, &dir.path().join("out-b"), Some(local_only(&local)), |_| {});
+    let (report, calls) = bake(
+        &manifest_b,
+        &dir.path().join("out-b"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     assert_eq!(calls, 0);
     assert_eq!(report.shared_local_hits.len(), report.assets);
     assert_eq!(&tree(&dir.path().join("out-b")), reference());
     // The incremental cache of B's output holds the hits: a re-bake there touches nothing.
-    let (report, calls) = bake(&manifest_b, &dir.path().join("out-b"), Some(local_only(&local)), |_| {});
-    assert_eq!((calls, report.cache_hits, report.files_written), (0, report.assets, 0));
+    let (report, calls) = bake(
+        &manifest_b,
+        &dir.path().join("out-b"),
+        Some(local_only(&local)),
+        |_| {},
+    );
+    assert_eq!(
+        (calls, report.cache_hits, report.files_written),
+        (0, report.assets, 0)
+    );
     // A settings change is a different key.
     let text = std::fs::read_to_string(&manifest_b).unwrap();
-    std::fs::write(&manifest_b, text.replace("quality = \"fastest\"", "quality = \"faster\"")).unwrap();
-    let (report, _) = bake(&manifest_b, &dir.path().join("out-b2"), Some(local_only(&local)), |_| {});
-    assert!(report.baked.iter().any(|a| a.ends_with(".png")), "{:?}", report.baked);
+    std::fs::write(
+        &manifest_b,
+        text.replace("quality = \"fastest\"", "quality = \"faster\""),
+    )
+    .unwrap();
+    let (report, _) = bake(
+        &manifest_b,
+        &dir.path().join("out-b2"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     assert!(
-        report.baked.iter().all(|a| !a.starts_with("counted/") && !a.starts_with("text/")),
+        report.baked.iter().any(|a| a.ends_with(".png")),
+        "{:?}",
+        report.baked
+    );
+    assert!(
+        report
+            .baked
+            .iter()
+            .all(|a| !a.starts_with("counted/") && !a.starts_with("text/")),
         "{:?}",
         report.baked
     );
@@ -531,7 +636,12 @@ fn damaged_local_objects_are_discarded_and_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let local = dir.path().join("cache");
     let manifest = checkout(dir.path());
-    let (report, _) = bake(&manifest, &dir.path().join("a"), Some(local_only(&local)), |_| {});
+    let (report, _) = bake(
+        &manifest,
+        &dir.path().join("a"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     let mut damaged = 0;
     for shard in std::fs::read_dir(local.join("v1/objects")).unwrap() {
         for file in std::fs::read_dir(shard.unwrap().path()).unwrap() {
@@ -544,14 +654,30 @@ fn damaged_local_objects_are_discarded_and_replaced() {
         }
     }
     assert_eq!(damaged, report.assets);
-    let (report, calls) = bake(&manifest, &dir.path().join("b"), Some(local_only(&local)), |_| {});
+    let (report, calls) = bake(
+        &manifest,
+        &dir.path().join("b"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     assert_eq!((calls, report.baked.len()), (2, report.assets));
     assert_eq!(&tree(&dir.path().join("b")), reference());
-    let warnings: Vec<_> = report.warnings.iter().filter(|w| w.contains("discarded")).collect();
+    let warnings: Vec<_> = report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("discarded"))
+        .collect();
     assert_eq!(warnings.len(), report.assets, "{:?}", report.warnings);
-    assert!(warnings.iter().all(|w| w.contains(&format!("local cache {}", local.display()))
-        && w.contains("content hash mismatch")));
-    let (report, calls) = bake(&manifest, &dir.path().join("c"), Some(local_only(&local)), |_| {});
+    assert!(warnings
+        .iter()
+        .all(|w| w.contains(&format!("local cache {}", local.display()))
+            && w.contains("content hash mismatch")));
+    let (report, calls) = bake(
+        &manifest,
+        &dir.path().join("c"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     assert_eq!((calls, report.shared_local_hits.len()), (0, report.assets));
     assert!(report.warnings.iter().all(|w| !w.contains("discarded")));
 }
@@ -561,7 +687,12 @@ fn hearth_cache_stats_gc_clear() {
     let dir = tempfile::tempdir().unwrap();
     let local = dir.path().join("cache");
     let manifest = checkout(dir.path());
-    let (report, _) = bake(&manifest, &dir.path().join("a"), Some(local_only(&local)), |_| {});
+    let (report, _) = bake(
+        &manifest,
+        &dir.path().join("a"),
+        Some(local_only(&local)),
+        |_| {},
+    );
     let cli = |args: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_hearth"))
             .args(args)
@@ -571,7 +702,8 @@ fn hearth_cache_stats_gc_clear() {
         assert!(output.status.success(), "{output:?}");
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
-    let stats: serde_json::Value = serde_json::from_str(&cli(&["cache", "stats", "--json"])).unwrap();
+    let stats: serde_json::Value =
+        serde_json::from_str(&cli(&["cache", "stats", "--json"])).unwrap();
     assert_eq!(stats["objects"], report.assets);
     assert_eq!(stats["recipes"], report.assets);
     let bytes = stats["bytes"].as_u64().unwrap();
@@ -581,11 +713,16 @@ fn hearth_cache_stats_gc_clear() {
     let half = (bytes / 2).to_string();
     let text = cli(&["cache", "gc", "--max-size", &half]);
     assert!(text.starts_with("removed "), "{text}");
-    let stats: serde_json::Value = serde_json::from_str(&cli(&["cache", "stats", "--json"])).unwrap();
+    let stats: serde_json::Value =
+        serde_json::from_str(&cli(&["cache", "stats", "--json"])).unwrap();
     assert!(stats["bytes"].as_u64().unwrap() <= bytes / 2, "{stats}");
     assert!(cli(&["cache", "clear"]).starts_with("removed "));
-    let stats: serde_json::Value = serde_json::from_str(&cli(&["cache", "stats", "--json"])).unwrap();
-    assert_eq!((stats["objects"].as_u64(), stats["bytes"].as_u64()), (Some(0), Some(0)));
+    let stats: serde_json::Value =
+        serde_json::from_str(&cli(&["cache", "stats", "--json"])).unwrap();
+    assert_eq!(
+        (stats["objects"].as_u64(), stats["bytes"].as_u64()),
+        (Some(0), Some(0))
+    );
     // A bad size is a usage error.
     let output = Command::new(env!("CARGO_BIN_EXE_hearth"))
         .args(["cache", "gc", "--max-size", "lots"])

@@ -1063,7 +1063,9 @@ fn bake_one(
         return record_asset(job, root, content, encoder, recorded);
     };
     let stored = shared.stored_asset(&recorded);
-    recorded.warnings.splice(0..0, shared.warnings.iter().cloned());
+    recorded
+        .warnings
+        .splice(0..0, shared.warnings.iter().cloned());
     let asset = record_asset(job, root, content, encoder, recorded)?;
     if let Some(stored) = stored {
         shared.store(stored);

@@ -338,7 +338,10 @@ impl Config {
             default: default.layer(),
             rules: default_rules,
             presets,
-            cache_remote: raw.cache.and_then(|c| c.remote).filter(|r| !r.trim().is_empty()),
+            cache_remote: raw
+                .cache
+                .and_then(|c| c.remote)
+                .filter(|r| !r.trim().is_empty()),
             warnings,
         };
         if let Some(name) = &config.default_preset {

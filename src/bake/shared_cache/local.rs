@@ -281,7 +281,10 @@ mod tests {
         assert_eq!((stats.objects, stats.recipes, stats.bytes), (1, 1, 150));
         // The least recently used goes first.
         let removed = gc(dir.path(), 120).unwrap();
-        assert_eq!((removed.files, removed.bytes, removed.bytes_left), (1, 50, 100));
+        assert_eq!(
+            (removed.files, removed.bytes, removed.bytes_left),
+            (1, 50, 100)
+        );
         assert!(tier.get(Kind::Object, &a).unwrap().is_some());
         assert_eq!(clear(dir.path()).unwrap().files, 1);
         assert_eq!(stats(dir.path()).unwrap().bytes, 0);

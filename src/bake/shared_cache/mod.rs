@@ -119,9 +119,7 @@ impl SharedCacheConfig {
             None => Mode::ReadWrite,
         };
         Ok(Self {
-            local_dir: var(ENV_DIR)
-                .map(PathBuf::from)
-                .or_else(default_local_dir),
+            local_dir: var(ENV_DIR).map(PathBuf::from).or_else(default_local_dir),
             remote_url: var(ENV_URL).or_else(|| manifest_remote.map(str::to_owned)),
             remote_options: Vec::new(),
             mode,
@@ -246,7 +244,11 @@ pub(crate) fn encode<T: Serialize>(kind: Kind, key: &Key, value: &T) -> Vec<u8> 
 }
 
 /// Checks a frame against `key` and decodes it; the error says what was wrong.
-pub(crate) fn decode<T: DeserializeOwned>(kind: Kind, key: &Key, bytes: &[u8]) -> Result<T, String> {
+pub(crate) fn decode<T: DeserializeOwned>(
+    kind: Kind,
+    key: &Key,
+    bytes: &[u8],
+) -> Result<T, String> {
     let rest = bytes
         .strip_prefix(kind.magic().as_slice())
         .ok_or("not a hearth cache object")?;
@@ -425,8 +427,10 @@ impl SharedCache {
         if config.mode == Mode::Off {
             return (None, warnings);
         }
-        let local = config.local_dir.as_ref().and_then(|dir| {
-            match local::LocalTier::open(dir) {
+        let local = config
+            .local_dir
+            .as_ref()
+            .and_then(|dir| match local::LocalTier::open(dir) {
                 Ok(tier) => Some(Box::new(tier) as Box<dyn Tier>),
                 Err(e) => {
                     warnings.push(format!(
@@ -435,8 +439,7 @@ impl SharedCache {
                     ));
                     None
                 }
-            }
-        });
+            });
         let remote = config.remote_url.as_ref().and_then(|url| {
             match open_remote(url, &config.remote_options) {
                 Ok(tier) => Some(tier),
@@ -519,7 +522,15 @@ impl SharedCache {
             })
     }
 
-    fn write(&self, tier: &dyn Tier, remote: bool, kind: Kind, key: &Key, bytes: &[u8], replace: bool) {
+    fn write(
+        &self,
+        tier: &dyn Tier,
+        remote: bool,
+        kind: Kind,
+        key: &Key,
+        bytes: &[u8],
+        replace: bool,
+    ) {
         if remote && !self.remote_writes {
             return;
         }
@@ -558,16 +569,21 @@ impl SharedCache {
             if remote && self.remote().is_none() {
                 continue;
             }
-            let tier_kind = if remote { TierKind::Remote } else { TierKind::Local };
-            let recipe: Recipe = match self.read(tier, remote, Kind::Recipe, recipe_key, Recipe::check) {
-                Ok(Some(recipe)) => recipe,
-                Ok(None) => continue,
-                Err(warning) => {
-                    warnings.push(warning);
-                    damaged.push((tier_kind, Kind::Recipe));
-                    continue;
-                }
+            let tier_kind = if remote {
+                TierKind::Remote
+            } else {
+                TierKind::Local
             };
+            let recipe: Recipe =
+                match self.read(tier, remote, Kind::Recipe, recipe_key, Recipe::check) {
+                    Ok(Some(recipe)) => recipe,
+                    Ok(None) => continue,
+                    Err(warning) => {
+                        warnings.push(warning);
+                        damaged.push((tier_kind, Kind::Recipe));
+                        continue;
+                    }
+                };
             let Some(key) = key_for(&recipe) else {
                 continue;
             };
@@ -587,8 +603,22 @@ impl SharedCache {
                         // Fill the local tier so the next checkout on this machine needs no
                         // network.
                         if let Some(local) = &self.local {
-                            self.write(&**local, false, Kind::Recipe, recipe_key, &encode(Kind::Recipe, recipe_key, &recipe), true);
-                            self.write(&**local, false, Kind::Object, &key, &encode(Kind::Object, &key, &asset), true);
+                            self.write(
+                                &**local,
+                                false,
+                                Kind::Recipe,
+                                recipe_key,
+                                &encode(Kind::Recipe, recipe_key, &recipe),
+                                true,
+                            );
+                            self.write(
+                                &**local,
+                                false,
+                                Kind::Object,
+                                &key,
+                                &encode(Kind::Object, &key, &asset),
+                                true,
+                            );
                         }
                     }
                     return Some(Hit {
@@ -618,11 +648,22 @@ impl SharedCache {
         let recipe_bytes = encode(Kind::Recipe, recipe_key, &asset.recipe);
         let object_bytes = encode(Kind::Object, key, asset);
         for (tier, remote) in self.tiers() {
-            let tier_kind = if remote { TierKind::Remote } else { TierKind::Local };
+            let tier_kind = if remote {
+                TierKind::Remote
+            } else {
+                TierKind::Local
+            };
             let replace_object = damaged.contains(&(tier_kind, Kind::Object));
             // The recipe is a hint, replaced by the latest bake; the object is written once.
             self.write(tier, remote, Kind::Recipe, recipe_key, &recipe_bytes, true);
-            self.write(tier, remote, Kind::Object, key, &object_bytes, replace_object);
+            self.write(
+                tier,
+                remote,
+                Kind::Object,
+                key,
+                &object_bytes,
+                replace_object,
+            );
         }
         self.stored.fetch_add(1, Ordering::Relaxed);
     }
@@ -866,7 +907,10 @@ mod tests {
         for at in 0..bytes.len() {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x10;
-            assert!(decode::<StoredAsset>(Kind::Object, &key, &flipped).is_err(), "{at}");
+            assert!(
+                decode::<StoredAsset>(Kind::Object, &key, &flipped).is_err(),
+                "{at}"
+            );
         }
     }
 
@@ -885,7 +929,10 @@ mod tests {
     #[test]
     fn keys_depend_on_every_input() {
         let base = recipe_key(("blob", 1), "a.bin", false, &[("a.bin", b"x")]);
-        assert_eq!(base, recipe_key(("blob", 1), "a.bin", false, &[("a.bin", b"x")]));
+        assert_eq!(
+            base,
+            recipe_key(("blob", 1), "a.bin", false, &[("a.bin", b"x")])
+        );
         for other in [
             recipe_key(("blob", 2), "a.bin", false, &[("a.bin", b"x")]),
             recipe_key(("blob2", 1), "a.bin", false, &[("a.bin", b"x")]),

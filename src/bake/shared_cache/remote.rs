@@ -36,7 +36,9 @@ pub struct RemoteTier {
 
 impl std::fmt::Debug for RemoteTier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RemoteTier").field("url", &self.url).finish()
+        f.debug_struct("RemoteTier")
+            .field("url", &self.url)
+            .finish()
     }
 }
 
@@ -68,39 +70,51 @@ impl RemoteTier {
                 (Box::new(store), StorePath::default())
             }
             ObjectStoreScheme::AmazonS3 => {
-                let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
+                // Timeouts first; the environment and `options` may change them.
+                let mut builder = object_store::aws::AmazonS3Builder::new()
+                    .with_client_options(options)
+                    .with_retry(retry);
+                for (key, value) in from_env("AWS_") {
+                    if let Ok(key) = config_key(&key) {
+                        builder = builder.with_config(key, value);
+                    }
+                }
                 for (key, value) in settings {
                     builder = builder.with_config(config_key(key)?, value);
                 }
-                let store = builder
-                    .with_client_options(options)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(error)?;
+                let store = builder.with_url(url).build().map_err(error)?;
                 (Box::new(store), prefix)
             }
             ObjectStoreScheme::GoogleCloudStorage => {
-                let mut builder = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
+                // Timeouts first; the environment and `options` may change them.
+                let mut builder = object_store::gcp::GoogleCloudStorageBuilder::new()
+                    .with_client_options(options)
+                    .with_retry(retry);
+                for (key, value) in from_env("GOOGLE_") {
+                    if let Ok(key) = config_key(&key) {
+                        builder = builder.with_config(key, value);
+                    }
+                }
                 for (key, value) in settings {
                     builder = builder.with_config(config_key(key)?, value);
                 }
-                let store = builder
-                    .with_client_options(options)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(error)?;
+                let store = builder.with_url(url).build().map_err(error)?;
                 (Box::new(store), prefix)
             }
             ObjectStoreScheme::MicrosoftAzure => {
-                let mut builder = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
+                // Timeouts first; the environment and `options` may change them.
+                let mut builder = object_store::azure::MicrosoftAzureBuilder::new()
+                    .with_client_options(options)
+                    .with_retry(retry);
+                for (key, value) in from_env("AZURE_") {
+                    if let Ok(key) = config_key(&key) {
+                        builder = builder.with_config(key, value);
+                    }
+                }
                 for (key, value) in settings {
                     builder = builder.with_config(config_key(key)?, value);
                 }
-                let store = builder
-                    .with_client_options(options)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(error)?;
+                let store = builder.with_url(url).build().map_err(error)?;
                 (Box::new(store), prefix)
             }
             ObjectStoreScheme::Http if !settings.is_empty() => {
@@ -201,6 +215,15 @@ impl Tier for RemoteTier {
             }
         })
     }
+}
+
+/// The variables of the environment starting with `prefix` that name a configuration key of
+/// the store (as the builders' own `from_env` reads them).
+fn from_env(prefix: &str) -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(key, _)| key.starts_with(prefix))
+        .collect()
 }
 
 /// A builder configuration key, named as `object_store` names it (case-insensitive).
