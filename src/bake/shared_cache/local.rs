@@ -277,8 +277,8 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
-        let stats = stats(dir.path()).unwrap();
-        assert_eq!((stats.objects, stats.recipes, stats.bytes), (1, 1, 150));
+        let counted = stats(dir.path()).unwrap();
+        assert_eq!((counted.objects, counted.recipes, counted.bytes), (1, 1, 150));
         // The least recently used goes first.
         let removed = gc(dir.path(), 120).unwrap();
         assert_eq!(
