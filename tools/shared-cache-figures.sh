@@ -67,11 +67,9 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ALLOW_HTTP=true AWS_REGION=
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing
 url="s3://figures/run"
 
-n=0
-# bake NAME MODE LOCAL_DIR: one bake into a fresh output folder; prints seconds.
+# bake NAME MODE LOCAL_DIR: one bake into a fresh output folder (out-NAME); prints seconds.
 bake() {
-    n=$((n + 1))
-    local out="$work/out-$n" start end
+    local out="$work/out-${1// /-}" start end
     start=$(date +%s.%N)
     HEARTH_CACHE_MODE=$2 HEARTH_CACHE_URL=$url HEARTH_CACHE_DIR=$3 \
         "$bin" bake "$content/hearth.toml" -o "$out" -q
@@ -86,7 +84,7 @@ median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) 
 
 echo "content: $sources files, $bytes bytes; $runs runs of each warm case; $bin" >&2
 cold=$(bake cold off "$work/unused")
-reference="$work/out-1"
+reference="$work/out-cold"
 upload=$(bake upload read-write "$work/cache-a")
 remote=()
 local_=()
