@@ -1013,10 +1013,7 @@ fn bake_one(
     // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
     let mut shared = shared.map(|(cache, lookups)| {
         let name = (pipeline.name(), pipeline.version());
-        let tables = &job.settings.tables;
-        shared_cache::AssetEntry::new(
-            cache, lookups, name, &job.rel, job.folder, &files, tables, root,
-        )
+        shared_cache::AssetEntry::new(cache, lookups, name, job, &files, root)
     });
     if let Some((recorded, tier)) = shared.as_mut().and_then(|entry| entry.lookup()) {
         let mut asset = record_asset(job, root, content, encoder, recorded)?;

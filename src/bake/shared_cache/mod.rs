@@ -41,6 +41,7 @@ pub mod local;
 pub mod remote;
 
 use crate::bake::pipeline::{Output, Recorded, SideInput, SourceFile, MAX_INPUT_BYTES};
+use crate::bake::plan::Job;
 use crate::bake::settings;
 use crate::format::hman::{AssetKind, ColorSpace};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -320,6 +321,11 @@ impl StoredAsset {
                 return Err(format!("output {:?} twice", output.path));
             }
         }
+        if let Some((reference, _)) = (self.references.iter())
+            .find(|(reference, hash)| crate::format::hash::hash_asset_ref(reference) != *hash)
+        {
+            return Err(format!("wrong hash for reference {reference:?}"));
+        }
         Ok(())
     }
 }
@@ -384,7 +390,10 @@ fn feed_str(hasher: &mut blake3::Hasher, text: &str) {
 
 /// A stored warning: the content root replaced by a marker.
 pub(crate) fn portable_warning(root: &Path, warning: &str) -> String {
-    warning.replace(&*root.to_string_lossy(), ROOT_MARKER)
+    match root.as_os_str().is_empty() {
+        true => warning.to_owned(),
+        false => warning.replace(&*root.to_string_lossy(), ROOT_MARKER),
+    }
 }
 
 /// A stored warning for this machine.
@@ -677,7 +686,10 @@ pub(crate) struct AssetEntry<'a> {
     recipe_key: Key,
     pipeline: (&'a str, u32),
     tables: &'a toml::Table,
+    /// The content root, canonical.
     root: &'a Path,
+    /// The content root as the manifest's path gave it (sources' paths in warnings start so).
+    display_root: PathBuf,
     /// (tier, kind) found damaged: replaced by the store.
     damaged: Vec<(TierKind, Kind)>,
     /// Warnings about damaged objects, for the asset.
@@ -686,17 +698,23 @@ pub(crate) struct AssetEntry<'a> {
 
 impl<'a> AssetEntry<'a> {
     /// `lookups` false: only store (a bake with the cache off still fills the shared cache).
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         cache: &'a SharedCache,
         lookups: bool,
         pipeline: (&'a str, u32),
-        rel: &str,
-        folder: bool,
+        job: &'a Job,
         files: &[SourceFile],
-        tables: &'a toml::Table,
         root: &'a Path,
     ) -> Self {
+        let mut display_root = job.source.clone();
+        for _ in job.rel.split('/') {
+            display_root.pop();
+        }
+        // A relative root (`.`, `assets`) is left alone in warnings: as text it could be part
+        // of anything, and relative paths travel as they are.
+        if !display_root.is_absolute() {
+            display_root = root.to_path_buf();
+        }
         let sources: Vec<(&str, &[u8])> = files
             .iter()
             .map(|f| (f.name(), f.bytes.as_slice()))
@@ -704,10 +722,11 @@ impl<'a> AssetEntry<'a> {
         Self {
             cache,
             lookups,
-            recipe_key: recipe_key(pipeline, rel, folder, &sources),
+            recipe_key: recipe_key(pipeline, &job.rel, job.folder, &sources),
             pipeline,
-            tables,
+            tables: &job.settings.tables,
             root,
+            display_root,
             damaged: Vec::new(),
             warnings: Vec::new(),
         }
@@ -787,7 +806,7 @@ impl<'a> AssetEntry<'a> {
                 .map(|t| (t.clone(), settings::fingerprint(self.tables.get(t))))
                 .collect(),
             warnings: (asset.warnings.iter())
-                .map(|w| local_warning(self.root, w))
+                .map(|w| local_warning(&self.display_root, w))
                 .chain(self.warnings.iter().cloned())
                 .collect(),
             refused: Vec::new(),
@@ -846,7 +865,7 @@ impl<'a> AssetEntry<'a> {
                 .collect(),
             references,
             warnings: (recorded.warnings.iter())
-                .map(|w| portable_warning(self.root, w))
+                .map(|w| portable_warning(&self.display_root, &portable_warning(self.root, w)))
                 .collect(),
         };
         Some((key, asset))
