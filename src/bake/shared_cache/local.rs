@@ -278,7 +278,10 @@ mod tests {
             .set_modified(old)
             .unwrap();
         let counted = stats(dir.path()).unwrap();
-        assert_eq!((counted.objects, counted.recipes, counted.bytes), (1, 1, 150));
+        assert_eq!(
+            (counted.objects, counted.recipes, counted.bytes),
+            (1, 1, 150)
+        );
         // The least recently used goes first.
         let removed = gc(dir.path(), 120).unwrap();
         assert_eq!(
