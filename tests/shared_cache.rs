@@ -731,3 +731,58 @@ fn hearth_cache_stats_gc_clear() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn the_manifest_names_the_remote_and_the_environment_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = checkout(dir.path());
+    let store = dir.path().join("team-store");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let url = format!("file://{}", store.display());
+    std::fs::write(&manifest, format!("{text}\n[cache]\nremote = \"{url}\"\n")).unwrap();
+    let run = |out: &str, cache: &str, env_url: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hearth"));
+        command
+            .args(["bake", "--preset", "debug", "-o", out])
+            .arg(&manifest)
+            .current_dir(dir.path())
+            .env("HEARTH_CACHE_DIR", dir.path().join(cache))
+            .env("HEARTH_CACHE_MODE", "read-write")
+            .env_remove("HEARTH_CACHE_URL");
+        if let Some(env_url) = env_url {
+            command.env("HEARTH_CACHE_URL", env_url);
+        }
+        let output = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(!stderr.contains("warning: "), "{stderr}");
+        stdout
+    };
+    let stdout = run("a", "cache-a", None);
+    assert!(stdout.contains("0 from the remote tier"), "{stdout}");
+    assert!(
+        store.join("v1/objects").is_dir(),
+        "nothing written to {url}"
+    );
+    // Another machine: the manifest's store serves every asset.
+    let stdout = run("b", "cache-b", None);
+    assert!(
+        stdout.contains("0 from the local tier") && stdout.contains(", 0 stored"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains(" 0 from the remote tier"), "{stdout}");
+    assert_eq!(tree(&dir.path().join("a")), tree(&dir.path().join("b")));
+    // HEARTH_CACHE_URL wins over the manifest: an empty store, so nothing comes from a tier.
+    let other = format!("file://{}", dir.path().join("other-store").display());
+    let stdout = run("c", "cache-c", Some(&other));
+    assert!(
+        stdout.contains("0 from the local tier, 0 from the remote tier"),
+        "{stdout}"
+    );
+    assert!(dir.path().join("other-store/v1/objects").is_dir());
+}
