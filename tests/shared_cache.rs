@@ -786,3 +786,51 @@ fn the_manifest_names_the_remote_and_the_environment_wins() {
     );
     assert!(dir.path().join("other-store/v1/objects").is_dir());
 }
+
+#[test]
+fn two_bakes_racing_on_the_same_keys_both_leave_valid_objects() {
+    let moto = Moto::shared();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("cache");
+    let manifests: Vec<PathBuf> = (0..2)
+        .map(|i| checkout(&dir.path().join(format!("checkout-{i}"))))
+        .collect();
+    // Same local tier, same bucket prefix, at the same time.
+    let reports: Vec<Report> = std::thread::scope(|scope| {
+        let handles: Vec<_> = manifests
+            .iter()
+            .enumerate()
+            .map(|(i, manifest)| {
+                let config = moto.config("race", &local, Mode::ReadWrite);
+                let out = dir.path().join(format!("out-{i}"));
+                scope.spawn(move || bake(manifest, &out, Some(config), |_| {}).0)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (i, report) in reports.iter().enumerate() {
+        assert!(
+            report.warnings.iter().all(|w| !w.contains("cache")),
+            "{:?}",
+            report.warnings
+        );
+        assert_eq!(&tree(&dir.path().join(format!("out-{i}"))), reference());
+    }
+    // Whoever won each key, both tiers now serve every asset, whole.
+    let fresh_local = dir.path().join("cache-2");
+    let (report, calls) = bake(
+        &manifests[0],
+        &dir.path().join("out-remote"),
+        Some(moto.config("race", &fresh_local, Mode::ReadWrite)),
+        |_| {},
+    );
+    assert_eq!((calls, report.shared_remote_hits.len()), (0, report.assets));
+    let (report, calls) = bake(
+        &manifests[1],
+        &dir.path().join("out-local"),
+        Some(local_only(&local)),
+        |_| {},
+    );
+    assert_eq!((calls, report.shared_local_hits.len()), (0, report.assets));
+    assert!(report.warnings.iter().all(|w| !w.contains("discarded")));
+}
