@@ -69,15 +69,8 @@ impl Moto {
         };
         let started = Instant::now();
         loop {
-            if let Some(status) = moto
-                .child
-                .lock()
-                .unwrap()
-                .as_mut()
-                .unwrap()
-                .try_wait()
-                .unwrap()
-            {
+            let exited = moto.child.lock().unwrap().as_mut().unwrap().try_wait();
+            if let Some(status) = exited.unwrap() {
                 let stderr = std::fs::read_to_string(&log).unwrap_or_default();
                 panic!(
                     "the S3 test server (moto) exited with {status}: is it installed? \
@@ -182,7 +175,8 @@ impl Moto {
     }
 
     fn kill(&self) {
-        if let Some(mut child) = self.child.lock().unwrap().take() {
+        let child = self.child.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut child) = child {
             child.kill().ok();
             child.wait().ok();
         }
