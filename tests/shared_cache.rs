@@ -830,3 +830,39 @@ fn two_bakes_racing_on_the_same_keys_both_leave_valid_objects() {
     assert_eq!((calls, report.shared_local_hits.len()), (0, report.assets));
     assert!(report.warnings.iter().all(|w| !w.contains("discarded")));
 }
+
+#[test]
+fn an_unreachable_remote_costs_one_warning() {
+    // A loopback port nobody listens on.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = checkout(dir.path());
+    let out = dir.path().join("out");
+    let config = SharedCacheConfig {
+        local_dir: Some(dir.path().join("cache")),
+        remote_url: Some(format!("s3://{BUCKET}/nowhere")),
+        remote_options: vec![
+            ("aws_endpoint".into(), format!("http://127.0.0.1:{port}")),
+            ("aws_allow_http".into(), "true".into()),
+            ("aws_access_key_id".into(), "testing".into()),
+            ("aws_secret_access_key".into(), "testing".into()),
+            ("aws_region".into(), "us-east-1".into()),
+        ],
+        mode: Mode::ReadWrite,
+    };
+    let started = Instant::now();
+    let (report, calls) = bake(&manifest, &out, Some(config), |_| {});
+    assert_eq!((calls, report.baked.len()), (2, report.assets));
+    assert_eq!(&tree(&out), reference());
+    let warnings = remote_warnings(&report);
+    assert_eq!(warnings.len(), 1, "{:?}", report.warnings);
+    // Refused connections fail fast: the retries do not stretch the bake by minutes.
+    assert!(started.elapsed() < Duration::from_secs(60));
+    // The local tier still filled.
+    let stats = hearth::bake::shared_cache::local::stats(&dir.path().join("cache")).unwrap();
+    assert_eq!(stats.objects as usize, report.assets);
+}
