@@ -11,6 +11,7 @@ use crate::bake::pipeline::{
 };
 use crate::bake::plan::{join_rel, mtime_ns, plan, Job};
 use crate::bake::settings;
+use crate::bake::shared_cache::{self, SharedCache, SharedCacheConfig, TierKind};
 use crate::bake::signing::SigningKey;
 use crate::bake::transaction::{Recovery, Transaction};
 use crate::format::hash::hash_runtime_path;
@@ -145,6 +146,13 @@ pub struct Report {
     /// With [`Baker::keep_last_good`]: the assets that failed, each with its error; their
     /// previous outputs (if any) were kept.
     pub failed: Vec<(String, String)>,
+    /// Assets whose outputs came from the shared cache's local tier (no pipeline ran; not in
+    /// [`baked`](Self::baked)).
+    pub shared_local_hits: Vec<String>,
+    /// Assets whose outputs came from the shared cache's remote tier.
+    pub shared_remote_hits: Vec<String>,
+    /// Baked assets offered to the shared cache's tiers.
+    pub shared_stored: usize,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -175,6 +183,16 @@ pub struct Baker {
     signing_key: Option<SigningKey>,
     keep_last_good: bool,
     cancel: Option<Arc<AtomicBool>>,
+    shared: SharedSetup,
+}
+
+/// Where [`Baker::run`] finds its shared cache.
+#[derive(Debug, Clone, Default)]
+enum SharedSetup {
+    #[default]
+    Off,
+    FromEnv,
+    Given(SharedCacheConfig),
 }
 
 impl std::fmt::Debug for Baker {
@@ -188,6 +206,7 @@ impl std::fmt::Debug for Baker {
             .field("keep_going", &self.keep_going)
             .field("pipelines", &self.registry)
             .field("signing_key", &self.signing_key)
+            .field("shared_cache", &self.shared)
             .finish_non_exhaustive()
     }
 }
@@ -198,6 +217,8 @@ struct AssetResult {
     files: Vec<Output>,
     cached: bool,
     warnings: Vec<String>,
+    /// The shared cache's tier the outputs came from.
+    shared: Option<TierKind>,
 }
 
 impl Baker {
@@ -217,7 +238,40 @@ impl Baker {
             signing_key: None,
             keep_last_good: false,
             cancel: None,
+            shared: SharedSetup::Off,
         }
+    }
+
+    /// Uses the shared bake cache described by `config` (see
+    /// [`shared_cache`](crate::bake::shared_cache)): an asset another checkout, teammate or
+    /// CI runner baked with the same inputs is taken from it instead of being baked. Off by
+    /// default.
+    pub fn shared_cache(&mut self, config: SharedCacheConfig) -> &mut Self {
+        self.shared = SharedSetup::Given(config);
+        self
+    }
+
+    /// Uses the shared bake cache the environment describes (`HEARTH_CACHE_DIR`,
+    /// `HEARTH_CACHE_URL`, `HEARTH_CACHE_MODE`, else the manifest's `[cache] remote` and the
+    /// user cache folder), as `hearth bake` and build scripts do.
+    pub fn shared_cache_from_env(&mut self) -> &mut Self {
+        self.shared = SharedSetup::FromEnv;
+        self
+    }
+
+    /// Opens this bake's shared cache; problems are warnings, never errors.
+    fn open_shared_cache(&self, config: &Config) -> (Option<SharedCache>, Vec<String>) {
+        let settings = match &self.shared {
+            SharedSetup::Off => return (None, Vec::new()),
+            SharedSetup::Given(settings) => settings.clone(),
+            SharedSetup::FromEnv => {
+                match SharedCacheConfig::from_env(config.cache_remote.as_deref()) {
+                    Ok(settings) => settings,
+                    Err(why) => return (None, vec![format!("{why}; shared cache off")]),
+                }
+            }
+        };
+        SharedCache::open(&settings)
     }
 
     /// An asset that fails keeps its previous outputs (when it has any) instead of failing
@@ -396,6 +450,9 @@ impl Baker {
             (Cache::default(), None)
         };
         cache_warning.into_iter().for_each(&mut warn);
+        let (shared, shared_warnings) = self.open_shared_cache(&config);
+        shared_warnings.into_iter().for_each(&mut warn);
+        let shared = shared.as_ref().map(|cache| (cache, self.use_cache));
         // Even with the cache off, the previous bake's outputs are known, so stale ones go.
         let previous = if self.use_cache {
             old_cache.clone()
@@ -425,7 +482,14 @@ impl Baker {
                     if self.cancelled() {
                         return Err(BakeError::Cancelled);
                     }
-                    let result = bake_one(job, &self.registry, &old_cache, &existing, &plan.root);
+                    let result = bake_one(
+                        job,
+                        &self.registry,
+                        &old_cache,
+                        &existing,
+                        &plan.root,
+                        shared,
+                    );
                     if let Some(progress) = &self.on_progress {
                         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
@@ -464,6 +528,7 @@ impl Baker {
                             files: Vec::new(),
                             cached: true,
                             warnings: Vec::new(),
+                            shared: None,
                         }),
                         None => dropped.push(index),
                     }
@@ -484,6 +549,9 @@ impl Baker {
         };
         if !failures.is_empty() {
             return Err(BakeError::Failed(failures));
+        }
+        if let Some((shared, _)) = shared {
+            shared.take_notes().into_iter().for_each(&mut warn);
         }
         for asset in &assets {
             asset.warnings.iter().cloned().for_each(&mut warn);
@@ -559,9 +627,15 @@ impl Baker {
             ..Report::default()
         };
         report.failed = kept;
+        if let Some((shared, _)) = shared {
+            report.shared_stored = shared.stored.load(Ordering::Relaxed);
+        }
         for asset in &assets {
-            if !asset.cached {
-                report.baked.push(asset.record.rel.clone());
+            match asset.shared {
+                Some(TierKind::Local) => report.shared_local_hits.push(asset.record.rel.clone()),
+                Some(TierKind::Remote) => report.shared_remote_hits.push(asset.record.rel.clone()),
+                None if !asset.cached => report.baked.push(asset.record.rel.clone()),
+                None => {}
             }
             report.cache_hits += asset.cached as usize;
             report.bytes_in += asset.record.source_size;
@@ -863,6 +937,7 @@ fn bake_one(
     cache: &Cache,
     existing: &HashSet<String>,
     root: &Path,
+    shared: Option<(&SharedCache, bool)>,
 ) -> Result<AssetResult, BakeError> {
     let pipeline = registry.get(job.pipeline);
     let encoder = (pipeline.name().to_owned(), pipeline.version());
@@ -881,6 +956,7 @@ fn bake_one(
             files: Vec::new(),
             cached: true,
             warnings: Vec::new(),
+            shared: None,
         })
     };
 
@@ -934,6 +1010,17 @@ fn bake_one(
         }
     }
 
+    // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
+    let mut shared = shared.map(|(cache, lookups)| {
+        let name = (pipeline.name(), pipeline.version());
+        shared_cache::AssetEntry::new(cache, lookups, name, job, &files, root)
+    });
+    if let Some((recorded, tier)) = shared.as_mut().and_then(|entry| entry.lookup()) {
+        let mut asset = record_asset(job, root, content, encoder, recorded)?;
+        asset.shared = Some(tier);
+        return Ok(asset);
+    }
+
     let source = Source {
         rel: &job.rel,
         path: &job.source,
@@ -969,6 +1056,30 @@ fn bake_one(
         }
     }
 
+    let Some(shared) = shared else {
+        return record_asset(job, root, content, encoder, recorded);
+    };
+    let stored = shared.stored_asset(&recorded);
+    recorded
+        .warnings
+        .splice(0..0, shared.warnings.iter().cloned());
+    let asset = record_asset(job, root, content, encoder, recorded)?;
+    if let Some(stored) = stored {
+        shared.store(stored);
+    }
+    Ok(asset)
+}
+
+/// The incremental cache's record of a baked asset (or one taken from the shared cache),
+/// after checking its outputs' paths.
+fn record_asset(
+    job: &Job,
+    root: &Path,
+    mut content: xxhash_rust::xxh3::Xxh3,
+    encoder: (String, u32),
+    mut recorded: crate::bake::pipeline::Recorded,
+) -> Result<AssetResult, BakeError> {
+    let fail = |message: String| BakeError::asset(&job.source, message);
     let mut seen = BTreeSet::new();
     for output in &recorded.outputs {
         check_output_path(&output.path)
@@ -1025,6 +1136,7 @@ fn bake_one(
         files: recorded.outputs,
         cached: false,
         warnings: recorded.warnings,
+        shared: None,
     })
 }
 

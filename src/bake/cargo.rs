@@ -74,6 +74,7 @@ pub struct CargoBake {
     registration_error: Option<BakeError>,
     sign_env: Option<String>,
     shared_out: Option<PathBuf>,
+    shared_cache: bool,
 }
 
 impl std::fmt::Debug for CargoBake {
@@ -101,7 +102,17 @@ impl CargoBake {
             registration_error: None,
             sign_env: None,
             shared_out: None,
+            shared_cache: true,
         }
+    }
+
+    /// Whether the bake uses the shared bake cache the environment describes
+    /// (`HEARTH_CACHE_DIR`, `HEARTH_CACHE_URL`, `HEARTH_CACHE_MODE`, the manifest's `[cache]
+    /// remote`; see [`crate::bake::shared_cache`]). On by default; the variables are declared
+    /// with `rerun-if-env-changed` either way.
+    pub fn shared_cache(&mut self, on: bool) -> &mut Self {
+        self.shared_cache = on;
+        self
     }
 
     /// Signs the pack (v5) with the secret key file whose path is in the environment variable
@@ -224,6 +235,9 @@ impl CargoBake {
         ));
         lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
         lines.push(format!("{prefix}rerun-if-env-changed={SHARED_OUT_ENV}"));
+        for var in crate::bake::shared_cache::ENV_VARS {
+            lines.push(format!("{prefix}rerun-if-env-changed={var}"));
+        }
 
         let mut signing_key = None;
         if let Some(var) = &self.sign_env {
@@ -273,6 +287,9 @@ impl CargoBake {
         }
         if let Some(key) = signing_key {
             baker.sign(key);
+        }
+        if self.shared_cache {
+            baker.shared_cache_from_env();
         }
         let result = baker.run();
         let report = match result {

@@ -82,6 +82,13 @@ struct RawManifest {
     default: Option<RawTable>,
     #[serde(default)]
     presets: BTreeMap<String, RawTable>,
+    cache: Option<RawCache>,
+}
+
+/// `[cache]`: the shared bake cache.
+#[derive(Debug, Default, Deserialize)]
+struct RawCache {
+    remote: Option<String>,
 }
 
 /// Warns about structural keys (`match`, `rules`, …) used in a table where they mean nothing.
@@ -164,6 +171,8 @@ pub struct Config {
     pub rules: Vec<Rule>,
     /// Presets by name.
     pub presets: BTreeMap<String, Preset>,
+    /// `[cache] remote`: the shared bake cache's remote tier URL (`HEARTH_CACHE_URL` wins).
+    pub cache_remote: Option<String>,
     /// Unknown or misplaced keys, each naming the key and the file.
     pub warnings: Vec<String>,
 }
@@ -329,6 +338,10 @@ impl Config {
             default: default.layer(),
             rules: default_rules,
             presets,
+            cache_remote: raw
+                .cache
+                .and_then(|c| c.remote)
+                .filter(|r| !r.trim().is_empty()),
             warnings,
         };
         if let Some(name) = &config.default_preset {

@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod settings;
 pub mod shader;
+pub mod shared_cache;
 pub mod signing;
 pub mod texture;
 pub mod transaction;

@@ -123,6 +123,29 @@ enum Command {
         #[arg(default_value = "hearth.toml")]
         manifest: PathBuf,
     },
+    /// The shared bake cache's local tier (HEARTH_CACHE_DIR, else the user cache folder).
+    Cache {
+        #[command(subcommand)]
+        command: CacheCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CacheCommand {
+    /// Objects, recipes, bytes and last uses of the local tier.
+    Stats {
+        /// Print one JSON object on stdout instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the least recently used objects until the tier holds at most SIZE.
+    Gc {
+        /// Bytes, or with a K, M, G or T suffix (powers of 1024): 500M, 20G.
+        #[arg(long, value_name = "SIZE", value_parser = parse_cache_size)]
+        max_size: u64,
+    },
+    /// Remove everything the local tier holds.
+    Clear,
 }
 
 #[derive(Subcommand)]
@@ -232,6 +255,7 @@ fn main() -> ExitCode {
             command: PackCommand::Verify { key, file, json },
         } => pack_verify(&key, &file, json),
         Command::Presets { manifest } => presets(&manifest),
+        Command::Cache { command } => cache(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -295,6 +319,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
     if let Some(key) = sign {
         baker.sign(SigningKey::load(&key).map_err(|e| e.to_string())?);
     }
+    baker.shared_cache_from_env();
     let warn_bar = bar.clone();
     baker.on_warning(move |w| warn_bar.suspend(|| eprintln!("warning: {w}")));
     let progress_bar = bar.clone();
@@ -341,6 +366,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
             "  files written: {}, stale files removed: {}",
             report.files_written, report.files_removed
         );
+        print_shared_cache(&report);
     }
     if verify {
         let (problems, files) = check_output(&report.out_dir);
@@ -846,6 +872,96 @@ fn presets(manifest: &Path) -> Result<(), String> {
             .map(|o| format!(" -> output `{o}`"))
             .unwrap_or_default();
         println!("{name}{default}{output}");
+    }
+    Ok(())
+}
+
+/// `hearth bake`'s shared-cache line, when the shared cache did anything.
+fn print_shared_cache(report: &hearth::bake::Report) {
+    let (local, remote) = (
+        report.shared_local_hits.len(),
+        report.shared_remote_hits.len(),
+    );
+    if local + remote + report.shared_stored > 0 {
+        println!(
+            "  shared cache: {local} from the local tier, {remote} from the remote tier, {} stored",
+            report.shared_stored
+        );
+    }
+}
+
+/// `--max-size`: a size like 500M or 20G.
+fn parse_cache_size(text: &str) -> Result<u64, String> {
+    hearth::bake::shared_cache::local::parse_size(text)
+}
+
+/// `hearth cache stats | gc | clear`.
+fn cache(command: CacheCommand) -> Result<(), String> {
+    use hearth::bake::shared_cache::{self, local};
+    let dir = std::env::var_os(shared_cache::ENV_DIR)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(shared_cache::default_local_dir)
+        .ok_or("no cache folder: set HEARTH_CACHE_DIR (no home folder found)")?;
+    match command {
+        CacheCommand::Stats { json } => {
+            let stats = local::stats(&dir)?;
+            let age = |t: Option<std::time::SystemTime>| {
+                t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs())
+            };
+            if json {
+                let document = json!({
+                    "dir": dir.display().to_string(),
+                    "objects": stats.objects,
+                    "recipes": stats.recipes,
+                    "bytes": stats.bytes,
+                    "oldest_use_unix": age(stats.oldest_use),
+                    "newest_use_unix": age(stats.newest_use),
+                });
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&document).expect("JSON values serialize")
+                );
+            } else {
+                println!("local cache {}", dir.display());
+                println!(
+                    "  {} objects, {} recipes, {}",
+                    stats.objects,
+                    stats.recipes,
+                    human(stats.bytes)
+                );
+                let ago = |t: Option<std::time::SystemTime>| {
+                    t.and_then(|t| t.elapsed().ok())
+                        .map(|d| format!("{} s ago", d.as_secs()))
+                        .unwrap_or_else(|| "never".to_owned())
+                };
+                println!(
+                    "  last use: oldest {}, newest {}",
+                    ago(stats.oldest_use),
+                    ago(stats.newest_use)
+                );
+            }
+        }
+        CacheCommand::Gc { max_size } => {
+            let removed = local::gc(&dir, max_size)?;
+            println!(
+                "removed {} files ({}); {} left in {}",
+                removed.files,
+                human(removed.bytes),
+                human(removed.bytes_left),
+                dir.display()
+            );
+        }
+        CacheCommand::Clear => {
+            let removed = local::clear(&dir)?;
+            println!(
+                "removed {} files ({}) from {}",
+                removed.files,
+                human(removed.bytes),
+                dir.display()
+            );
+        }
     }
     Ok(())
 }
