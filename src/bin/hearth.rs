@@ -8,8 +8,8 @@ use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
     check_output, describe_font, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2,
-    describe_shader, file_counts, has_counts, kind_from_path, manifest_kinds, pack_layout,
-    tree_files,
+    describe_scene, describe_shader, file_counts, has_counts, kind_from_path, manifest_kinds,
+    pack_layout, tree_files,
 };
 use hearth::read::signed::{fingerprint, PublicKey};
 use hearth::{AssetKind, Assets, PakReader};
@@ -458,6 +458,7 @@ fn info(out: &Path) -> Result<(), String> {
             AssetKind::ANIMATION => Some(describe_hanim),
             AssetKind::SHADER => Some(describe_shader),
             AssetKind::FONT => Some(describe_font),
+            AssetKind::SCENE => Some(describe_scene),
             _ => None,
         };
         let details = describe

@@ -116,6 +116,7 @@ pub fn has_counts(kind: AssetKind) -> bool {
             | AssetKind::MANIFEST
             | AssetKind::SHADER
             | AssetKind::FONT
+            | AssetKind::SCENE
     )
 }
 
@@ -130,6 +131,7 @@ pub fn has_counts(kind: AssetKind) -> bool {
 /// - animation: `clips`, `channels`;
 /// - manifest: `entries`;
 /// - font: for `.hfont`, `glyphs`, `pages`, `kernings`; for other fonts (TTF), none;
+/// - scene: `refs`, `geometry`;
 /// - shader: for SPIR-V, `stages` (distinct execution models) and `entry_points`; for text
 ///   shaders (WGSL, GLSL), none;
 /// - every other kind: none (an empty list).
@@ -183,6 +185,13 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
                 ("glyphs", font.glyph_count() as u64),
                 ("pages", font.page_count() as u64),
                 ("kernings", font.kerning_count() as u64),
+            ]
+        }
+        AssetKind::SCENE => {
+            let scene = crate::format::hscene::SceneView::parse(bytes)?;
+            vec![
+                ("refs", scene.ref_count() as u64),
+                ("geometry", scene.geometry_count() as u64),
             ]
         }
         AssetKind::SHADER if is_spirv(bytes) => {
@@ -352,6 +361,43 @@ pub fn describe_font(bytes: &[u8]) -> Result<String, crate::ReadError> {
         h.line_height,
         h.base
     ))
+}
+
+/// A one-line description of an `.hscene`: its refs (with how many place meshes) and
+/// geometry records.
+pub fn describe_scene(bytes: &[u8]) -> Result<String, crate::ReadError> {
+    let scene = crate::format::hscene::SceneView::parse(bytes)?;
+    let meshes = scene.refs().filter(|r| r.mesh().is_some()).count();
+    Ok(format!(
+        "{} refs ({meshes} placing meshes), {} geometry",
+        scene.ref_count(),
+        scene.geometry_count()
+    ))
+}
+
+/// A baked scene: it parses, and every mesh and material it places is in the tree.
+fn check_scene(
+    root: &Path,
+    rel: &str,
+    bytes: &[u8],
+    manifest: &BTreeMap<u64, &str>,
+    problems: &mut Vec<String>,
+) {
+    let scene = match crate::format::hscene::SceneView::parse(bytes) {
+        Ok(scene) => scene,
+        Err(e) => return problems.push(format!("`{rel}`: {e}")),
+    };
+    for (index, placed) in scene.refs().enumerate() {
+        for hash in placed.mesh().into_iter().chain(placed.materials()) {
+            match manifest.get(&hash) {
+                Some(path) if root.join(path).is_file() => {}
+                Some(path) => problems.push(format!("`{rel}`: ref {index}: `{path}` is missing")),
+                None => problems.push(format!(
+                    "`{rel}`: ref {index}: {hash:#018x} is not in {MANIFEST_PATH}"
+                )),
+            }
+        }
+    }
 }
 
 /// A baked font: it parses, and every page it names is a texture of the tree.
@@ -621,6 +667,12 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 if rel.ends_with(".hmesh") {
                     match std::fs::read(path) {
                         Ok(bytes) => check_mesh(root, rel, &bytes, &by_hash, &mut problems),
+                        Err(e) => problems.push(format!("`{rel}`: {e}")),
+                    }
+                }
+                if rel.ends_with(".hscene") {
+                    match std::fs::read(path) {
+                        Ok(bytes) => check_scene(root, rel, &bytes, &by_hash, &mut problems),
                         Err(e) => problems.push(format!("`{rel}`: {e}")),
                     }
                 }

@@ -1,0 +1,324 @@
+//! pak's asset files: `[blob]`, `[bitmap-font]` and `[scene]` TOML files bake as their kinds
+//! (scene refs resolved to asset hashes and checked), `SceneView` reads typed data, other
+//! kinds stay blobs with a warning, and mistakes are errors naming the file and the key.
+#![cfg(feature = "bake")]
+
+mod common;
+
+use hearth::bake::{BakeError, Baker, Report};
+use hearth::format::hscene::ValueKind;
+use hearth::{hash_asset_ref, AssetKind, PakReader, SceneView};
+
+/// pak's README scene example, with its mesh and material paths pointing at a model of ours.
+const SCENE: &str = r#"
+[scene]
+
+[[scene.ref]]
+id = 'EnemySpawn'
+rotation = [0.0, 0.0, 0.0, 1.0]
+translation = [-1.0, 0.1, -6.0]
+tags = ['bot']
+data.type = 'monster3'
+
+[[scene.ref]]
+id = 'red-door'
+rotation = [0.0, 90.0, 0.0]
+translation = [-0.9, 0.0, -12.0]
+tags = ['door']
+data.require = 'red-key'
+data.joins = 'a,b'
+data.hp = 30
+data.locked = true
+data.hinges = [[0.0, 1.0], [0.0, 2.0]]
+
+[[scene.ref]]
+mesh = '../models/cube.obj'
+materials = ['/models/cube.obj']
+rotation = [0.0, 0.0, -0.0, 1.0]
+translation = [6.0, 0.0, -2.0]
+scale = [2.0, 2.0, 2.0]
+
+[[scene.geometry]]
+id = 'a'
+indices = [2, 0, 1, 1, 3, 2]
+vertices = [
+    -8.4, 0.0, 7.4,
+    6.4, 0.0, 7.4,
+    -8.4, 0.0, -7.4,
+    6.4, 0.0, -7.4,
+]
+translation = [1.0, 0.1, -0.0]
+tags = ['nav-mesh']
+
+[[scene.ref]]
+id = 'Camera'
+rotation = [0.066, -0.870, 0.471, 0.122]
+translation = [-19.0, 61.0, -53.0]
+tags = ['camera']
+data.type = 'persp'
+data.z-near = 1.0
+data.fov-y = 0.349344402551651
+"#;
+
+const CUBE: &str = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n\
+f 1 2 3 4\nf 5 8 7 6\nf 1 5 6 2\nf 2 6 7 3\nf 3 7 8 4\nf 5 1 4 8\n";
+
+fn bake(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Result<Report, BakeError>) {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(&dir.path().join("src"), files);
+    let manifest = dir.path().join("src/hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"**/*.toml\", \"models/*.obj\"]\nexclude = [\"hearth.toml\"]\n",
+    )
+    .unwrap();
+    let report = Baker::new(manifest.as_path(), dir.path().join("out")).run();
+    (dir, report)
+}
+
+fn pack(dir: &tempfile::TempDir) -> PakReader {
+    PakReader::open(dir.path().join("out/game.hpack")).unwrap()
+}
+
+#[test]
+fn pak_style_scene_bakes_with_checked_refs_and_typed_data() {
+    let (dir, report) = bake(&[
+        ("levels/dungeon.toml", SCENE.as_bytes()),
+        ("models/cube.obj", CUBE.as_bytes()),
+    ]);
+    report.unwrap();
+    let pack = pack(&dir);
+    let entry = pack
+        .find("levels/dungeon.hscene")
+        .unwrap()
+        .expect("scene baked");
+    assert_eq!(entry.kind(), AssetKind::SCENE);
+    let bytes = entry.bytes().unwrap();
+    let scene = SceneView::parse(&bytes).unwrap();
+    assert_eq!(scene.ref_count(), 4);
+    assert_eq!(scene.geometry_count(), 1);
+
+    let spawn = scene.find_ref("EnemySpawn").unwrap();
+    assert_eq!(spawn.translation(), [-1.0, 0.1, -6.0]);
+    assert_eq!(spawn.tags(), ["bot"]);
+    assert_eq!(
+        spawn.data().unwrap().get("type").unwrap().as_str(),
+        Some("monster3")
+    );
+
+    let door = scene.find_ref("red-door").unwrap();
+    // 90 degrees about Y as a quaternion.
+    let [x, y, z, w] = door.rotation();
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    assert!(x.abs() < 1e-6 && (y - half).abs() < 1e-6 && z.abs() < 1e-6 && (w - half).abs() < 1e-6);
+    let data = door.data().unwrap();
+    assert_eq!(data.kind(), ValueKind::Table);
+    assert_eq!(data.get("require").unwrap().as_str(), Some("red-key"));
+    assert_eq!(data.get("hp").unwrap().as_i64(), Some(30));
+    assert_eq!(data.get("locked").unwrap().as_bool(), Some(true));
+    let hinges = data.get("hinges").unwrap();
+    assert_eq!(hinges.len(), 2);
+    assert_eq!(hinges.at(1).unwrap().at(1).unwrap().as_f64(), Some(2.0));
+    let keys: Vec<&str> = data.iter().map(|v| v.key()).collect();
+    assert_eq!(keys, ["hinges", "hp", "joins", "locked", "require"]);
+
+    // The placed model: its mesh and material resolve through the manifest.
+    let placed = scene.refs().find(|r| r.mesh().is_some()).unwrap();
+    assert_eq!(placed.id(), "");
+    assert_eq!(placed.mesh(), Some(hash_asset_ref("models/cube.hmesh")));
+    let mesh = pack.resolve(placed.mesh().unwrap()).unwrap().unwrap();
+    assert_eq!(
+        (&*mesh.path, mesh.kind),
+        ("models/cube.hmesh", AssetKind::MESH)
+    );
+    let materials: Vec<u64> = placed.materials().collect();
+    assert_eq!(materials, [hash_asset_ref("models/cube.hmat")]);
+    assert_eq!(
+        pack.resolve(materials[0]).unwrap().unwrap().kind,
+        AssetKind::MATERIAL
+    );
+    assert_eq!(placed.scale(), [2.0; 3]);
+
+    let camera = scene.find_ref("Camera").unwrap();
+    let camera_data = camera.data().unwrap();
+    assert_eq!(camera_data.get("z-near").unwrap().as_f64(), Some(1.0));
+    assert_eq!(
+        camera_data.get("fov-y").unwrap().as_f64(),
+        Some(0.349344402551651)
+    );
+
+    let nav = scene.geometry().next().unwrap();
+    assert_eq!(nav.id(), "a");
+    assert_eq!(nav.tags(), ["nav-mesh"]);
+    assert_eq!(nav.vertex_count(), 4);
+    assert_eq!(nav.vertex(3), Some([6.4, 0.0, -7.4]));
+    assert_eq!(nav.indices().collect::<Vec<_>>(), [2, 0, 1, 1, 3, 2]);
+    assert_eq!(nav.translation(), [1.0, 0.1, 0.0]);
+}
+
+#[test]
+fn blob_and_bitmap_font_asset_files_and_kinds_not_baked_yet() {
+    let fonts = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fonts");
+    let read = |name: &str| std::fs::read(format!("{fonts}/{name}")).unwrap();
+    let (dir, report) = bake(&[
+        ("data/payload.toml", b"[blob]\nsrc = 'raw/payload.bin'\n"),
+        ("data/raw/payload.bin", b"\x00\x01payload bytes"),
+        ("data/hello.toml", b"[blob]\n"),
+        ("data/hello", b"same name, no src"),
+        ("data/rooted.toml", b"[blob]\nsrc = '/shared/common.txt'\n"),
+        ("shared/common.txt", b"from the root"),
+        (
+            "ui/title.toml",
+            b"[bitmap-font]\nsrc = '../fonts/dejavu.txt.fnt'\n",
+        ),
+        ("fonts/dejavu.txt.fnt", &read("dejavu.txt.fnt")),
+        ("fonts/dejavu.png", &read("dejavu.png")),
+        ("models/chair.toml", b"[mesh]\nsrc = 'chair.glb'\n"),
+        (
+            "settings/game.toml",
+            b"difficulty = 3\n[window]\nwidth = 800\n",
+        ),
+    ]);
+    let report = report.unwrap();
+    let pack = pack(&dir);
+    let get = |path: &str| pack.get(path).unwrap().map(|b| b.into_owned());
+    assert_eq!(get("data/payload").unwrap(), b"\x00\x01payload bytes");
+    assert_eq!(get("data/hello").unwrap(), b"same name, no src");
+    assert_eq!(get("data/rooted").unwrap(), b"from the root");
+    assert!(
+        get("data/payload.toml").is_none(),
+        "the asset file itself is not shipped"
+    );
+    let font = get("ui/title.hfont").expect("[bitmap-font] baked");
+    let font = hearth::FontView::parse(&font).unwrap();
+    assert_eq!(font.glyph_count(), 14);
+    assert_eq!(
+        &*pack.resolve(font.page(0).unwrap()).unwrap().unwrap().path,
+        "ui/title/page_0.ktx2"
+    );
+    // Not baked yet: kept as a blob, with a warning naming the kind.
+    assert!(get("models/chair.toml").is_some());
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("models/chair.toml") && w.contains("`[mesh]`")),
+        "{:?}",
+        report.warnings
+    );
+    // A TOML that is not an asset file is a blob, without a warning.
+    assert_eq!(
+        get("settings/game.toml").unwrap(),
+        b"difficulty = 3\n[window]\nwidth = 800\n"
+    );
+    assert!(!report
+        .warnings
+        .iter()
+        .any(|w| w.contains("settings/game.toml")));
+
+    // What `src` names is an input: editing it re-bakes the asset file.
+    common::write_files(
+        &dir.path().join("src"),
+        &[("data/raw/payload.bin", b"edited")],
+    );
+    let again = Baker::new(dir.path().join("src/hearth.toml"), dir.path().join("out"))
+        .run()
+        .unwrap();
+    assert_eq!(again.baked, ["data/payload.toml"]);
+    assert_eq!(pack_get(&dir, "data/payload"), b"edited");
+}
+
+fn pack_get(dir: &tempfile::TempDir, path: &str) -> Vec<u8> {
+    pack(dir).get(path).unwrap().unwrap().into_owned()
+}
+
+#[test]
+fn scene_mistakes_are_errors_naming_file_and_key() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "[scene]\n[[scene.ref]]\nrotaton = [0.0, 0.0, 0.0]\n",
+            "`scene.ref[0].rotaton`: unknown key",
+        ),
+        (
+            "[scene]\n[[scene.ref]]\nrotation = [0.0, 1.0]\n",
+            "`scene.ref[0].rotation` has 2 numbers",
+        ),
+        (
+            "[scene]\n[[scene.ref]]\nmesh = 'missing.glb'\n",
+            "levels/missing.hmesh",
+        ),
+        (
+            "[scene]\n[[scene.geometry]]\nvertices = [0.0, 0.0, 0.0]\nindices = [0, 1]\n",
+            "index 1 is past the 1 vertices",
+        ),
+        (
+            "[scene]\n[[scene.geometry]]\nvertices = [0.0, 0.0]\n",
+            "not a multiple of 3",
+        ),
+        (
+            "[scene]\n[[scene.ref]]\ndata.when = 1979-05-27\n",
+            "`scene.ref[0].data.when`: dates are not supported",
+        ),
+    ];
+    for (text, expect) in cases {
+        let (_, report) = bake(&[("levels/broken.toml", text.as_bytes())]);
+        let error = report.expect_err(text).to_string();
+        assert!(error.contains("levels/broken.toml"), "{error}");
+        assert!(error.contains(expect), "{expect:?} not in {error:?}");
+    }
+}
+
+/// `hearth info` counts refs and geometry; `hearth check` follows the placed meshes.
+#[cfg(feature = "cli")]
+#[test]
+fn info_counts_and_check_follows_refs() {
+    let (dir, report) = bake(&[
+        ("levels/dungeon.toml", SCENE.as_bytes()),
+        ("models/cube.obj", CUBE.as_bytes()),
+    ]);
+    report.unwrap();
+    let out = dir.path().join("out");
+    let hearth = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(args)
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (output.status.success(), text)
+    };
+    let (ok, text) = hearth(&["info"]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("4 refs (1 placing meshes), 1 geometry"),
+        "{text}"
+    );
+    let (ok, json) = hearth(&["info", "--json"]);
+    assert!(ok, "{json}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let scene = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "levels/dungeon.hscene")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            scene["kind"].as_str(),
+            scene["refs"].as_u64(),
+            scene["geometry"].as_u64()
+        ),
+        (Some("scene"), Some(4), Some(1))
+    );
+    let (ok, text) = hearth(&["check"]);
+    assert!(ok, "{text}");
+    std::fs::remove_file(out.join("models/cube.hmesh")).unwrap();
+    let (ok, text) = hearth(&["check"]);
+    assert!(!ok);
+    assert!(
+        text.contains("`levels/dungeon.hscene`: ref 2: `models/cube.hmesh` is missing"),
+        "{text}"
+    );
+}
