@@ -1,4 +1,4 @@
-//! pak's asset files: `[blob]`, `[bitmap-font]` and `[scene]` TOML files bake as their kinds
+//! pak's asset files: `[blob]`, `[bitmap]`, `[bitmap-font]` and `[scene]` TOML files bake as their kinds
 //! (scene refs resolved to asset hashes and checked), `SceneView` reads typed data, other
 //! kinds stay blobs with a warning, and mistakes are errors naming the file and the key.
 #![cfg(feature = "bake")]
@@ -321,4 +321,67 @@ fn info_counts_and_check_follows_refs() {
         text.contains("`levels/dungeon.hscene`: ref 2: `models/cube.hmesh` is missing"),
         "{text}"
     );
+}
+
+#[test]
+fn bitmap_asset_files_take_paks_keys_and_hearths() {
+    let png = |size: u32| {
+        let mut bytes = Vec::new();
+        image::RgbaImage::from_fn(size, size, |x, y| {
+            image::Rgba([(x * 16) as u8, (y * 16) as u8, 128, 255])
+        })
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+        bytes
+    };
+    let (dir, report) = bake(&[
+        (
+            "textures/bricks.toml",
+            b"[bitmap]\nsrc = 'source/bricks-16.png'\ncolor = 'linear'\nmip-levels = false\nresize = 8\ncompress = false\n",
+        ),
+        ("textures/source/bricks-16.png", &png(16)),
+        ("ui/icon.toml", b"[bitmap]\nquality = 'fastest'\n"),
+        ("ui/icon.png", &png(8)),
+    ]);
+    report.unwrap();
+    let pack = pack(&dir);
+    let bricks = pack
+        .get("textures/bricks.ktx2")
+        .unwrap()
+        .expect("[bitmap] baked");
+    let bricks = hearth::Ktx2::parse(&bricks).unwrap();
+    assert_eq!(
+        (bricks.width(), bricks.height(), bricks.level_count()),
+        (8, 8, 1)
+    );
+    assert!(!bricks.is_uastc() && !bricks.is_srgb());
+    let icon = pack
+        .get("ui/icon.ktx2")
+        .unwrap()
+        .expect("no src: the image of the same name");
+    let icon = hearth::Ktx2::parse(&icon).unwrap();
+    assert!(icon.is_uastc() && icon.is_srgb());
+    assert_eq!(icon.level_count(), 4);
+
+    for (text, expect) in [
+        (
+            "[bitmap]\ncolour = 'srgb'\n",
+            "`bitmap.colour`: unknown key",
+        ),
+        (
+            "[bitmap]\ncolor = 'rgb'\n",
+            "`bitmap.color`: \"srgb\" or \"linear\"",
+        ),
+        ("[bitmap]\n", "no image named broken.png"),
+    ] {
+        let (_, report) = bake(&[("ui/broken.toml", text.as_bytes())]);
+        let error = report.expect_err(text).to_string();
+        assert!(
+            error.contains("ui/broken.toml") && error.contains(expect),
+            "{expect:?} not in {error}"
+        );
+    }
 }

@@ -3,9 +3,10 @@
 //!
 //! - `[blob]` → the file `src` names, as it is, at the TOML's path without `.toml`
 //!   (`payload.toml` → `payload`).
+//! - `[bitmap]` → `<name>.ktx2` (the texture encoder; pak's keys and hearth's).
 //! - `[bitmap-font]` → `<name>.hfont` and its pages (the bitmap-font pipeline).
 //! - `[scene]` → `<name>.hscene` ([`crate::format::hscene`]).
-//! - `[bitmap]`, `[mesh]`, `[animation]`, `[material]`: not baked yet; the file stays a blob,
+//! - `[mesh]`, `[animation]`, `[material]`: not baked yet; the file stays a blob,
 //!   with a warning saying so.
 //! - Any other `.toml` is a blob, as before.
 //!
@@ -13,6 +14,7 @@
 //! without `src`, the file of the same name (`chair.toml` → `chair`). What `src` names is a
 //! side input of the asset (cache, rerun-if-changed, watch).
 
+mod bitmap;
 mod scene;
 
 use crate::bake::blob;
@@ -20,8 +22,8 @@ use crate::bake::font::{self, FontSettings};
 use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
 
 /// pak's asset kinds, as top-level table names.
-const BAKED: [&str; 3] = ["blob", "bitmap-font", "scene"];
-const NOT_YET: [&str; 4] = ["bitmap", "mesh", "animation", "material"];
+const BAKED: [&str; 4] = ["blob", "bitmap", "bitmap-font", "scene"];
+const NOT_YET: [&str; 3] = ["mesh", "animation", "material"];
 
 /// `*.toml` → by its top-level table (see the module docs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -97,6 +99,7 @@ impl Pipeline for AssetFile {
                 let settings: FontSettings = cx.settings("font")?;
                 font::bake_descriptor(&descriptor, pages_dir, name, &settings, cx)?;
             }
+            "bitmap" => bitmap::bake(source.rel(), name, body, cx)?,
             "scene" => scene::bake(source.rel(), name, body, cx)?,
             _ => unreachable!("kinds checked above"),
         }

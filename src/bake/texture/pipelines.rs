@@ -28,7 +28,7 @@ pub fn is_image(name: &str) -> bool {
 
 /// Decodes one image under the settings' pixel budget, naming the file in errors and warning
 /// about precision loss.
-fn decode(
+pub(crate) fn decode(
     path: &Path,
     bytes: &[u8],
     settings: &TextureSettings,
@@ -47,7 +47,12 @@ fn decode(
     Ok(image)
 }
 
-fn emit(cx: &mut BakeContext<'_>, path: String, kind: AssetKind, encoded: EncodedTexture) {
+pub(crate) fn emit(
+    cx: &mut BakeContext<'_>,
+    path: String,
+    kind: AssetKind,
+    encoded: EncodedTexture,
+) {
     cx.emit(Output::new(path, kind, encoded.ktx2).color_space(encoded.color_space));
 }
 

@@ -1,0 +1,128 @@
+//! pak's `[bitmap]` asset files → `<name>.ktx2` through the texture pipeline's encoder: pak's
+//! keys (`src`, `color`, `mip-levels`, `resize`, `swizzle`) and hearth's own texture keys
+//! (`compress`, `quality`, `rdo`, `zstd-level`, `max-pixels`), over the manifest's layered
+//! `texture` settings.
+
+use super::resolve;
+use crate::bake::pipeline::{BakeContext, PipelineError};
+use crate::bake::settings::{TextureQuality, TextureSettings};
+use crate::bake::texture::pipelines::{decode, emit, IMAGE_EXTENSIONS};
+use crate::bake::texture::{self, TextureMode, TextureShape};
+use crate::format::hman::AssetKind;
+use serde::Deserialize;
+
+/// Bakes the `[bitmap]` table `body` of `toml_rel` into `<name>.ktx2`.
+pub(super) fn bake(
+    toml_rel: &str,
+    name: &str,
+    body: &toml::Table,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), PipelineError> {
+    let mut settings: TextureSettings = cx.settings("texture")?;
+    let key_error = |key: &str, want: &str| format!("`bitmap.{key}`: {want}");
+    for (key, value) in body {
+        match key.as_str() {
+            "src" => {}
+            "color" => {
+                settings.srgb = Some(match value.as_str() {
+                    Some("srgb") => true,
+                    Some("linear") => false,
+                    _ => return Err(key_error(key, "\"srgb\" or \"linear\"").into()),
+                })
+            }
+            "mip-levels" => match value {
+                toml::Value::Boolean(on) => settings.mips = *on,
+                toml::Value::Integer(1) => settings.mips = false,
+                toml::Value::Integer(n) if *n > 1 => {
+                    settings.mips = true;
+                    cx.warn(format!(
+                        "`bitmap.mip-levels = {n}`: hearth writes the full mip chain, not {n} levels"
+                    ));
+                }
+                _ => return Err(key_error(key, "true, false or a count from 1").into()),
+            },
+            "resize" => {
+                settings.max_size = value
+                    .as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| key_error(key, "a size in pixels, from 1"))?
+            }
+            "swizzle" => {
+                settings.swizzle = value
+                    .as_str()
+                    .ok_or_else(|| key_error(key, "a string like \"rgb\" or \"r\""))?
+                    .to_owned()
+            }
+            "compress" => {
+                settings.compress = value
+                    .as_bool()
+                    .ok_or_else(|| key_error(key, "true or false"))?
+            }
+            "quality" => {
+                settings.quality = TextureQuality::deserialize(value.clone())
+                    .map_err(|e| key_error(key, &e.to_string()))?
+            }
+            "rdo" => {
+                settings.rdo = value
+                    .as_float()
+                    .or_else(|| value.as_integer().map(|n| n as f64))
+                    .ok_or_else(|| key_error(key, "a number"))?
+                    as f32
+            }
+            "zstd-level" => {
+                settings.zstd_level = value
+                    .as_integer()
+                    .and_then(|n| i32::try_from(n).ok())
+                    .ok_or_else(|| key_error(key, "an integer"))?
+            }
+            "max-pixels" => {
+                settings.max_pixels = value
+                    .as_integer()
+                    .and_then(|n| u64::try_from(n).ok())
+                    .ok_or_else(|| key_error(key, "a pixel count"))?
+            }
+            other => {
+                return Err(format!(
+                    "`bitmap.{other}`: unknown key (src, color, mip-levels, resize, swizzle, \
+                     compress, quality, rdo, zstd-level, max-pixels)"
+                )
+                .into())
+            }
+        }
+    }
+    settings.validate().map_err(|e| format!("`bitmap`: {e}"))?;
+    let (read_path, root_rel) = image_source(toml_rel, body, cx)?;
+    let bytes = cx.read(&read_path)?;
+    let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
+    let mode = TextureMode::from_file_name(&root_rel);
+    let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
+    emit(cx, format!("{name}.ktx2"), AssetKind::TEXTURE, encoded);
+    Ok(())
+}
+
+/// `src`, or else the image of the TOML's name (`bricks.toml` → `bricks.png`, `.jpg`, …).
+fn image_source(
+    toml_rel: &str,
+    body: &toml::Table,
+    cx: &BakeContext<'_>,
+) -> Result<(String, String), String> {
+    if let Some(src) = body.get("src") {
+        let src = src
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .ok_or("`bitmap.src` must be a path string")?;
+        return resolve(toml_rel, src);
+    }
+    let stem = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
+    let file = stem.rsplit('/').next().unwrap_or(stem);
+    for ext in IMAGE_EXTENSIONS {
+        let candidate = format!("{file}.{ext}");
+        if cx.base().join(&candidate).is_file() {
+            return resolve(toml_rel, &candidate);
+        }
+    }
+    Err(format!(
+        "no `src`, and no image named {file}.png, .jpg, .jpeg or .tga beside the file"
+    ))
+}
