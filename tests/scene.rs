@@ -278,16 +278,7 @@ fn info_counts_and_check_follows_refs() {
     ]);
     report.unwrap();
     let out = dir.path().join("out");
-    let hearth = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
-            .args(args)
-            .arg(&out)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stdout).into_owned()
-            + &String::from_utf8_lossy(&output.stderr);
-        (output.status.success(), text)
-    };
+    let hearth = |args: &[&str]| common::hearth_on(args, &out);
     let (ok, text) = hearth(&["info"]);
     assert!(ok, "{text}");
     assert!(

@@ -120,6 +120,12 @@ impl Watching {
 
     /// Ctrl-C: exits promptly with status 130, the output valid.
     fn interrupt(mut self) {
+        self.ctrl_c();
+        self.check();
+    }
+
+    /// Sends SIGINT and waits for the exit: promptly, with status 130.
+    fn ctrl_c(&mut self) {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill")
             .args(["-INT", &pid])
@@ -138,7 +144,6 @@ impl Watching {
             std::thread::sleep(Duration::from_millis(20));
         };
         assert_eq!(status.code(), Some(130), "{status:?}");
-        self.check();
     }
 }
 
@@ -297,22 +302,5 @@ fn a_renamed_folder_moves_its_outputs_and_a_removed_content_root_is_an_error_not
     w.expect_line(|l| l.starts_with("error:") && l.contains("hearth.toml"));
     std::thread::sleep(Duration::from_millis(200));
     assert!(w.child.try_wait().unwrap().is_none(), "watch exited");
-    let pid = w.child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = w.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no exit after Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(status.code(), Some(130), "{status:?}");
+    w.ctrl_c();
 }

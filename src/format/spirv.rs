@@ -123,7 +123,7 @@ pub struct SpirvInfo {
 
 /// Checks `bytes` as a SPIR-V module; errors say what is wrong and where (word offsets).
 pub fn check(bytes: &[u8]) -> Result<SpirvInfo, String> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!(
             "not SPIR-V: {} bytes is not a whole number of 32-bit words",
             bytes.len()
@@ -206,10 +206,8 @@ pub fn check(bytes: &[u8]) -> Result<SpirvInfo, String> {
                 }
                 open_function = Some(at);
             }
-            OP_FUNCTION_END => {
-                if open_function.take().is_none() {
-                    return Err(format!("OpFunctionEnd at word {at} without an OpFunction"));
-                }
+            OP_FUNCTION_END if open_function.take().is_none() => {
+                return Err(format!("OpFunctionEnd at word {at} without an OpFunction"));
             }
             OP_ENTRY_POINT => {
                 // Execution model, function id, name (a nul-terminated literal), interface ids.

@@ -135,3 +135,17 @@ pub fn bake_cold(manifest: &Path, out: &Path, jobs: usize) -> BTreeMap<PathBuf, 
     tree.remove(Path::new(".hearth-cache"));
     tree
 }
+
+/// Runs the `hearth` binary with `args` and then `target` (a folder or file); returns
+/// whether it succeeded and its stdout followed by its stderr.
+#[cfg(feature = "cli")]
+pub fn hearth_on(args: &[&str], target: &Path) -> (bool, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .args(args)
+        .arg(target)
+        .output()
+        .expect("the hearth binary runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}

@@ -206,7 +206,10 @@ fn check_glyph(glyph: &Glyph, header: &FontHeader, page_count: u32) -> Result<()
 }
 
 /// A text line: its tag and `key=value` pairs (values may be quoted and hold spaces).
-fn text_line(line: &str) -> Result<(&str, Vec<(String, String)>), String> {
+/// `key=value` pairs, in order.
+type Pairs = Vec<(String, String)>;
+
+fn text_line(line: &str) -> Result<(&str, Pairs), String> {
     let line = line.trim();
     let (tag, mut rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let mut pairs = Vec::new();
@@ -381,7 +384,7 @@ fn parse_binary(bytes: &[u8]) -> Result<BmFont, String> {
                 // Nul-terminated names, all the same length.
                 for name in body.split(|&b| b == 0).filter(|n| !n.is_empty()) {
                     let name = std::str::from_utf8(name)
-                        .map_err(|_| format!("block 3 (pages): a page name is not UTF-8"))?;
+                        .map_err(|_| "block 3 (pages): a page name is not UTF-8".to_owned())?;
                     page_names.push(name.to_owned());
                 }
             }

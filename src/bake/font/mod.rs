@@ -17,22 +17,13 @@ use crate::format::hfont::{self, FontData};
 use crate::format::hman::AssetKind;
 
 /// `font = { … }` in any layer of the manifest.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FontSettings {
     /// Page textures as UASTC (`true`) or raw RGBA8 (`false`, the default: pixel-exact).
     pub compress: bool,
     /// Mip chains on the page textures (default `false`: text is drawn at its size).
     pub mips: bool,
-}
-
-impl Default for FontSettings {
-    fn default() -> Self {
-        Self {
-            compress: false,
-            mips: false,
-        }
-    }
 }
 
 /// `*.fnt` -> `.hfont` + page textures.
