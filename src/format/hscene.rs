@@ -866,7 +866,9 @@ mod tests {
                 for r in scene.refs() {
                     let _ = (r.id(), r.tags(), r.materials().count());
                     if let Some(data) = r.data() {
-                        let _ = data.iter().map(|v| v.key()).count();
+                        for member in data.iter() {
+                            let _ = (member.key(), member.as_str(), member.len());
+                        }
                     }
                 }
                 for g in scene.geometry() {
