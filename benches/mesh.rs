@@ -14,10 +14,10 @@
 //! `cargo bench --features bake --bench mesh -- mesh_scale` (the scale group alone;
 //! `MESH_SCALE_N=10000` in the environment bakes 10k and 100k instead of 1k and 10k)
 
-#[path = "../tests/common/models.rs"]
-mod models;
 #[path = "../tests/common/corpus.rs"]
 mod corpus;
+#[path = "../tests/common/models.rs"]
+mod models;
 use corpus::corpus;
 
 use criterion::{criterion_group, Criterion, SamplingMode, Throughput};

@@ -334,10 +334,7 @@ fn transform_settings_move_static_geometry() {
 #[test]
 fn lods_land_near_their_targets() {
     let src = tempfile::tempdir().unwrap();
-    copy_dir(
-        &corpus("gltf/DamagedHelmet"),
-        &src.path().join("helmet"),
-    );
+    copy_dir(&corpus("gltf/DamagedHelmet"), &src.path().join("helmet"));
     let (out, report) = bake_dir(src.path(), "\"helmet/*.glb\"", "");
     report.unwrap();
     let bytes = std::fs::read(out.path().join("helmet/DamagedHelmet.hmesh")).unwrap();
@@ -358,10 +355,7 @@ fn lods_land_near_their_targets() {
 #[test]
 fn normals_decode_within_1e3_of_the_source() {
     let src = tempfile::tempdir().unwrap();
-    copy_dir(
-        &corpus("gltf/DamagedHelmet"),
-        &src.path().join("helmet"),
-    );
+    copy_dir(&corpus("gltf/DamagedHelmet"), &src.path().join("helmet"));
     let (out, report) = bake_dir(src.path(), "\"helmet/*.glb\"", "mesh = { merge = false }\n");
     report.unwrap();
     let (document, buffers, _) = gltf_import(&src.path().join("helmet/DamagedHelmet.glb"));
@@ -418,10 +412,7 @@ fn every_mesh_setting_changes_the_output() {
         &corpus("gltf/NormalTangentMirrorTest"),
         &src.path().join("m"),
     );
-    copy_dir(
-        &corpus("gltf/AlphaBlendModeTest"),
-        &src.path().join("a"),
-    );
+    copy_dir(&corpus("gltf/AlphaBlendModeTest"), &src.path().join("a"));
     let bake = |table: &str, file: &str| {
         let (out, report) = bake_dir(
             src.path(),

@@ -4,6 +4,7 @@
 mod corpus;
 pub mod models;
 
+#[allow(unused_imports)] // not every test binary reads the corpus
 pub use corpus::corpus;
 
 use std::collections::BTreeMap;

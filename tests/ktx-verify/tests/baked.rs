@@ -40,14 +40,12 @@ use std::time::Instant;
 mod shared;
 use shared::{corpus, LibktxInfo, Probe};
 
-
 /// The lowest PSNR accepted for a UASTC level 0 against its reference.
 const MIN_PSNR: f64 = 35.0;
 
 fn probe() -> Probe {
     Probe::new(env!("CARGO_BIN_EXE_libktx-probe"))
 }
-
 
 // ---- what each baked texture should be ----------------------------------------------------
 

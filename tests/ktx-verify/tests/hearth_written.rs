@@ -393,7 +393,6 @@ fn libktx_rejects_broken_variants() {
 
 // ---- UASTC -------------------------------------------------------------------------------
 
-
 /// A UASTC description as hearth's baker writes it (sRGB, KTXorientation + KTXwriter).
 fn uastc_desc(
     width: u32,
