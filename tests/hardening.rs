@@ -399,3 +399,30 @@ fn a_closed_stdout_pipe_exits_quietly() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn pack_layout_of_overlapping_entries_does_not_underflow() {
+    let (a, b) = (vec![1u8; 1000], vec![2u8; 1000]);
+    let input = |path, stored| PackInput {
+        path,
+        kind: AssetKind::BLOB,
+        codec: Codec::None,
+        stored,
+        size: 1000,
+    };
+    let mut bytes = hpack::write_v4(&[input("a.bin", &a), input("b.bin", &b)]);
+    // Entry 0 (offset, stored size, size at 0, 8, 16 of its 48-byte row) grows to cover
+    // entry 1's payload too: the entries claim 1000 bytes more payload than the file holds.
+    let row = hpack::V3_HEADER_SIZE;
+    let offset =
+        |i: usize| u64::from_le_bytes(bytes[row + 48 * i..row + 48 * i + 8].try_into().unwrap());
+    let covering = offset(1) + 1000 - offset(0);
+    put_u64(&mut bytes, row + 8, covering);
+    put_u64(&mut bytes, row + 16, covering);
+    let pak = PakReader::from_bytes(&bytes).unwrap();
+    assert_eq!(pak.entry(0).unwrap().size(), covering);
+    // `hearth pack info` used to subtract the payload from the file size and underflow.
+    let layout = hearth::read::inspect::pack_layout(&pak).unwrap();
+    assert_eq!(layout.padding, 0);
+    assert!(pak.verify().is_err(), "overlapping payloads fail verify");
+}
