@@ -172,6 +172,13 @@ fn ktx2_level_claiming_a_huge_size_is_limited_before_allocating() {
     wide[24..28].copy_from_slice(&u32::MAX.to_le_bytes()); // height
     wide[32..36].copy_from_slice(&u32::MAX.to_le_bytes()); // layers
     assert!(Ktx2::parse(&wide).is_err());
+    // Found by the `ktx2` fuzz target: huge width, height *and* depth overflowed the UASTC
+    // block count (2^30 x 2^30 x 2^31) before the checked multiplications began.
+    let mut deep = uastc(None);
+    for field in [20, 24, 28] {
+        deep[field..field + 4].copy_from_slice(&0x7000_0000u32.to_le_bytes());
+    }
+    assert!(Ktx2::parse(&deep).is_err());
 }
 
 /// A v4 pack whose one zstd entry declares `size` uncompressed bytes.

@@ -139,10 +139,9 @@ impl<'a> Ktx2<'a> {
             ktx2::vk::R16G16B16A16_SFLOAT => 8,
             ktx2::vk::R32G32B32A32_SFLOAT => 16,
             ktx2::vk::UNDEFINED if self.is_uastc() => {
-                let blocks = w.div_ceil(4) as u64 * h.div_ceil(4) as u64 * d as u64;
-                return [16, images]
+                return [h.div_ceil(4) as u64, d as u64, 16, images]
                     .iter()
-                    .try_fold(blocks, |size, n| size.checked_mul(*n))
+                    .try_fold(w.div_ceil(4) as u64, |size, n| size.checked_mul(*n))
                     .map(Some)
                     .ok_or(overflow);
             }
