@@ -14,8 +14,11 @@
 //! `cargo bench --features bake --bench mesh -- mesh_scale` (the scale group alone;
 //! `MESH_SCALE_N=10000` in the environment bakes 10k and 100k instead of 1k and 10k)
 
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
 #[path = "../tests/common/models.rs"]
 mod models;
+use corpus::corpus;
 
 use criterion::{criterion_group, Criterion, SamplingMode, Throughput};
 use hearth::bake::mesh::gltf::{import, Primitive};
@@ -142,12 +145,8 @@ fn grid_1m(c: &mut Criterion) {
 }
 
 fn sheen_cloth(c: &mut Criterion) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/gltf/SheenCloth/SheenCloth.gltf");
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("mesh bench: corpus SheenCloth missing, skipped");
-        return;
-    };
+    let path = corpus("gltf/SheenCloth/SheenCloth.gltf");
+    let bytes = std::fs::read(&path).unwrap();
     let base = path.parent().unwrap().to_path_buf();
     // Side files read straight from disk, as the baker's context does (minus the recording).
     let mut read = |rel: &str| std::fs::read(base.join(rel)).map_err(|e| e.to_string());

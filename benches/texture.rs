@@ -13,31 +13,19 @@ use hearth::bake::texture::pixels::Pixels;
 use hearth::bake::texture::{encode, uastc, TextureMode, TextureShape};
 use hearth::bake::Baker;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Duration;
+
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
+use corpus::corpus;
 
 const SIZE: u32 = 512;
 
-/// A real 2K albedo from ../shared/corpus scaled to 512², or a generated pattern without it.
+/// A real 2K albedo from the test corpus (`tests/corpus`) scaled to 512².
 fn source() -> Pixels {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/images/DamagedHelmet_albedo_2k.jpg");
-    match std::fs::read(&corpus) {
-        Ok(bytes) => {
-            let (pixels, _) = Pixels::decode(&bytes, "jpg").expect("corpus image decodes");
-            pixels.resample(SIZE, SIZE)
-        }
-        Err(_) => {
-            eprintln!("texture bench: corpus image missing, using a generated pattern");
-            let bytes: Vec<u8> = (0..SIZE * SIZE)
-                .flat_map(|i| {
-                    let (x, y) = (i % SIZE, i / SIZE);
-                    [(x * 7 + y) as u8, (x ^ y) as u8, (y * 3) as u8, 255]
-                })
-                .collect();
-            Pixels::from_rgba8(SIZE, SIZE, &bytes)
-        }
-    }
+    let bytes = std::fs::read(corpus("images/DamagedHelmet_albedo_2k.jpg")).unwrap();
+    let (pixels, _) = Pixels::decode(&bytes, "jpg").expect("corpus image decodes");
+    pixels.resample(SIZE, SIZE)
 }
 
 fn group<'a>(

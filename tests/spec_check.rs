@@ -4,11 +4,14 @@
 //! assets), and once with `pack_version = 2`.
 #![cfg(feature = "bake")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use hearth::bake::Baker;
+
+mod common;
+use common::corpus;
 
 /// Folders of `corpus/gltf` that hearth rejects on purpose (Draco, meshopt compression).
 const REJECTED: &[&str] = &["Box_draco", "BoxMeshopt"];
@@ -20,16 +23,6 @@ texture = { quality = \"fastest\", max_size = 64, mips = false }\n";
 
 const V2: &str = "[content]\npack_version = 2\ncompression = \"none\"\n";
 const V3: &str = "[content]\npack_version = 3\n";
-
-fn corpus() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(
-        dir.is_dir(),
-        "missing test data: the shared corpus {} (../shared/corpus beside the repository)",
-        dir.display()
-    );
-    dir
-}
 
 fn require_python() {
     let ok = Command::new("python3")
@@ -59,9 +52,9 @@ fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
 }
 
 /// Copies the corpus into `content`.
-fn copy_corpus(corpus: &Path, content: &Path) {
-    copy_dir(&corpus.join("gltf"), &content.join("gltf"), REJECTED);
-    copy_dir(&corpus.join("obj"), &content.join("obj"), &[]);
+fn copy_corpus(content: &Path) {
+    copy_dir(&corpus("gltf"), &content.join("gltf"), REJECTED);
+    copy_dir(&corpus("obj"), &content.join("obj"), &[]);
 }
 
 /// Writes the content's manifest (`extra` first) and bakes it into `out` (with the cache).
@@ -105,12 +98,11 @@ fn spec_check(out: &Path) -> Result<(), String> {
 /// Bakes the corpus with each manifest `extra` in turn into one output folder, and checks the
 /// output (a pack of `version`) after each bake.
 fn run(extras: &[(&str, u32)]) {
-    let corpus = corpus();
     require_python();
     let tmp = tempfile::tempdir().unwrap();
     let content = tmp.path().join("content");
     let out = tmp.path().join("out");
-    copy_corpus(&corpus, &content);
+    copy_corpus(&content);
     for (extra, version) in extras {
         bake(&content, &out, extra);
         let pak = hearth::PakReader::open(out.join("assets.hpack")).unwrap();

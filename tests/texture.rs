@@ -1,7 +1,7 @@
 //! The texture pipeline end to end: images, cubemaps, arrays and LUTs baked through the
 //! manifest, read back with hearth's `Ktx2` view and the independent `ktx2` crate, decoded
 //! with Basis Universal's transcoder to measure quality. Real images come from
-//! ../shared/corpus (a test fails, naming it, when it is missing).
+//! tests/corpus (a test fails, naming the file, when it is missing).
 #![cfg(all(feature = "bake", feature = "transcode"))]
 
 mod common;
@@ -229,7 +229,6 @@ fn modes_pick_formats_normals_stay_unit_length() {
 
 #[test]
 fn uastc_quality_per_mode_on_the_corpus() {
-    let corpus = corpus();
     // (file, name in the content, channels compared, PSNR floor in dB)
     let cases = [
         (
@@ -258,7 +257,7 @@ fn uastc_quality_per_mode_on_the_corpus() {
         ),
     ];
     for (file, name, channels, floor) in cases {
-        let source = std::fs::read(corpus.join(file)).unwrap();
+        let source = std::fs::read(corpus(file)).unwrap();
         let (dir, report) = bake(&[(name, &source)], "");
         report.unwrap();
         let out = format!("{}.ktx2", name.rsplit_once('.').unwrap().0);
@@ -325,12 +324,11 @@ fn uastc_quality_per_mode_on_the_corpus() {
 
 #[test]
 fn cubemaps_arrays_and_luts() {
-    let corpus = corpus();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for face in ["px", "nx", "py", "ny", "pz", "nz"] {
         files.push((
             format!("sky.env/{face}.png"),
-            std::fs::read(corpus.join(format!("cubemaps/Ryfjallet/{face}.png"))).unwrap(),
+            std::fs::read(corpus(&format!("cubemaps/Ryfjallet/{face}.png"))).unwrap(),
         ));
     }
     for (i, shade) in [30u8, 120, 220].iter().enumerate() {
@@ -339,7 +337,7 @@ fn cubemaps_arrays_and_luts() {
             png(8, 8, |_, _| [*shade, *shade, *shade, 255]),
         ));
     }
-    let luts: Vec<_> = std::fs::read_dir(corpus.join("luts"))
+    let luts: Vec<_> = std::fs::read_dir(corpus("luts"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -367,7 +365,7 @@ fn cubemaps_arrays_and_luts() {
     assert_eq!(independent_header(&sky).face_count, 6);
     // Each face decodes close to its source.
     for (face_index, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
-        let source = image::open(corpus.join(format!("cubemaps/Ryfjallet/{face}.png")))
+        let source = image::open(corpus(&format!("cubemaps/Ryfjallet/{face}.png")))
             .unwrap()
             .to_rgba8()
             .into_raw();
@@ -635,11 +633,9 @@ fn truncated_images_are_errors_naming_the_file() {
     // Real corpus images cut short: the JPEG to 100 KB (the decoder fills the rest with gray
     // and reported success) and just before its end-of-image marker; the PNG and TGAs too.
     let mut expect = vec![("rle_cut.tga", "truncated"), ("iend_cut.png", "truncated")];
-    let corpus = corpus();
-    let images = corpus.join("images");
-    let jpeg = std::fs::read(images.join("DamagedHelmet_albedo_2k.jpg")).unwrap();
-    let png = std::fs::read(images.join("FlightHelmet_GlassPlastic_BaseColor_2k.png")).unwrap();
-    let tga = std::fs::read(images.join("tga/chain_texture.tga")).unwrap();
+    let jpeg = std::fs::read(corpus("images/DamagedHelmet_albedo_2k.jpg")).unwrap();
+    let png = std::fs::read(corpus("images/FlightHelmet_GlassPlastic_BaseColor_2k.png")).unwrap();
+    let tga = std::fs::read(corpus("images/tga/chain_texture.tga")).unwrap();
     files.extend([
         ("helmet_100k.jpg".to_owned(), jpeg[..100_000].to_vec()),
         (

@@ -37,7 +37,7 @@ impl Watching {
             );
         }
         common::copy_dir(
-            &common::corpus().join("gltf/BoxTextured"),
+            &common::corpus("gltf/BoxTextured"),
             &root.join("models/box"),
         );
         std::fs::write(
@@ -175,7 +175,7 @@ fn watch_rebakes_edits_keeps_the_last_good_output_and_stops_on_ctrl_c() {
     w.check();
 
     // Fixed with other content: re-baked, no error any more.
-    let original = common::corpus().join("gltf/BoxTextured/BoxTextured.gltf");
+    let original = common::corpus("gltf/BoxTextured/BoxTextured.gltf");
     let original = std::fs::read_to_string(original).unwrap();
     let renamed = original.replacen("\"asset\"", "\"extras\": {\"edit\": 1},\n    \"asset\"", 1);
     assert_ne!(renamed, original);

@@ -82,6 +82,7 @@ fuzz_target!(|data: &[u8]| {
     let tight = Limits {
         max_entries: 4,
         max_entry_size: 64,
+        ..Limits::default()
     };
     if let Ok(pak) = PakReader::from_bytes_with_limits(data, tight) {
         exercise(&pak, data);

@@ -20,6 +20,31 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// `println!` through a checked writer. A closed stdout (`hearth pack info | head`) is the
+/// reader's choice: the process ends quietly with exit 0. Any other write error is reported
+/// on stderr and exits 1. (`println!` itself panics on both.)
+macro_rules! outln {
+    () => {
+        write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes to stdout as [`outln!`] describes.
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "hearth",
@@ -338,7 +363,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
     bar.finish_and_clear();
     let report = result.map_err(|e| e.to_string())?;
     if !quiet {
-        println!(
+        outln!(
             "baked {} assets ({} from cache) in {:.2?}{}",
             report.assets,
             report.cache_hits,
@@ -349,22 +374,23 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
                 .map(|p| format!(", preset `{p}`"))
                 .unwrap_or_default()
         );
-        println!("  in:   {} of sources", human(report.bytes_in));
-        println!(
+        outln!("  in:   {} of sources", human(report.bytes_in));
+        outln!(
             "  out:  {} ({} manifest rows) in {}",
             human(report.bytes_out),
             report.manifest_entries,
             report.out_dir.display()
         );
-        println!(
+        outln!(
             "  pack: {} ({} entries) at {}",
             human(report.pack_bytes),
             report.pack_entries,
             report.pack_path.display()
         );
-        println!(
+        outln!(
             "  files written: {}, stale files removed: {}",
-            report.files_written, report.files_removed
+            report.files_written,
+            report.files_removed
         );
         print_shared_cache(&report);
     }
@@ -378,7 +404,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
             ));
         }
         if !quiet {
-            println!("  verify: {files} files and the pack are consistent");
+            outln!("  verify: {files} files and the pack are consistent");
         }
     }
     Ok(())
@@ -392,7 +418,7 @@ fn init(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e} (init never overwrites)", path.display()))?;
     std::io::Write::write_all(&mut file, STARTER.as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    println!("wrote {}", path.display());
+    outln!("wrote {}", path.display());
     Ok(())
 }
 
@@ -448,7 +474,7 @@ fn kind_of_file(file: &Path) -> AssetKind {
 fn info(out: &Path) -> Result<(), String> {
     let files = info_files(out)?;
     let mut totals: BTreeMap<AssetKind, (usize, u64)> = Default::default();
-    println!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
+    outln!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
     for (rel, path, kind) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let describe: Option<Describe> = match *kind {
@@ -469,7 +495,7 @@ fn info(out: &Path) -> Result<(), String> {
                     .unwrap_or_else(|e| format!("INVALID: {e}"))
             })
             .unwrap_or_default();
-        println!(
+        outln!(
             "{rel:<48} {:<9} {:>12}  {details}",
             kind.to_string(),
             human(size)
@@ -478,16 +504,16 @@ fn info(out: &Path) -> Result<(), String> {
         total.0 += 1;
         total.1 += size;
     }
-    println!();
+    outln!();
     for (kind, (count, size)) in &totals {
-        println!(
+        outln!(
             "{:<9} {count:>6} files {:>12}",
             kind.to_string(),
             human(*size)
         );
     }
     let all: u64 = totals.values().map(|t| t.1).sum();
-    println!("{:<9} {:>6} files {:>12}", "total", files.len(), human(all));
+    outln!("{:<9} {:>6} files {:>12}", "total", files.len(), human(all));
     Ok(())
 }
 
@@ -550,7 +576,7 @@ fn info_json(out: &Path) -> Result<(), String> {
     } else {
         files.into_iter().next().unwrap_or(Value::Null)
     };
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(&document).expect("JSON values serialize")
     );
@@ -571,7 +597,7 @@ fn check(out: &Path) -> Result<(), String> {
     }
     let (problems, files) = check_output(out);
     if problems.is_empty() {
-        println!("ok: {files} files, manifest and packs consistent");
+        outln!("ok: {files} files, manifest and packs consistent");
         Ok(())
     } else {
         Err(format!(
@@ -605,7 +631,7 @@ fn watch(target: BakeTarget) -> ExitCode {
     }
     baker.on_warning(|w| eprintln!("warning: {w}"));
     let mut watch = hearth::bake::watch::Watch::new(baker, manifest, out);
-    println!(
+    outln!(
         "watching {} (output {}; Ctrl-C to stop)",
         manifest.display(),
         out.display()
@@ -628,7 +654,7 @@ fn watch(target: BakeTarget) -> ExitCode {
                 .collect::<Vec<_>>()
                 .join(", ");
             let more = report.baked.len().saturating_sub(5);
-            println!(
+            outln!(
                 "{what} in {} ms{}{}{}",
                 report.elapsed.as_millis(),
                 if names.is_empty() { "" } else { ": " },
@@ -641,11 +667,11 @@ fn watch(target: BakeTarget) -> ExitCode {
             );
             // Each error names its file already.
             for (_, error) in &report.failed {
-                println!("error: {error} (its last good output is kept)");
+                outln!("error: {error} (its last good output is kept)");
             }
         }
         WatchEvent::Failed { error, .. } => {
-            println!("error: {error} (the last good output is kept)");
+            outln!("error: {error} (the last good output is kept)");
         }
     });
     match result {
@@ -686,7 +712,7 @@ fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
 fn keygen(out: &Path) -> Result<(), String> {
     let key = SigningKey::generate().map_err(|e| e.to_string())?;
     key.write_pair(out).map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "wrote {} (secret: keep it out of the repository) and {}.pub (key {})",
         out.display(),
         out.display(),
@@ -711,7 +737,7 @@ fn pack_verify(key_file: &Path, file: &Path, json: bool) -> Result<(), String> {
             "entries": result.as_ref().ok(),
             "error": result.as_ref().err().map(|e| e.to_string()),
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&document).expect("JSON values serialize")
         );
@@ -720,7 +746,7 @@ fn pack_verify(key_file: &Path, file: &Path, json: bool) -> Result<(), String> {
             .map_err(|_| "verification failed".to_owned());
     }
     let entries = result.map_err(|e| format!("{}: {e}", file.display()))?;
-    println!(
+    outln!(
         "ok: {} is signed by key {} and all {entries} entries match",
         file.display(),
         key.fingerprint()
@@ -735,7 +761,7 @@ fn pack_info(file: &Path, json: bool) -> Result<(), String> {
         return pack_info_json(file, &pak, &layout);
     }
     let total = pak.bytes().len() as u64;
-    println!(
+    outln!(
         "{}: hpack v{}, {} entries, {}",
         file.display(),
         pak.version(),
@@ -743,7 +769,7 @@ fn pack_info(file: &Path, json: bool) -> Result<(), String> {
         human(total)
     );
     if let Some(key) = pak.signer_key() {
-        println!(
+        outln!(
             "  signed by key {} (unchecked here: `hearth pack verify --key KEY.pub`)",
             fingerprint(&key)
         );
@@ -763,30 +789,37 @@ fn pack_info(file: &Path, json: bool) -> Result<(), String> {
         ("signature", layout.signature),
         ("padding", layout.padding),
     ] {
-        println!("  {name:<9} {:>12} {:>6.2}%", human(bytes), share(bytes));
+        outln!("  {name:<9} {:>12} {:>6.2}%", human(bytes), share(bytes));
     }
-    println!("  payload uncompressed: {}", human(layout.uncompressed));
-    println!();
-    println!(
+    outln!("  payload uncompressed: {}", human(layout.uncompressed));
+    outln!();
+    outln!(
         "  {:<10} {:>7} {:>12} {:>12}",
-        "kind", "entries", "size", "stored"
+        "kind",
+        "entries",
+        "size",
+        "stored"
     );
     for (kind, (count, size, stored)) in &layout.per_kind {
-        println!(
+        outln!(
             "  {:<10} {count:>7} {:>12} {:>12}",
             kind.to_string(),
             human(*size),
             human(*stored)
         );
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "  {:<10} {:>12} {:>12} {:<7} {:>10}  path",
-        "kind", "size", "stored", "codec", "offset"
+        "kind",
+        "size",
+        "stored",
+        "codec",
+        "offset"
     );
     for entry in pak.entries() {
         let entry = entry.map_err(|e| format!("{}: {e}", file.display()))?;
-        println!(
+        outln!(
             "  {:<10} {:>12} {:>12} {:<7} {:>10}  {}",
             entry.kind().to_string(),
             entry.size(),
@@ -849,7 +882,7 @@ fn pack_info_json(
         "kinds": kinds,
         "entries": entries,
     });
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(&document).expect("JSON values serialize")
     );
@@ -859,7 +892,7 @@ fn pack_info_json(
 fn presets(manifest: &Path) -> Result<(), String> {
     let config = Config::load(manifest).map_err(|e| e.to_string())?;
     if config.presets.is_empty() {
-        println!("{} defines no presets", manifest.display());
+        outln!("{} defines no presets", manifest.display());
     }
     for (name, preset) in &config.presets {
         let default = if config.default_preset.as_deref() == Some(name) {
@@ -872,7 +905,7 @@ fn presets(manifest: &Path) -> Result<(), String> {
             .as_deref()
             .map(|o| format!(" -> output `{o}`"))
             .unwrap_or_default();
-        println!("{name}{default}{output}");
+        outln!("{name}{default}{output}");
     }
     Ok(())
 }
@@ -884,7 +917,7 @@ fn print_shared_cache(report: &hearth::bake::Report) {
         report.shared_remote_hits.len(),
     );
     if local + remote + report.shared_stored > 0 {
-        println!(
+        outln!(
             "  shared cache: {local} from the local tier, {remote} from the remote tier, {} stored",
             report.shared_stored
         );
@@ -920,13 +953,13 @@ fn cache(command: CacheCommand) -> Result<(), String> {
                     "oldest_use_unix": age(stats.oldest_use),
                     "newest_use_unix": age(stats.newest_use),
                 });
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&document).expect("JSON values serialize")
                 );
             } else {
-                println!("local cache {}", dir.display());
-                println!(
+                outln!("local cache {}", dir.display());
+                outln!(
                     "  {} objects, {} recipes, {}",
                     stats.objects,
                     stats.recipes,
@@ -937,7 +970,7 @@ fn cache(command: CacheCommand) -> Result<(), String> {
                         .map(|d| format!("{} s ago", d.as_secs()))
                         .unwrap_or_else(|| "never".to_owned())
                 };
-                println!(
+                outln!(
                     "  last use: oldest {}, newest {}",
                     ago(stats.oldest_use),
                     ago(stats.newest_use)
@@ -946,7 +979,7 @@ fn cache(command: CacheCommand) -> Result<(), String> {
         }
         CacheCommand::Gc { max_size } => {
             let removed = local::gc(&dir, max_size)?;
-            println!(
+            outln!(
                 "removed {} files ({}); {} left in {}",
                 removed.files,
                 human(removed.bytes),
@@ -956,7 +989,7 @@ fn cache(command: CacheCommand) -> Result<(), String> {
         }
         CacheCommand::Clear => {
             let removed = local::clear(&dir)?;
-            println!(
+            outln!(
                 "removed {} files ({}) from {}",
                 removed.files,
                 human(removed.bytes),

@@ -37,7 +37,7 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
     match pak.v3_header() {
         Some(h) => {
             layout.header = hpack::V3_HEADER_SIZE as u64;
-            layout.tables = h.strings_offset - h.entries_offset;
+            layout.tables = h.strings_offset.saturating_sub(h.entries_offset);
             layout.strings = h.strings_size;
             if pak.is_signed() {
                 layout.signature =
@@ -46,25 +46,29 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
         }
         None => {
             layout.header = hpack::V2_HEADER_SIZE as u64;
-            layout.tables =
-                u64::from_le_bytes(pak.bytes()[16..24].try_into().expect("validated v2 header"));
+            layout.tables = pak
+                .bytes()
+                .get(16..24)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes);
         }
     }
     for entry in pak.entries() {
         let entry = entry?;
-        layout.payload += entry.stored_size();
-        layout.uncompressed += entry.size();
+        layout.payload = layout.payload.saturating_add(entry.stored_size());
+        layout.uncompressed = layout.uncompressed.saturating_add(entry.size());
         let row = layout.per_kind.entry(entry.kind()).or_default();
         row.0 += 1;
-        row.1 += entry.size();
-        row.2 += entry.stored_size();
+        row.1 = row.1.saturating_add(entry.size());
+        row.2 = row.2.saturating_add(entry.stored_size());
     }
-    layout.padding = pak.bytes().len() as u64
-        - layout.header
-        - layout.tables
-        - layout.strings
-        - layout.payload
-        - layout.signature;
+    // Saturating: entries of a damaged pack may overlap, claiming more payload than the file.
+    layout.padding = (pak.bytes().len() as u64)
+        .saturating_sub(layout.header)
+        .saturating_sub(layout.tables)
+        .saturating_sub(layout.strings)
+        .saturating_sub(layout.payload)
+        .saturating_sub(layout.signature);
     Ok(layout)
 }
 

@@ -2,6 +2,7 @@
 
 use crate::format::ktx2::{self, model, supercompression, transfer, BasicDfd, Ktx2Info};
 use crate::read::error::ReadError;
+use crate::read::pak::Limits;
 use std::borrow::Cow;
 use std::io::Read;
 
@@ -14,20 +15,19 @@ pub struct Ktx2<'a> {
 }
 
 impl<'a> Ktx2<'a> {
-    /// Parses and validates the header, level index, DFD and key/value data. Level sizes are
-    /// checked against the format for the formats hearth writes.
+    /// Parses and validates the header, level index, DFD and key/value data, with the
+    /// default [`Limits`]. Level sizes are checked against the format for the formats hearth
+    /// writes; a level that is not supercompressed must store exactly its uncompressed length.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
+        Self::parse_with_limits(bytes, &Limits::default())
+    }
+
+    /// [`parse`](Self::parse) with custom [`Limits`]: a level whose declared uncompressed size
+    /// is over [`Limits::max_ktx2_level_size`] is a [`ReadError::LimitExceeded`], before any
+    /// of it is read or inflated.
+    pub fn parse_with_limits(bytes: &'a [u8], limits: &Limits) -> Result<Self, ReadError> {
         let info = ktx2::parse(bytes)?;
         let view = Self { bytes, info };
-        for level in 0..view.level_count() {
-            if let Some(expected) = view.expected_level_size(level) {
-                if view.info.levels[level as usize].uncompressed_byte_length != expected {
-                    return Err(ReadError::Invalid {
-                        what: "KTX2 level size (does not match format and dimensions)",
-                    });
-                }
-            }
-        }
         if !matches!(
             view.supercompression(),
             supercompression::NONE | supercompression::ZSTD
@@ -35,6 +35,29 @@ impl<'a> Ktx2<'a> {
             return Err(ReadError::Invalid {
                 what: "KTX2 supercompression (hearth reads none and zstd)",
             });
+        }
+        for (level, row) in (0u32..).zip(&view.info.levels) {
+            if row.uncompressed_byte_length > limits.max_ktx2_level_size {
+                return Err(ReadError::LimitExceeded {
+                    what: "KTX2 level size",
+                });
+            }
+            if view.supercompression() == supercompression::NONE
+                && row.byte_length != row.uncompressed_byte_length
+            {
+                return Err(ReadError::Invalid {
+                    what: "KTX2 level length (stored and uncompressed lengths differ without supercompression)",
+                });
+            }
+            match view.expected_level_size(level) {
+                Ok(Some(expected)) if row.uncompressed_byte_length != expected => {
+                    return Err(ReadError::Invalid {
+                        what: "KTX2 level size (does not match format and dimensions)",
+                    })
+                }
+                Ok(_) => {}
+                Err(e) => return Err(e),
+            }
         }
         Ok(view)
     }
@@ -95,17 +118,20 @@ impl<'a> Ktx2<'a> {
             .find(|(k, _)| *k == key)
             .map(|(_, v)| *v)
     }
-    /// Width, height and depth of `level`.
+    /// Width, height and depth of `level` (1 x 1 x 1 past the last possible level).
     pub fn level_dimensions(&self, level: u32) -> (u32, u32, u32) {
-        let m = |v: u32| (v >> level).max(1);
+        let m = |v: u32| v.checked_shr(level).unwrap_or(0).max(1);
         (m(self.width()), m(self.height()), m(self.depth()))
     }
 
-    /// The bytes a level must hold for the formats hearth writes (`None` for others).
-    fn expected_level_size(&self, level: u32) -> Option<u64> {
+    /// The bytes a level must hold for the formats hearth writes (`None` for others); an
+    /// error when the header's dimensions make that size overflow.
+    fn expected_level_size(&self, level: u32) -> Result<Option<u64>, ReadError> {
         let (w, h, d) = self.level_dimensions(level);
-        let images = (self.layers() * self.faces()) as u64;
-        let texels = w as u64 * h as u64 * d as u64;
+        let overflow = ReadError::Invalid {
+            what: "KTX2 dimensions (level size overflows)",
+        };
+        let images = self.layers() as u64 * self.faces() as u64;
         let per_texel = match self.vk_format() {
             ktx2::vk::R8_UNORM | ktx2::vk::R8_SRGB => 1,
             ktx2::vk::R8G8_UNORM | ktx2::vk::R8G8_SRGB => 2,
@@ -113,12 +139,19 @@ impl<'a> Ktx2<'a> {
             ktx2::vk::R16G16B16A16_SFLOAT => 8,
             ktx2::vk::R32G32B32A32_SFLOAT => 16,
             ktx2::vk::UNDEFINED if self.is_uastc() => {
-                let blocks = w.div_ceil(4) as u64 * h.div_ceil(4) as u64 * d as u64;
-                return Some(blocks * 16 * images);
+                return [h.div_ceil(4) as u64, d as u64, 16, images]
+                    .iter()
+                    .try_fold(w.div_ceil(4) as u64, |size, n| size.checked_mul(*n))
+                    .map(Some)
+                    .ok_or(overflow);
             }
-            _ => return None,
+            _ => return Ok(None),
         };
-        Some(texels * per_texel * images)
+        [h as u64, d as u64, per_texel, images]
+            .iter()
+            .try_fold(w as u64, |size, n| size.checked_mul(*n))
+            .map(Some)
+            .ok_or(overflow)
     }
 
     /// Level `level`'s bytes (all layers, faces and slices, in KTX2 order), decompressed when
@@ -129,17 +162,26 @@ impl<'a> Ktx2<'a> {
             .levels
             .get(level as usize)
             .ok_or(ReadError::OutOfBounds { what: "KTX2 level" })?;
-        // Range validated by `ktx2::parse`.
-        let stored =
-            &self.bytes[row.byte_offset as usize..(row.byte_offset + row.byte_length) as usize];
+        // Range validated by `ktx2::parse`; `get` keeps a bad one an error all the same.
+        let stored = usize::try_from(row.byte_offset)
+            .ok()
+            .zip(usize::try_from(row.byte_length).ok())
+            .and_then(|(offset, length)| self.bytes.get(offset..offset.checked_add(length)?))
+            .ok_or(ReadError::OutOfBounds {
+                what: "KTX2 level data",
+            })?;
         match self.supercompression() {
             supercompression::ZSTD => {
-                let mut out =
-                    Vec::with_capacity(row.uncompressed_byte_length.min(1 << 30) as usize);
+                // The declared size is under `Limits::max_ktx2_level_size` (checked in
+                // `parse_with_limits`); memory follows what really inflates, up to it.
+                let capacity = row
+                    .uncompressed_byte_length
+                    .min((stored.len() as u64).saturating_mul(32).max(4096));
+                let mut out = Vec::with_capacity(capacity as usize);
                 let decoder = zstd::stream::read::Decoder::with_buffer(stored);
                 let ok = decoder
                     .and_then(|d| {
-                        d.take(row.uncompressed_byte_length + 1)
+                        d.take(row.uncompressed_byte_length.saturating_add(1))
                             .read_to_end(&mut out)
                     })
                     .is_ok_and(|n| n as u64 == row.uncompressed_byte_length);

@@ -64,7 +64,7 @@ impl Indices<'_> {
     }
     /// All indices widened to `u32`.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.len()).map(|i| self.get(i).expect("in range"))
+        (0..self.len()).filter_map(|i| self.get(i))
     }
 }
 
@@ -85,9 +85,10 @@ impl Lods<'_> {
         if lod >= self.header.lod_count as usize {
             return None;
         }
-        self.table
-            .get(submesh * self.header.lod_count as usize + lod)
-            .copied()
+        let row = submesh
+            .checked_mul(self.header.lod_count as usize)?
+            .checked_add(lod)?;
+        self.table.get(row).copied()
     }
 }
 
@@ -138,20 +139,26 @@ impl<'a> MeshView<'a> {
             Ok(first.map(|e| &bytes[e.offset as usize..(e.offset + e.size) as usize]))
         };
         let need = |id: u32, what: &'static str| find(id, what)?.ok_or(ReadError::Invalid { what });
-        let desc: MeshDesc = *typed::<MeshDesc>(
+        let desc: MeshDesc = typed::<MeshDesc>(
             need(chunk::DESC, ".hmesh DESC chunk")?,
             1,
             ".hmesh DESC size",
         )?
         .first()
-        .expect("one");
-        let bounds: MeshBounds = *typed::<MeshBounds>(
+        .copied()
+        .ok_or(ReadError::Invalid {
+            what: ".hmesh DESC or BNDS size",
+        })?;
+        let bounds: MeshBounds = typed::<MeshBounds>(
             need(chunk::BNDS, ".hmesh BNDS chunk")?,
             1,
             ".hmesh BNDS size",
         )?
         .first()
-        .expect("one");
+        .copied()
+        .ok_or(ReadError::Invalid {
+            what: ".hmesh DESC or BNDS size",
+        })?;
         if desc.vertex_stride as usize != std::mem::size_of::<GpuVertex>() {
             return Err(ReadError::Invalid {
                 what: ".hmesh vertex stride (must be 28)",
@@ -255,8 +262,11 @@ impl<'a> MeshView<'a> {
                     what: ".hmesh meshlet size (over DESC's limits)",
                 });
             }
-            let tris = &meshlet_triangles[m.triangle_offset as usize
-                ..m.triangle_offset as usize + m.triangle_count as usize];
+            let tris = t_end
+                .and_then(|end| meshlet_triangles.get(m.triangle_offset as usize..end))
+                .ok_or(ReadError::OutOfBounds {
+                    what: ".hmesh meshlet range",
+                })?;
             if tris
                 .iter()
                 .flatten()

@@ -11,21 +11,32 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// Resource limits applied to untrusted packs.
+/// Resource limits applied to untrusted data: a pack's entry table, an entry's or a KTX2
+/// level's declared uncompressed size. Every limit is checked against the sizes the file
+/// declares, before anything of that size is allocated; a file over a limit is a
+/// [`ReadError::LimitExceeded`].
+///
+/// Build one from the defaults so that new limits keep their default:
+/// `Limits { max_entry_size: 64 << 20, ..Limits::default() }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Most entries a pack may declare.
+    /// Most entries a pack may declare. Default 16 Mi (2^24).
     pub max_entries: usize,
-    /// Largest uncompressed size of one entry, in bytes.
+    /// Largest uncompressed size of one pack entry, in bytes. Default 4 GiB (2^32).
     pub max_entry_size: u64,
+    /// Largest uncompressed size of one KTX2 mip level (all its layers, faces and slices), in
+    /// bytes: [`Ktx2::parse_with_limits`](crate::Ktx2::parse_with_limits). Default 2 GiB
+    /// (2^31: a 16384 x 16384 RGBA16F level).
+    pub max_ktx2_level_size: u64,
 }
 
 impl Default for Limits {
-    /// 16 Mi entries, 4 GiB per entry.
+    /// 16 Mi entries, 4 GiB per entry, 2 GiB per KTX2 level.
     fn default() -> Self {
         Self {
             max_entries: 1 << 24,
             max_entry_size: 1 << 32,
+            max_ktx2_level_size: 1 << 31,
         }
     }
 }
@@ -120,7 +131,15 @@ impl PakReader {
     /// Opens a pack in static memory, such as one embedded by [`include_pak!`](crate::include_pak).
     /// Zero-copy; stored entries are aligned when `bytes` is 16-aligned.
     pub fn from_static(bytes: &'static [u8]) -> Result<Self, ReadError> {
-        Self::with_backing(Backing::Static(bytes), Limits::default())
+        Self::from_static_with_limits(bytes, Limits::default())
+    }
+
+    /// [`from_static`](Self::from_static) with custom [`Limits`].
+    pub fn from_static_with_limits(
+        bytes: &'static [u8],
+        limits: Limits,
+    ) -> Result<Self, ReadError> {
+        Self::with_backing(Backing::Static(bytes), limits)
     }
 
     /// Opens a pack from owned bytes (copied once into a 16-aligned buffer).
@@ -267,6 +286,11 @@ impl PakReader {
         }
         checked[index].store(true, Relaxed);
         Ok(())
+    }
+
+    /// The [`Limits`] the pack was opened with.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The whole pack's bytes.

@@ -49,11 +49,20 @@ pub fn transcode(
     }
     let (width, height, depth) = ktx.level_dimensions(level);
     let (blocks_x, blocks_y) = (width.div_ceil(4), height.div_ceil(4));
-    let image_bytes = blocks_x as usize * blocks_y as usize * 16 * depth as usize;
     let data = ktx.level(level)?;
-    let start = ((layer * ktx.faces() + face) as usize) * image_bytes;
-    // Level sizes were checked against the dimensions in `Ktx2::parse`.
-    let image = &data[start..start + blocks_x as usize * blocks_y as usize * 16];
+    // `Ktx2::parse` checked the level's size against the dimensions only when the header's
+    // format is UASTC's (VK_FORMAT_UNDEFINED); the image's range is checked here regardless.
+    let slice_bytes = (blocks_x as u64 * blocks_y as u64).checked_mul(16);
+    let image_index = layer as u64 * ktx.faces() as u64 + face as u64;
+    let start =
+        slice_bytes.and_then(|slice| slice.checked_mul(depth as u64)?.checked_mul(image_index));
+    let image = start
+        .zip(slice_bytes)
+        .and_then(|(start, len)| Some((usize::try_from(start).ok()?, usize::try_from(len).ok()?)))
+        .and_then(|(start, len)| data.get(start..start.checked_add(len)?))
+        .ok_or(ReadError::OutOfBounds {
+            what: "KTX2 level data (shorter than its UASTC images)",
+        })?;
     let has_alpha = ktx
         .dfd()
         .samples
@@ -87,9 +96,15 @@ fn transcode_slice(
 ) -> Result<Vec<u8>, ReadError> {
     let format = target.block_format();
     let (stride, pitch, rows, size) = match target {
-        TranscodeTarget::Rgba8 => (4, width, height, width as usize * height as usize * 4),
-        _ => (16, blocks_x, 0, blocks_x as usize * blocks_y as usize * 16),
+        TranscodeTarget::Rgba8 => (4, width, height, width as u64 * height as u64 * 4),
+        _ => (16, blocks_x, 0, blocks_x as u64 * blocks_y as u64 * 16),
     };
+    let size = usize::try_from(size).map_err(|_| ReadError::LimitExceeded {
+        what: "transcoded image size",
+    })?;
+    let blocks_len = u32::try_from(blocks.len()).map_err(|_| ReadError::LimitExceeded {
+        what: "UASTC slice size (over 4 GiB)",
+    })?;
     assert_eq!(
         blocks.len(),
         blocks_x as usize * blocks_y as usize * 16,
@@ -115,7 +130,7 @@ fn transcode_slice(
             blocks_x,
             blocks_y,
             blocks.as_ptr(),
-            blocks.len() as u32,
+            blocks_len,
             format.into(),
             stride,
             false,

@@ -1,7 +1,11 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+mod corpus;
 pub mod models;
+
+#[allow(unused_imports)] // not every test binary reads the corpus
+pub use corpus::corpus;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,17 +89,6 @@ pub fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .into_keys()
         .map(|rel| (rel.clone(), std::fs::read(dir.join(rel)).unwrap()))
         .collect()
-}
-
-/// `../shared/corpus` when it is there; `None` (saying so) when the tests must skip.
-pub fn corpus() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(
-        dir.is_dir(),
-        "missing test data: the shared corpus {} (../shared/corpus beside the repository)",
-        dir.display()
-    );
-    dir
 }
 
 /// Copies a folder tree.

@@ -603,6 +603,14 @@ fn read_skeleton(
 
     for animation in document.animations() {
         let name = animation.name().unwrap_or("").to_owned();
+        if name.len() > u16::MAX as usize {
+            // `.hanim` stores a clip name's length in 16 bits.
+            return Err(format!(
+                "animation {}: name is {} bytes long; .hanim clip names are at most 65535 bytes",
+                animation.index(),
+                name.len()
+            ));
+        }
         let mut clip = Clip {
             name: name.clone(),
             duration: 0.0,

@@ -10,6 +10,21 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// `tests/corpus/<rel>` of the hearth repository (this crate lives in `tests/ktx-verify`):
+/// the test corpus, whose `README.md` names each file's source and licence. Panics, naming
+/// the path, when it is missing: a test never skips for want of its data.
+pub fn corpus(rel: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus")
+        .join(rel);
+    assert!(
+        path.exists(),
+        "missing test data: {} (tests/corpus/{rel} of the hearth repository)",
+        path.display()
+    );
+    path
+}
+
 /// What libktx reports about a KTX2 file after loading it (image data loaded, so any zstd
 /// supercompression has been undone by libktx; `supercompression` is the scheme read from
 /// the header, before inflation).

@@ -1,8 +1,8 @@
 //! Every kind of KTX2 that hearth's *baker* writes, from real content, checked with Khronos'
 //! libktx and `ktx2check`.
 //!
-//! The tests build content folders from the shared corpus (`../shared/corpus` next to the
-//! repository; without it they fail, naming it), bake each folder twice with
+//! The tests build content folders from the repository's test corpus (`tests/corpus`, through
+//! `shared::corpus`; a missing file fails the test, naming it), bake each folder twice with
 //! `hearth::bake::Baker`, once as UASTC (`compress = true`) and once as raw pixels
 //! (`compress = false`), and then, for every `.ktx2` in both outputs:
 //!
@@ -38,26 +38,13 @@ use std::time::Instant;
 #[allow(dead_code)]
 #[path = "../src/shared.rs"]
 mod shared;
-use shared::{LibktxInfo, Probe};
-
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
+use shared::{corpus, LibktxInfo, Probe};
 
 /// The lowest PSNR accepted for a UASTC level 0 against its reference.
 const MIN_PSNR: f64 = 35.0;
 
 fn probe() -> Probe {
     Probe::new(env!("CARGO_BIN_EXE_libktx-probe"))
-}
-
-/// The corpus folder, or `None` (after printing why) when it is missing.
-fn corpus() -> PathBuf {
-    let dir = PathBuf::from(CORPUS);
-    assert!(
-        dir.join("images").is_dir(),
-        "missing test data: the shared corpus {} (../shared/corpus beside the repository)",
-        dir.display()
-    );
-    dir
 }
 
 // ---- what each baked texture should be ----------------------------------------------------
@@ -904,9 +891,8 @@ fn bake_and_check(
 /// setting variants (linear color, sRGB grayscale, swizzles, no mips) and every .cube LUT.
 #[test]
 fn baked_small_textures_cubemap_array_and_luts() {
-    let corpus = corpus();
-    let tga = corpus.join("images/tga");
-    let sky = corpus.join("cubemaps/Ryfjallet");
+    let tga = corpus("images/tga");
+    let sky = corpus("cubemaps/Ryfjallet");
     let diff = tga.join("sponza_thorn_diff.tga");
     let ddn = tga.join("sponza_thorn_ddn.tga");
     let chain = tga.join("chain_texture.tga");
@@ -980,7 +966,7 @@ fn baked_small_textures_cubemap_array_and_luts() {
     });
     // Every LUT.
     let mut luts = 0;
-    for entry in std::fs::read_dir(corpus.join("luts")).unwrap() {
+    for entry in std::fs::read_dir(corpus("luts")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "cube") {
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -996,11 +982,9 @@ fn baked_small_textures_cubemap_array_and_luts() {
 /// map and a PNG color map with alpha.
 #[test]
 fn baked_large_images_resized() {
-    let corpus = corpus();
-    let images = corpus.join("images");
-    let helmet = images.join("DamagedHelmet_albedo_2k.jpg");
-    let metal = images.join("FlightHelmet_MetalParts_Normal_2k.png");
-    let glass = images.join("FlightHelmet_GlassPlastic_BaseColor_2k.png");
+    let helmet = corpus("images/DamagedHelmet_albedo_2k.jpg");
+    let metal = corpus("images/FlightHelmet_MetalParts_Normal_2k.png");
+    let glass = corpus("images/FlightHelmet_GlassPlastic_BaseColor_2k.png");
     let inputs = vec![
         ("helmet.jpg".to_string(), helmet.clone()),
         ("metal.n.png".to_string(), metal.clone()),
@@ -1024,8 +1008,7 @@ fn baked_large_images_resized() {
 /// JPEG itself.
 #[test]
 fn baked_full_size_color() {
-    let corpus = corpus();
-    let helmet = corpus.join("images/DamagedHelmet_albedo_2k.jpg");
+    let helmet = corpus("images/DamagedHelmet_albedo_2k.jpg");
     let inputs = vec![("helmet_full.jpg".to_string(), helmet.clone())];
     let cases = vec![Case::image("helmet_full.ktx2", true, 4, helmet)];
     bake_and_check("full", &inputs, &cases, ("", 1), "");

@@ -393,11 +393,6 @@ fn libktx_rejects_broken_variants() {
 
 // ---- UASTC -------------------------------------------------------------------------------
 
-const CORPUS_UASTC: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/ktx2_reference/2d_uastc.ktx2"
-);
-
 /// A UASTC description as hearth's baker writes it (sRGB, KTXorientation + KTXwriter).
 fn uastc_desc(
     width: u32,
@@ -429,8 +424,7 @@ fn uastc_desc(
 /// transcode to exactly the pixels of the reference, for every channel layout hearth writes.
 #[test]
 fn hearth_uastc_transcodes_like_the_reference() {
-    let reference = std::fs::read(CORPUS_UASTC)
-        .unwrap_or_else(|e| panic!("missing test data: the KTX2 reference {CORPUS_UASTC}: {e}"));
+    let reference = std::fs::read(shared::corpus("ktx2_reference/2d_uastc.ktx2")).unwrap();
     let info = load(&reference).unwrap();
     assert_eq!(info.color_model, 166);
     let blocks: Vec<Vec<u8>> = (0..info.levels)
@@ -472,8 +466,7 @@ fn hearth_uastc_transcodes_like_the_reference() {
 /// face or layer): libktx transcodes each face/layer.
 #[test]
 fn hearth_uastc_cubemap_and_array_transcode() {
-    let reference = std::fs::read(CORPUS_UASTC)
-        .unwrap_or_else(|e| panic!("missing test data: the KTX2 reference {CORPUS_UASTC}: {e}"));
+    let reference = std::fs::read(shared::corpus("ktx2_reference/2d_uastc.ktx2")).unwrap();
     let info = load(&reference).unwrap();
     // A square, single-level texture from the reference's level 0 (40x40: 10x10 blocks).
     let face = image_bytes(&reference, 0, 0, 0).unwrap();
@@ -555,8 +548,7 @@ fn ktx2check_validates_every_hearth_shape() {
             all.push((name, write(&case.desc, &case.levels), zstd.is_some(), false));
         }
     }
-    let reference = std::fs::read(CORPUS_UASTC)
-        .unwrap_or_else(|e| panic!("missing test data: the KTX2 reference {CORPUS_UASTC}: {e}"));
+    let reference = std::fs::read(shared::corpus("ktx2_reference/2d_uastc.ktx2")).unwrap();
     {
         let blocks: Vec<Vec<u8>> = (0..load(&reference).unwrap().levels)
             .map(|level| image_bytes(&reference, level, 0, 0).unwrap())

@@ -1,17 +1,14 @@
-//! libktx loads every file of the shared KTX2 reference corpus (written by Khronos' own `ktx`
-//! tools) with sensible header values, and transcodes the UASTC and ETC1S ones to RGBA8.
+//! libktx loads every file of the KTX2 reference corpus (`tests/corpus/ktx2_reference`,
+//! written by Khronos' own `ktx` tools) with sensible header values, and transcodes the UASTC and ETC1S ones to RGBA8.
 
 use hearth_ktx_verify::{decode_rgba8, image_bytes, level_bytes, load, LibktxInfo};
 use std::path::{Path, PathBuf};
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/ktx2_reference"
-);
-
-/// The corpus files, sorted; a missing corpus fails the test, naming it.
+/// The corpus files (`tests/corpus/ktx2_reference`), sorted; a missing corpus fails the test,
+/// naming it.
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(CORPUS);
+    let dir = hearth_ktx_verify::corpus("ktx2_reference");
+    let dir = dir.as_path();
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| {
         panic!(
             "missing test data: the KTX2 reference corpus {}: {e}",
@@ -71,7 +68,8 @@ fn check_generic(file: &str, info: &LibktxInfo) {
 
 /// Transcodes to RGBA8 and checks every level has width * height * 4 bytes.
 fn check_decode(file: &str, info: &LibktxInfo) -> Vec<(u32, u32, Vec<u8>)> {
-    let bytes = std::fs::read(Path::new(CORPUS).join(file)).unwrap();
+    let bytes =
+        std::fs::read(hearth_ktx_verify::corpus(&format!("ktx2_reference/{file}"))).unwrap();
     let images = decode_rgba8(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
     assert_eq!(images.len(), info.levels as usize, "{file}");
     for (level, (w, h, pixels)) in images.iter().enumerate() {

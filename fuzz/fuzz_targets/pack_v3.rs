@@ -1,0 +1,13 @@
+//! Arbitrary bytes opened as a pack v3 (the version field forced to 3): open, every entry,
+//! lookups, the manifest and `verify`. Errors are fine; panics, overflows and out-of-bounds
+//! reads are findings.
+#![no_main]
+
+#[path = "pack.rs"]
+mod pack;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    pack::open_all_ways(&pack::with_version(data, 3));
+});

@@ -1,0 +1,435 @@
+//! Hostile input (issue 9): each known panic has a regression test here, and the reader's
+//! [`Limits`] stop a KTX2 level or a pack entry that claims a huge uncompressed size before
+//! anything of that size is allocated.
+#![cfg(feature = "bake")]
+
+mod common;
+
+use hearth::format::hpack::{self, PackInput};
+use hearth::format::ktx2::{self, channel, vk, BasicDfd, Ktx2Description};
+use hearth::{AssetKind, Codec, Ktx2, Limits, PakReader, ReadError};
+use std::path::Path;
+
+/// Byte offset of level `i`'s row in the KTX2 level index.
+fn level_row(i: usize) -> usize {
+    ktx2::HEADER_SIZE + i * ktx2::LEVEL_INDEX_SIZE
+}
+
+fn put_u64(bytes: &mut [u8], at: usize, value: u64) {
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+}
+
+/// An 8x8 UASTC texture with two levels (zeroed blocks), stored or zstd-supercompressed.
+fn uastc(zstd: Option<i32>) -> Vec<u8> {
+    let desc = Ktx2Description {
+        vk_format: vk::UNDEFINED,
+        type_size: 1,
+        width: 8,
+        height: 8,
+        depth: 0,
+        layers: 0,
+        faces: 1,
+        block_bytes: 16,
+        dfd: BasicDfd::uastc(channel::UASTC_RGBA, true),
+        key_values: vec![("KTXwriter".into(), b"hearth test\0".to_vec())],
+        zstd_level: zstd,
+    };
+    // Level 0: 2x2 blocks; level 1 (4x4): one block.
+    ktx2::write(&desc, &[vec![0; 4 * 16], vec![0; 16]])
+}
+
+/// A 4x4 RGBA8 texture, one level, stored.
+fn rgba8() -> Vec<u8> {
+    let desc = Ktx2Description {
+        vk_format: vk::R8G8B8A8_UNORM,
+        type_size: 1,
+        width: 4,
+        height: 4,
+        depth: 0,
+        layers: 0,
+        faces: 1,
+        block_bytes: 4,
+        dfd: BasicDfd::uncompressed(
+            &[channel::R, channel::G, channel::B, channel::A],
+            8,
+            false,
+            false,
+        ),
+        key_values: Vec::new(),
+        zstd_level: None,
+    };
+    ktx2::write(&desc, &[(0..64).collect()])
+}
+
+/// Reads every level (and, with `transcode`, transcodes every image to every target): the
+/// first error wins; nothing may panic.
+fn read_all_levels(bytes: &[u8]) -> Result<(), ReadError> {
+    let ktx = Ktx2::parse(bytes)?;
+    for level in 0..ktx.level_count() {
+        let data = ktx.level(level)?;
+        std::hint::black_box(data.len());
+        let _ = ktx.level_dimensions(level);
+        #[cfg(feature = "transcode")]
+        for target in [
+            hearth::read::transcode::TranscodeTarget::Rgba8,
+            hearth::read::transcode::TranscodeTarget::Bc7,
+        ] {
+            let _ = hearth::read::transcode::transcode(&ktx, level, 0, 0, target);
+        }
+    }
+    let _ = ktx.level(ktx.level_count());
+    let _ = ktx.level_dimensions(u32::MAX);
+    Ok(())
+}
+
+#[test]
+fn ktx2_stored_level_shorter_than_its_uncompressed_length_is_an_error() {
+    let good = uastc(None);
+    read_all_levels(&good).unwrap();
+    // Level 0 stores 64 bytes; claim it stores 16 (the uncompressed length still says 64).
+    // Before the fix `parse` accepted it and `transcode` sliced past the 16 bytes.
+    let mut short = good.clone();
+    put_u64(&mut short, level_row(0) + 8, 16);
+    let err = Ktx2::parse(&short).unwrap_err();
+    assert!(matches!(err, ReadError::Invalid { .. }), "{err}");
+    assert!(err.to_string().contains("KTX2 level length"), "{err}");
+
+    // The same for an uncompressed format.
+    let mut short = rgba8();
+    Ktx2::parse(&short).unwrap();
+    put_u64(&mut short, level_row(0) + 8, 4);
+    assert!(Ktx2::parse(&short).is_err());
+}
+
+#[cfg(feature = "transcode")]
+#[test]
+fn transcoding_a_uastc_model_with_another_vk_format_is_an_error_not_a_panic() {
+    use hearth::read::transcode::{transcode, TranscodeTarget};
+    // DFD says UASTC, but the header's format says R8: the level size is then checked as R8
+    // (64 texels = 64 bytes, which level 0 holds), and UASTC's images must be range-checked
+    // by `transcode` itself. Level 1 (4x4, 16 bytes) is 16 bytes as UASTC and as R8 alike.
+    let mut bytes = uastc(None);
+    bytes[12..16].copy_from_slice(&vk::R8_UNORM.to_le_bytes());
+    let mut wide = bytes.clone();
+    // 16x16 pixels at level 0 need 256 bytes as R8 and 16 blocks (256 bytes) as UASTC: make
+    // the header claim 16x8 instead, where R8 wants 128 bytes and UASTC 8 blocks (128).
+    wide[20..24].copy_from_slice(&16u32.to_le_bytes());
+    for bytes in [bytes, wide] {
+        if let Ok(ktx) = Ktx2::parse(&bytes) {
+            for level in 0..ktx.level_count() {
+                let _ = transcode(&ktx, level, 0, 0, TranscodeTarget::Rgba8);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_bit_flip_of_a_ktx2_header_and_index_is_an_error_or_reads_safely() {
+    for bytes in [uastc(None), uastc(Some(3)), rgba8()] {
+        let metadata = ktx2::HEADER_SIZE + 2 * ktx2::LEVEL_INDEX_SIZE;
+        for byte in 0..metadata.min(bytes.len()) {
+            for bit in 0..8 {
+                let mut damaged = bytes.clone();
+                damaged[byte] ^= 1 << bit;
+                let _ = read_all_levels(&damaged);
+            }
+        }
+        for len in 0..bytes.len() {
+            assert!(Ktx2::parse(&bytes[..len]).is_err(), "prefix {len}");
+        }
+    }
+}
+
+#[test]
+fn ktx2_level_claiming_a_huge_size_is_limited_before_allocating() {
+    // A zstd level whose declared uncompressed size is 1 TiB: over the default limit.
+    let mut huge = uastc(Some(3));
+    put_u64(&mut huge, level_row(0) + 16, 1 << 40);
+    let err = Ktx2::parse(&huge).unwrap_err();
+    assert!(
+        matches!(err, ReadError::LimitExceeded { what } if what.contains("KTX2 level")),
+        "{err}"
+    );
+    // A custom limit below the real level size.
+    let good = uastc(Some(3));
+    let tight = Limits {
+        max_ktx2_level_size: 32,
+        ..Limits::default()
+    };
+    assert!(matches!(
+        Ktx2::parse_with_limits(&good, &tight),
+        Err(ReadError::LimitExceeded { .. })
+    ));
+    let enough = Limits {
+        max_ktx2_level_size: 64,
+        ..Limits::default()
+    };
+    let ktx = Ktx2::parse_with_limits(&good, &enough).unwrap();
+    assert_eq!(ktx.level(0).unwrap().len(), 64);
+    // Huge dimensions whose level size overflows u64 are an error too.
+    let mut wide = uastc(None);
+    wide[20..24].copy_from_slice(&u32::MAX.to_le_bytes()); // width
+    wide[24..28].copy_from_slice(&u32::MAX.to_le_bytes()); // height
+    wide[32..36].copy_from_slice(&u32::MAX.to_le_bytes()); // layers
+    assert!(Ktx2::parse(&wide).is_err());
+    // Found by the `ktx2` fuzz target: huge width, height *and* depth overflowed the UASTC
+    // block count (2^30 x 2^30 x 2^31) before the checked multiplications began.
+    let mut deep = uastc(None);
+    for field in [20, 24, 28] {
+        deep[field..field + 4].copy_from_slice(&0x7000_0000u32.to_le_bytes());
+    }
+    assert!(Ktx2::parse(&deep).is_err());
+}
+
+/// A v4 pack whose one zstd entry declares `size` uncompressed bytes.
+fn pack_claiming(size: u64) -> Vec<u8> {
+    let stored = zstd::bulk::compress(&[7u8; 1000], 3).unwrap();
+    hpack::write_v4(&[PackInput {
+        path: "big.bin",
+        kind: AssetKind::BLOB,
+        codec: Codec::Zstd,
+        stored: &stored,
+        size,
+    }])
+}
+
+fn limit_exceeded(pak: &PakReader) -> bool {
+    matches!(pak.entry(0), Err(ReadError::LimitExceeded { .. }))
+        && matches!(pak.get("big.bin"), Err(ReadError::LimitExceeded { .. }))
+}
+
+#[test]
+fn pack_entry_claiming_a_huge_size_is_limited_in_every_open() {
+    let huge = pack_claiming(1 << 40);
+    let real = pack_claiming(1000);
+    let tight = Limits {
+        max_entry_size: 999,
+        ..Limits::default()
+    };
+    // Owned bytes.
+    assert!(limit_exceeded(&PakReader::from_bytes(&huge).unwrap()));
+    assert!(limit_exceeded(
+        &PakReader::from_bytes_with_limits(&real, tight).unwrap()
+    ));
+    let pak = PakReader::from_bytes(&real).unwrap();
+    assert_eq!(&*pak.get("big.bin").unwrap().unwrap(), &[7u8; 1000][..]);
+    assert_eq!(pak.limits(), Limits::default());
+    // Static bytes.
+    let huge_static: &'static [u8] = Box::leak(huge.clone().into_boxed_slice());
+    let real_static: &'static [u8] = Box::leak(real.clone().into_boxed_slice());
+    assert!(limit_exceeded(
+        &PakReader::from_static(huge_static).unwrap()
+    ));
+    let pak = PakReader::from_static_with_limits(real_static, tight).unwrap();
+    assert_eq!(pak.limits(), tight);
+    assert!(limit_exceeded(&pak));
+    // Memory-mapped.
+    let dir = tempfile::tempdir().unwrap();
+    let (huge_path, real_path) = (dir.path().join("huge.hpack"), dir.path().join("real.hpack"));
+    std::fs::write(&huge_path, &huge).unwrap();
+    std::fs::write(&real_path, &real).unwrap();
+    assert!(limit_exceeded(&PakReader::open(&huge_path).unwrap()));
+    assert!(limit_exceeded(
+        &PakReader::open_with_limits(&real_path, tight).unwrap()
+    ));
+    PakReader::open_verified(&real_path).unwrap();
+}
+
+/// A one-triangle, one-joint skinned glTF with one animation called `name`, data inline.
+fn animated_gltf(name: &str) -> String {
+    use base64::Engine;
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let joints: [[u8; 4]; 3] = [[0; 4]; 3];
+    let weights: [[f32; 4]; 3] = [[1.0, 0.0, 0.0, 0.0]; 3];
+    let times: [f32; 2] = [0.0, 1.0];
+    let translations: [[f32; 3]; 2] = [[0.0; 3], [0.0, 1.0, 0.0]];
+    let mut buffer: Vec<u8> = Vec::new();
+    buffer.extend_from_slice(bytemuck::cast_slice(&positions)); // 0..36
+    buffer.extend_from_slice(bytemuck::cast_slice(&joints)); // 36..48
+    buffer.extend_from_slice(bytemuck::cast_slice(&weights)); // 48..96
+    buffer.extend_from_slice(bytemuck::cast_slice(&times)); // 96..104
+    buffer.extend_from_slice(bytemuck::cast_slice(&translations)); // 104..128
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&buffer)
+    );
+    let document = serde_json::json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0, 1] }],
+        "nodes": [
+            { "mesh": 0, "skin": 0 },
+            { "name": "joint" }
+        ],
+        "skins": [{ "joints": [1] }],
+        "meshes": [{ "primitives": [{
+            "attributes": { "POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2 }
+        }] }],
+        "animations": [{
+            "name": name,
+            "channels": [{ "sampler": 0, "target": { "node": 1, "path": "translation" } }],
+            "samplers": [{ "input": 3, "output": 4, "interpolation": "LINEAR" }]
+        }],
+        "buffers": [{ "byteLength": buffer.len(), "uri": uri }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": 12 },
+            { "buffer": 0, "byteOffset": 48, "byteLength": 48 },
+            { "buffer": 0, "byteOffset": 96, "byteLength": 8 },
+            { "buffer": 0, "byteOffset": 104, "byteLength": 24 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+              "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5121, "count": 3, "type": "VEC4" },
+            { "bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4" },
+            { "bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR",
+              "min": [0.0], "max": [1.0] },
+            { "bufferView": 4, "componentType": 5126, "count": 2, "type": "VEC3" }
+        ]
+    });
+    document.to_string()
+}
+
+fn bake_model(gltf: &str) -> Result<hearth::bake::Report, hearth::bake::BakeError> {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("rig.gltf"), gltf).unwrap();
+    std::fs::write(
+        src.path().join("hearth.toml"),
+        "[[content.group]]\nassets = [\"*.gltf\"]\n",
+    )
+    .unwrap();
+    hearth::bake::Baker::new(src.path().join("hearth.toml"), out.path()).run()
+}
+
+#[test]
+fn a_100k_character_animation_name_is_an_error_naming_the_file() {
+    // The same model with a short name bakes, with its clip.
+    let report = bake_model(&animated_gltf("walk")).unwrap();
+    assert_eq!(report.assets, 1);
+    // `.hanim` stores a name's length in 16 bits: 100,000 characters panicked the bake.
+    let error = bake_model(&animated_gltf(&"x".repeat(100_000)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("rig.gltf") && error.contains("name is 100000 bytes long"),
+        "{}",
+        &error[..error.len().min(400)]
+    );
+}
+
+#[test]
+fn an_output_path_over_65535_bytes_is_an_error_naming_the_source() {
+    use hearth::bake::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+    /// Emits one output whose path is 70,000 bytes of short folders.
+    struct Deep;
+    impl Pipeline for Deep {
+        type Settings = ();
+        fn name(&self) -> &str {
+            "deep"
+        }
+        fn version(&self) -> u32 {
+            1
+        }
+        fn claims(&self) -> Vec<Claim> {
+            vec![Claim::file("*.deep")]
+        }
+        fn bake(
+            &self,
+            _: &Source<'_>,
+            _: &(),
+            cx: &mut BakeContext<'_>,
+        ) -> Result<(), PipelineError> {
+            let path = format!("{}x.bin", "ab/".repeat(70_000 / 3));
+            cx.emit(Output::new(path, AssetKind::BLOB, b"deep".to_vec()));
+            Ok(())
+        }
+    }
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            ("level.deep", b"x"),
+            (
+                "hearth.toml",
+                b"[[content.group]]\nassets = [\"*.deep\"]\n" as &[u8],
+            ),
+        ],
+    );
+    let error = hearth::bake::Baker::new(src.path().join("hearth.toml"), out.path())
+        .pipeline(Deep)
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("level.deep") && error.contains("longer than 65535 bytes"),
+        "{}",
+        &error[..error.len().min(400)]
+    );
+}
+
+/// `hearth … | head`: the reader closes the pipe before the CLI has written; the CLI exits 0
+/// without a word on stderr (it used to panic in `println!`).
+#[cfg(feature = "cli")]
+#[test]
+fn a_closed_stdout_pipe_exits_quietly() {
+    use std::process::{Command, Stdio};
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let pack = fixture.join("tiny.hpack");
+    let pack = pack.to_str().unwrap();
+    for args in [
+        vec!["pack", "info", pack],
+        vec!["pack", "info", "--json", pack],
+        vec![
+            "presets",
+            fixture.join("tiny/hearth.toml").to_str().unwrap(),
+        ],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end before the child writes anything.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "{args:?}: {:?} {stderr}",
+            output.status
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn pack_layout_of_overlapping_entries_does_not_underflow() {
+    let (a, b) = (vec![1u8; 1000], vec![2u8; 1000]);
+    let input = |path, stored| PackInput {
+        path,
+        kind: AssetKind::BLOB,
+        codec: Codec::None,
+        stored,
+        size: 1000,
+    };
+    let mut bytes = hpack::write_v4(&[input("a.bin", &a), input("b.bin", &b)]);
+    // Entry 0 (offset, stored size, size at 0, 8, 16 of its 48-byte row) grows to cover
+    // entry 1's payload too: the entries claim 1000 bytes more payload than the file holds.
+    let row = hpack::V3_HEADER_SIZE;
+    let offset =
+        |i: usize| u64::from_le_bytes(bytes[row + 48 * i..row + 48 * i + 8].try_into().unwrap());
+    let covering = offset(1) + 1000 - offset(0);
+    put_u64(&mut bytes, row + 8, covering);
+    put_u64(&mut bytes, row + 16, covering);
+    let pak = PakReader::from_bytes(&bytes).unwrap();
+    assert_eq!(pak.entry(0).unwrap().size(), covering);
+    // `hearth pack info` used to subtract the payload from the file size and underflow.
+    let layout = hearth::read::inspect::pack_layout(&pak).unwrap();
+    assert_eq!(layout.padding, 0);
+    assert!(pak.verify().is_err(), "overlapping payloads fail verify");
+}
