@@ -86,6 +86,31 @@ cp "$root/examples/content/hearth.toml" "$work/example.toml"
 cp "$root/tests/fixtures/tiny/hearth.toml" "$work/tiny.toml"
 put manifest "$work/seed.toml" "$work/example.toml" "$work/tiny.toml"
 
+# Fonts, scenes and SPIR-V from the tests' fixtures (a BMFont, a scene in pak's shape,
+# glslang's modules), baked once.
+fonts=$work/fonts
+mkdir -p "$fonts/src/fonts" "$fonts/src/levels"
+cp "$root"/tests/fixtures/fonts/dejavu.png "$root"/tests/fixtures/fonts/dejavu.txt.fnt "$fonts/src/fonts/"
+cat >"$fonts/src/levels/dungeon.toml" <<'EOF'
+[scene]
+[[scene.ref]]
+id = 'door'
+translation = [1.0, 0.0, -2.0]
+rotation = [0.0, 90.0, 0.0]
+tags = ['door']
+data = { require = 'red-key', hp = 30, open = false, hinges = [[0.0, 1.0], [0.0, 2.0]] }
+[[scene.geometry]]
+id = 'nav'
+vertices = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+indices = [0, 1, 2]
+tags = ['nav-mesh']
+EOF
+printf '[content]\nname = "fonts"\n[[content.group]]\nassets = ["fonts/*.fnt", "levels/*.toml"]\n' >"$fonts/src/hearth.toml"
+"$hearth" bake "$fonts/src/hearth.toml" -o "$fonts/out" --no-cache --quiet >/dev/null
+put hfont "$fonts/out/fonts/dejavu.txt.hfont"
+put hscene "$fonts/out/levels/dungeon.hscene"
+put spirv "$root"/tests/fixtures/shaders/*.spv
+
 for target in "$seeds"/*/; do
     printf '%-16s %s\n' "$(basename "$target")" "$(ls "$target" | grep -c '^seed-\|^tiny')"
 done
