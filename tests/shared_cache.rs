@@ -866,3 +866,105 @@ fn an_unreachable_remote_costs_one_warning() {
     let stats = hearth::bake::shared_cache::local::stats(&dir.path().join("cache")).unwrap();
     assert_eq!(stats.objects as usize, report.assets);
 }
+
+/// A remote at `endpoint` (an S3 API on loopback), with a short request timeout.
+fn remote_at(dir: &Path, endpoint: String) -> SharedCacheConfig {
+    SharedCacheConfig {
+        local_dir: Some(dir.join("cache")),
+        remote_url: Some(format!("s3://{BUCKET}/team")),
+        remote_options: vec![
+            ("aws_endpoint".into(), endpoint),
+            ("aws_allow_http".into(), "true".into()),
+            ("aws_access_key_id".into(), "testing".into()),
+            ("aws_secret_access_key".into(), "testing".into()),
+            ("aws_region".into(), "us-east-1".into()),
+            ("timeout".into(), "1s".into()),
+        ],
+        mode: Mode::ReadWrite,
+    }
+}
+
+/// A server on loopback that answers every connection with `respond` (run on its own
+/// thread per connection) until the test ends.
+fn serve(respond: fn(TcpStream)) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || respond(stream));
+        }
+    });
+    endpoint
+}
+
+#[test]
+fn a_remote_that_never_answers_costs_one_warning_after_its_timeout() {
+    // Accepts, reads, and never says a word: every request runs into the 1 s timeout.
+    let endpoint = serve(|mut stream| {
+        let mut buffer = [0u8; 4096];
+        while matches!(stream.read(&mut buffer), Ok(n) if n > 0) {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = checkout(dir.path());
+    let out = dir.path().join("out");
+    let started = Instant::now();
+    let (report, calls) = bake(
+        &manifest,
+        &out,
+        Some(remote_at(dir.path(), endpoint)),
+        |_| {},
+    );
+    assert_eq!((calls, report.baked.len()), (2, report.assets));
+    assert_eq!(&tree(&out), reference());
+    let warnings = remote_warnings(&report);
+    assert_eq!(warnings.len(), 1, "{:?}", report.warnings);
+    // One timed-out request (and its retries), not one per asset.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_remote_that_denies_access_costs_one_warning() {
+    // Every request: 403 AccessDenied, as S3 answers a key without permission.
+    let endpoint = serve(|mut stream| {
+        let mut request = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buffer) {
+                Ok(n) if n > 0 => request.extend_from_slice(&buffer[..n]),
+                _ => return,
+            }
+        }
+        let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code>\
+                    <Message>Access Denied</Message></Error>";
+        let _ = write!(
+            stream,
+            "HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = checkout(dir.path());
+    let out = dir.path().join("out");
+    let (report, calls) = bake(
+        &manifest,
+        &out,
+        Some(remote_at(dir.path(), endpoint)),
+        |_| {},
+    );
+    assert_eq!((calls, report.baked.len()), (2, report.assets));
+    assert_eq!(&tree(&out), reference());
+    let warnings = remote_warnings(&report);
+    assert_eq!(warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        warnings[0].contains("403") || warnings[0].to_lowercase().contains("denied"),
+        "the warning says why: {warnings:?}"
+    );
+    // The local tier still filled.
+    let stats = hearth::bake::shared_cache::local::stats(&dir.path().join("cache")).unwrap();
+    assert_eq!(stats.objects as usize, report.assets);
+}
