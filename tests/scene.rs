@@ -69,7 +69,7 @@ fn bake(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Result<Report, BakeError
     let manifest = dir.path().join("src/hearth.toml");
     std::fs::write(
         &manifest,
-        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"**/*.toml\", \"models/*.obj\"]\nexclude = [\"hearth.toml\"]\n",
+        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"**/*.toml\", \"**/*.mat\", \"models/*.obj\"]\nexclude = [\"hearth.toml\"]\n",
     )
     .unwrap();
     let report = Baker::new(manifest.as_path(), dir.path().join("out")).run();
@@ -375,4 +375,161 @@ fn bitmap_asset_files_take_paks_keys_and_hearths() {
             "{expect:?} not in {error}"
         );
     }
+}
+
+fn gray_png(size: u32, value: u8) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image::GrayImage::from_pixel(size, size, image::Luma([value]))
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+    bytes
+}
+
+#[test]
+fn materials_from_mat_files_and_material_tables() {
+    let (dir, report) = bake(&[
+        (
+            "materials/brick.mat",
+            b"color = 'brick.png'\nnormal = 'brick.n.png'\nmetal = 0.0\nrough = 'rough.png'\n\
+              emissive = '#ff8000'\ndouble-sided = true\nalpha-test = 0.3\ndisplacement = 0.1\n",
+        ),
+        ("materials/brick.png", &gray_png(8, 200)),
+        ("materials/brick.n.png", &gray_png(8, 128)),
+        ("materials/rough.png", &gray_png(8, 64)),
+        (
+            "materials/gold.toml",
+            b"[material]\ncolor = '#ffd700'\nmetal = 1.0\nrough = 0.25\n",
+        ),
+        (
+            "materials/ui.toml",
+            b"[material]\ncolor = '/textures/panel.toml'\n",
+        ),
+        ("textures/panel.toml", b"[bitmap]\ncompress = false\n"),
+        ("textures/panel.png", &gray_png(4, 255)),
+    ]);
+    let report = report.unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("material.displacement") && w.contains("no place in .hmat v1")),
+        "{:?}",
+        report.warnings
+    );
+    let pack = pack(&dir);
+    let row = |path: &str| {
+        let bytes = pack
+            .get(path)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{path} missing"));
+        let table = hearth::MaterialTable::parse(&bytes).unwrap();
+        assert_eq!(table.rows.len(), 1);
+        table.rows[0]
+    };
+    let resolve = |hash: u64| pack.resolve(hash).unwrap().map(|r| r.path.to_string());
+
+    let brick = row("materials/brick.hmat");
+    assert_eq!(
+        resolve(brick.base_color_tex).as_deref(),
+        Some("materials/brick/color.ktx2")
+    );
+    assert_eq!(
+        resolve(brick.normal_tex).as_deref(),
+        Some("materials/brick/normal.ktx2")
+    );
+    assert_eq!(
+        resolve(brick.metallic_roughness_tex).as_deref(),
+        Some("materials/brick/orm.ktx2")
+    );
+    assert_eq!(brick.metallic_factor, 0.0);
+    assert_eq!(brick.roughness_factor, 1.0, "the image carries roughness");
+    assert_eq!(brick.emissive_tex, 0);
+    assert!(
+        (brick.emissive_factor[0] - 1.0).abs() < 1e-6
+            && (brick.emissive_factor[1] - 0.2159).abs() < 1e-3
+    );
+    assert!(brick.double_sided());
+    assert_eq!((brick.alpha_mode(), brick.alpha_cutoff), (1, 0.3));
+    let normal = hearth::Ktx2::parse(&pack.get("materials/brick/normal.ktx2").unwrap().unwrap())
+        .unwrap()
+        .is_srgb();
+    assert!(!normal, "normal maps are linear");
+
+    let gold = row("materials/gold.hmat");
+    assert_eq!(gold.texture_refs(), [0; 5]);
+    assert_eq!((gold.metallic_factor, gold.roughness_factor), (1.0, 0.25));
+    assert!((gold.base_color_factor[0] - 1.0).abs() < 1e-6 && gold.base_color_factor[3] == 1.0);
+    assert!(gold.base_color_factor[2] < 0.001, "#ffd700 has no blue");
+
+    // A [bitmap] file is referenced, not baked again.
+    let ui = row("materials/ui.hmat");
+    assert_eq!(
+        resolve(ui.base_color_tex).as_deref(),
+        Some("textures/panel.ktx2")
+    );
+    assert!(pack.get("materials/ui/color.ktx2").unwrap().is_none());
+
+    for (file, text, expect) in [
+        (
+            "materials/bad.mat",
+            "colour = '#fff'\n",
+            "`material.colour`: unknown key",
+        ),
+        (
+            "materials/bad.mat",
+            "color = '#12'\n",
+            "a hex color is #rgb, #rrggbb or #rrggbbaa",
+        ),
+        (
+            "materials/bad.toml",
+            "[material]\nnormal = 0.5\n",
+            "`material.normal` must be a texture",
+        ),
+        (
+            "materials/bad.toml",
+            "[material]\ncolor = 'missing.png'\n",
+            "missing.png",
+        ),
+    ] {
+        let (_, report) = bake(&[(file, text.as_bytes())]);
+        let error = report.expect_err(text).to_string();
+        assert!(
+            error.contains(file) && error.contains(expect),
+            "{expect:?} not in {error}"
+        );
+    }
+}
+
+/// The independent reader (`tools/spec_check.py`) accepts a tree of asset files: standalone
+/// materials, scenes, fonts.
+#[test]
+fn the_spec_checker_accepts_asset_file_outputs() {
+    let fonts = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fonts");
+    let read = |name: &str| std::fs::read(format!("{fonts}/{name}")).unwrap();
+    let (dir, report) = bake(&[
+        ("levels/dungeon.toml", SCENE.as_bytes()),
+        ("models/cube.obj", CUBE.as_bytes()),
+        ("materials/stone.mat", b"color = 'stone.png'\nrough = 0.8\n"),
+        ("materials/stone.png", &gray_png(4, 90)),
+        (
+            "ui/title.toml",
+            b"[bitmap-font]\nsrc = '../fonts/dejavu.txt.fnt'\n",
+        ),
+        ("fonts/dejavu.txt.fnt", &read("dejavu.txt.fnt")),
+        ("fonts/dejavu.png", &read("dejavu.png")),
+    ]);
+    report.unwrap();
+    let output = std::process::Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/spec_check.py"))
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("python3 runs tools/spec_check.py");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && text.contains("0 problems"),
+        "{text}"
+    );
 }

@@ -812,9 +812,10 @@ class Checker:
             raise Bad("%d bytes, expected 16 + 96 x %d = %d" % (len(data), count, 16 + 96 * count))
         stem = rel[:-len(".hmat")]
         mesh_rel = stem + ".hmesh"
-        if mesh_rel not in self.files:
-            self.problem(rel, "no companion %s" % mesh_rel)
-        else:
+        # A standalone material (README: pak's [material] files and *.mat) has no companion
+        # mesh; its textures may live anywhere in the tree.
+        standalone = mesh_rel not in self.files
+        if not standalone:
             mesh = self.mesh(mesh_rel)
             if mesh is not None and mesh["material_count"] != count:
                 self.problem(rel, "%d rows, companion .hmesh has materialCount %d"
@@ -850,6 +851,8 @@ class Checker:
                 if kind != MAN_TEXTURE:
                     self.problem(rel, "%s: %s -> %s has manifest kind %d, expected 0 (texture)"
                                  % (tag, name, path, kind))
+                if standalone:
+                    continue
                 prefix = source_ref + "/tex_"
                 idx = ""
                 if path.startswith(prefix) and path.endswith(".ktx2"):

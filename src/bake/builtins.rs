@@ -19,6 +19,7 @@ impl Registry {
             registry.register(shader::Wgsl),
             registry.register(font::BitmapFont),
             registry.register(asset_file::AssetFile),
+            registry.register(asset_file::StandaloneMaterial),
             registry.register(blob::Blob),
         ];
         for result in builtins {

@@ -6,7 +6,9 @@
 //! - `[bitmap]` → `<name>.ktx2` (the texture encoder; pak's keys and hearth's).
 //! - `[bitmap-font]` → `<name>.hfont` and its pages (the bitmap-font pipeline).
 //! - `[scene]` → `<name>.hscene` ([`crate::format::hscene`]).
-//! - `[mesh]`, `[animation]`, `[material]`: not baked yet; the file stays a blob,
+//! - `[material]` → `<name>.hmat` (one row) and its textures; assetc's `*.mat` files too
+//!   ([`StandaloneMaterial`]).
+//! - `[mesh]`, `[animation]`: not baked yet; the file stays a blob,
 //!   with a warning saying so.
 //! - Any other `.toml` is a blob, as before.
 //!
@@ -15,6 +17,7 @@
 //! side input of the asset (cache, rerun-if-changed, watch).
 
 mod bitmap;
+mod material;
 mod scene;
 
 use crate::bake::blob;
@@ -22,8 +25,8 @@ use crate::bake::font::{self, FontSettings};
 use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
 
 /// pak's asset kinds, as top-level table names.
-const BAKED: [&str; 4] = ["blob", "bitmap", "bitmap-font", "scene"];
-const NOT_YET: [&str; 3] = ["mesh", "animation", "material"];
+const BAKED: [&str; 5] = ["blob", "bitmap", "bitmap-font", "material", "scene"];
+const NOT_YET: [&str; 2] = ["mesh", "animation"];
 
 /// `*.toml` → by its top-level table (see the module docs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,9 +103,48 @@ impl Pipeline for AssetFile {
                 font::bake_descriptor(&descriptor, pages_dir, name, &settings, cx)?;
             }
             "bitmap" => bitmap::bake(source.rel(), name, body, cx)?,
+            "material" => material::bake(source.rel(), name, body, cx)?,
             "scene" => scene::bake(source.rel(), name, body, cx)?,
             _ => unreachable!("kinds checked above"),
         }
+        Ok(())
+    }
+}
+
+/// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
+/// top level, or in one `[material]` table) → `<name>.hmat`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StandaloneMaterial;
+
+impl Pipeline for StandaloneMaterial {
+    type Settings = AssetFileSettings;
+
+    fn name(&self) -> &str {
+        "material"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::file("*.mat")]
+    }
+    fn settings_table(&self) -> &str {
+        "asset-file"
+    }
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        _: &AssetFileSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let text =
+            std::str::from_utf8(source.bytes()).map_err(|e| format!("not UTF-8 text: {e}"))?;
+        let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
+        let body = match table.get("material") {
+            Some(toml::Value::Table(body)) if table.len() == 1 => body.clone(),
+            _ => table,
+        };
+        material::bake(source.rel(), source.stem(), &body, cx)?;
         Ok(())
     }
 }

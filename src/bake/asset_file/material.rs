@@ -1,0 +1,312 @@
+//! pak's `[material]` asset files and assetc's standalone `*.mat` files (the same schema, in
+//! TOML) → a one-row `.hmat` whose textures are baked beside it or referenced.
+//!
+//! Each of `color`, `emissive`, `metal`, `rough` is a value (a hex string `#rgb`, `#rrggbb`,
+//! `#rrggbbaa` in sRGB, a number, or an array of numbers) or a texture: a path to an image
+//! (baked as `<name>/<slot>.ktx2`), a path to a `[bitmap]` asset file (its `.ktx2` is
+//! referenced, not baked again), or an inline `{ src = "…" }` table. `normal` is a texture.
+//! `metal` and `rough` images are packed into one ORM texture (roughness G, metallic B, as
+//! glTF's metallic-roughness). `double-sided` (bool) and `alpha-test` (the cutoff: MASK mode).
+//! `displacement`, `height` and `transmission` have no place in `.hmat` v1: they are kept out,
+//! with a warning (a versioned extension record is future work).
+
+use super::resolve;
+use crate::bake::pipeline::{BakeContext, Output, PipelineError};
+use crate::bake::settings::TextureSettings;
+use crate::bake::texture::pipelines::{decode, emit};
+use crate::bake::texture::pixels::{srgb_to_linear, Pixels};
+use crate::bake::texture::{self, TextureMode, TextureShape};
+use crate::format::hman::AssetKind;
+use crate::format::hmat::{self, GpuMaterial};
+
+/// What a material key holds.
+enum Input {
+    /// Numbers (a hex color is converted to linear RGBA).
+    Value(Vec<f32>),
+    /// An image to bake, relative to the material file (for `cx.read`) and to the root.
+    Image { read: String, root_rel: String },
+    /// An asset baked by another file (a `[bitmap]`): its canonical ref.
+    Baked(String),
+}
+
+/// Bakes the material table `body` of `file_rel` (a `.toml` or `.mat`) into `<name>.hmat`.
+pub(super) fn bake(
+    file_rel: &str,
+    name: &str,
+    body: &toml::Table,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), PipelineError> {
+    let settings: TextureSettings = cx.settings("texture")?;
+    let mut row = GpuMaterial::default();
+    let mut metal = None;
+    let mut rough = None;
+    for (key, value) in body {
+        let at = format!("material.{key}");
+        match key.as_str() {
+            "color" => match input(file_rel, value, &at)? {
+                Input::Value(v) => row.base_color_factor = vector::<4>(&v, 1.0, &at)?,
+                texture => {
+                    row.base_color_tex =
+                        slot(cx, name, "color", texture, TextureMode::Color, &settings)?
+                }
+            },
+            "emissive" => match input(file_rel, value, &at)? {
+                Input::Value(v) => {
+                    let [r, g, b, _] = vector::<4>(&v, 1.0, &at)?;
+                    row.emissive_factor = [r, g, b];
+                }
+                texture => {
+                    row.emissive_factor = [1.0; 3];
+                    row.emissive_tex =
+                        slot(cx, name, "emissive", texture, TextureMode::Color, &settings)?;
+                }
+            },
+            "normal" => match input(file_rel, value, &at)? {
+                Input::Value(_) => return Err(format!("`{at}` must be a texture").into()),
+                texture => {
+                    row.normal_tex =
+                        slot(cx, name, "normal", texture, TextureMode::Normal, &settings)?
+                }
+            },
+            "metal" => metal = Some(input(file_rel, value, &at)?),
+            "rough" => rough = Some(input(file_rel, value, &at)?),
+            "double-sided" => {
+                let on = value
+                    .as_bool()
+                    .ok_or_else(|| format!("`{at}` must be true or false"))?;
+                row.flags = (row.flags & !hmat::FLAG_DOUBLE_SIDED) | u32::from(on);
+            }
+            "alpha-test" => {
+                let cutoff = number(value, &at)?;
+                row.alpha_cutoff = cutoff;
+                row.flags |= hmat::ALPHA_MASK << hmat::ALPHA_MODE_SHIFT;
+            }
+            "displacement" | "height" | "transmission" => cx.warn(format!(
+                "`{at}` has no place in .hmat v1 yet: left out of {name}.hmat"
+            )),
+            other => {
+                return Err(format!(
+                    "`material.{other}`: unknown key (color, emissive, metal, rough, normal, \
+                     double-sided, alpha-test, displacement, height, transmission)"
+                )
+                .into())
+            }
+        }
+    }
+    // Metallic and roughness: numbers are factors; images are packed into one ORM texture.
+    let factor = |input: &Option<Input>, at: &str| -> Result<Option<f32>, String> {
+        match input {
+            Some(Input::Value(v)) => Ok(Some(vector::<1>(v, 1.0, at)?[0])),
+            _ => Ok(None),
+        }
+    };
+    if let Some(m) = factor(&metal, "material.metal")? {
+        row.metallic_factor = m;
+    }
+    if let Some(r) = factor(&rough, "material.rough")? {
+        row.roughness_factor = r;
+    }
+    let images = [&metal, &rough].map(|i| match i {
+        Some(Input::Image { read, root_rel }) => Some((read.clone(), root_rel.clone())),
+        _ => None,
+    });
+    if [&metal, &rough]
+        .iter()
+        .any(|i| matches!(i, Some(Input::Baked(_))))
+    {
+        return Err(
+            "`material.metal` and `material.rough` take images or numbers \
+                    (they are packed into one texture), not [bitmap] files"
+                .into(),
+        );
+    }
+    if images.iter().any(Option::is_some) {
+        let mut channels = Vec::new();
+        for image in &images {
+            channels.push(match image {
+                Some((read, root_rel)) => {
+                    let bytes = cx.read(read)?;
+                    Some(decode(std::path::Path::new(root_rel), &bytes, &settings, cx)?.to_pixels())
+                }
+                None => None,
+            });
+        }
+        let size = channels
+            .iter()
+            .flatten()
+            .map(|p| (p.width, p.height))
+            .next()
+            .unwrap_or((1, 1));
+        if channels
+            .iter()
+            .flatten()
+            .any(|p| (p.width, p.height) != size)
+        {
+            return Err("`material.metal` and `material.rough` images differ in size".into());
+        }
+        let (width, height) = size;
+        let value =
+            |pixels: &Option<Pixels>, i: usize| pixels.as_ref().map_or(1.0, |p| p.rgba[i][0]);
+        let rgba = (0..(width * height) as usize)
+            .map(|i| [1.0, value(&channels[1], i), value(&channels[0], i), 1.0])
+            .collect();
+        let orm = Pixels {
+            width,
+            height,
+            rgba,
+        };
+        if channels[0].is_some() {
+            row.metallic_factor = 1.0;
+        }
+        if channels[1].is_some() {
+            row.roughness_factor = 1.0;
+        }
+        let encoded = texture::encode(
+            &[orm],
+            TextureShape::Single,
+            TextureMode::LinearColor,
+            &settings,
+        )?;
+        row.metallic_roughness_tex = cx.reference(&format!("{name}/orm"));
+        emit(cx, format!("{name}/orm.ktx2"), AssetKind::TEXTURE, encoded);
+    }
+    cx.emit(Output::new(
+        format!("{name}.hmat"),
+        AssetKind::MATERIAL,
+        hmat::write(&[row]),
+    ));
+    Ok(())
+}
+
+/// A texture slot: bakes an image to `<name>/<slot>.ktx2`, or references a baked asset.
+fn slot(
+    cx: &mut BakeContext<'_>,
+    name: &str,
+    slot: &str,
+    texture: Input,
+    mode: TextureMode,
+    settings: &TextureSettings,
+) -> Result<u64, PipelineError> {
+    match texture {
+        Input::Baked(path) => Ok(cx.reference(&path)),
+        Input::Image { read, root_rel } => {
+            let bytes = cx.read(&read)?;
+            let image = decode(std::path::Path::new(&root_rel), &bytes, settings, cx)?;
+            let encoded =
+                texture::encode_decoded(vec![image], TextureShape::Single, mode, settings)?;
+            let reference = format!("{name}/{slot}");
+            emit(cx, format!("{reference}.ktx2"), AssetKind::TEXTURE, encoded);
+            Ok(cx.reference(&reference))
+        }
+        Input::Value(_) => unreachable!("values are handled by the caller"),
+    }
+}
+
+fn input(file_rel: &str, value: &toml::Value, at: &str) -> Result<Input, String> {
+    let path = match value {
+        toml::Value::String(text) if text.starts_with('#') => {
+            return hex(text).map(Input::Value).ok_or_else(|| {
+                format!("`{at}` = {text:?}: a hex color is #rgb, #rrggbb or #rrggbbaa")
+            })
+        }
+        toml::Value::String(path) => path.clone(),
+        toml::Value::Table(inline) => {
+            if let Some(other) = inline.keys().find(|k| *k != "src") {
+                return Err(format!(
+                    "`{at}.{other}`: inline bitmaps take `src` only here (use a [bitmap] file for more)"
+                ));
+            }
+            inline
+                .get("src")
+                .and_then(toml::Value::as_str)
+                .ok_or_else(|| format!("`{at}` needs `src`"))?
+                .to_owned()
+        }
+        toml::Value::Float(_) | toml::Value::Integer(_) => {
+            return Ok(Input::Value(vec![number(value, at)?]))
+        }
+        toml::Value::Array(items) => {
+            return items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| number(v, &format!("{at}[{i}]")))
+                .collect::<Result<_, _>>()
+                .map(Input::Value)
+        }
+        _ => {
+            return Err(format!(
+                "`{at}`: a hex color, a number, numbers or a texture path"
+            ))
+        }
+    };
+    let (read, root_rel) = resolve(file_rel, &path).map_err(|e| format!("`{at}`: {e}"))?;
+    Ok(match root_rel.strip_suffix(".toml") {
+        // The canonical ref of its `.ktx2` (the path without `.ktx2`).
+        Some(bitmap) => Input::Baked(bitmap.to_owned()),
+        None => Input::Image { read, root_rel },
+    })
+}
+
+fn number(value: &toml::Value, at: &str) -> Result<f32, String> {
+    let v = match value {
+        toml::Value::Float(f) => *f as f32,
+        toml::Value::Integer(i) => *i as f32,
+        _ => return Err(format!("`{at}` must be a number")),
+    };
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{at}` = {v} is not finite"))
+    }
+}
+
+/// `values` as N numbers: one number fills every component but the 4th (alpha, `fill`).
+fn vector<const N: usize>(values: &[f32], fill: f32, at: &str) -> Result<[f32; N], String> {
+    match values.len() {
+        n if n == N => Ok(std::array::from_fn(|i| values[i])),
+        1 if N > 1 => Ok(std::array::from_fn(
+            |i| if i < 3 { values[0] } else { fill },
+        )),
+        n if n == 3 && N == 4 => Ok(std::array::from_fn(|i| {
+            values.get(i).copied().unwrap_or(fill)
+        })),
+        n => Err(format!("`{at}` has {n} numbers, {N} expected")),
+    }
+}
+
+/// `#rgb`, `#rrggbb`, `#rrggbbaa` (sRGB) as linear RGBA.
+fn hex(text: &str) -> Option<Vec<f32>> {
+    let digits = text.strip_prefix('#')?;
+    let expanded: String = match digits.len() {
+        3 => digits.chars().flat_map(|c| [c, c]).collect(),
+        6 | 8 => digits.to_owned(),
+        _ => return None,
+    };
+    let bytes: Vec<u8> = (0..expanded.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(expanded.get(i..i + 2)?, 16).ok())
+        .collect::<Option<_>>()?;
+    let mut rgba: Vec<f32> = bytes.iter().map(|&b| f32::from(b) / 255.0).collect();
+    for c in rgba.iter_mut().take(3) {
+        *c = srgb_to_linear(*c);
+    }
+    if rgba.len() == 3 {
+        rgba.push(1.0);
+    }
+    Some(rgba)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hex;
+
+    #[test]
+    fn hex_colors_are_srgb_made_linear() {
+        assert_eq!(hex("#fff"), Some(vec![1.0, 1.0, 1.0, 1.0]));
+        assert_eq!(hex("#00000080").map(|v| v[3]), Some(128.0 / 255.0));
+        let mid = hex("#808080").unwrap()[0];
+        assert!((mid - 0.2158).abs() < 1e-3, "{mid}");
+        assert_eq!(hex("#12"), None);
+        assert_eq!(hex("#gggggg"), None);
+    }
+}
