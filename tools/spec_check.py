@@ -9,7 +9,7 @@ the spec leaves open, the asset kind table, .hpack v3 and v4) -- not from hearth
 reader, so that it is a second implementation. Standard library only.
 
 Every file under OUT_DIR is validated by extension (.hman, .hmesh, .hmat, .hanim, .hfont,
-.hpack, .ktx2), with cross-file checks (manifest rows vs files, .hmat vs its .hmesh, .hanim vs the
+.hscene, .hpack, .ktx2), with cross-file checks (manifest rows vs files, .hmat vs its .hmesh, .hanim vs the
 skeleton, pack entries vs the tree). One line per problem (`path: what`), then
 `spec_check: N files checked, M problems`; exit status 1 on any problem, 2 on usage errors.
 
@@ -262,7 +262,7 @@ class Checker:
             self.problem("spec_check.py", "FNV-1a self-test failed")
         self.walk()
         roots = self.roots()
-        order = [".hman", ".hmesh", ".hmat", ".hanim", ".hfont", ".ktx2", ".hpack"]
+        order = [".hman", ".hmesh", ".hmat", ".hanim", ".hfont", ".hscene", ".ktx2", ".hpack"]
         for ext in order:
             for rel in self.files:
                 if self.hidden(rel) or ext_of(rel) != ext:
@@ -279,6 +279,8 @@ class Checker:
                         self.check_hanim(rel)
                     elif ext == ".hfont":
                         self.check_hfont(rel, roots)
+                    elif ext == ".hscene":
+                        self.check_hscene(rel, roots)
                     elif ext == ".ktx2":
                         self.check_ktx2(rel)
                     elif ext == ".hpack":
@@ -913,6 +915,119 @@ class Checker:
             previous = (first, second)
             if pad != 0:
                 self.problem(rel, "kerning %d: reserved = %d, expected 0" % (i, pad))
+
+    # -- .hscene (README "Formats": `.hscene` v1) ---------------------------------------
+
+    def check_hscene(self, rel, roots):
+        data = self.read(rel)
+        if len(data) < 48:
+            raise Bad("%d bytes, shorter than the 48-byte header" % len(data))
+        head = struct.unpack_from("<4s11I", data, 0)
+        magic, version = head[0], head[1]
+        refs, geoms, hashes, tags, values, floats, indices, strings, r1, r2 = head[2:]
+        if magic != b"HSCN":
+            raise Bad("magic %r, expected b'HSCN'" % magic)
+        if version != 1:
+            raise Bad("version %d, expected 1" % version)
+        if r1 or r2:
+            self.problem(rel, "header reserved fields are not 0")
+        sizes = [80 * refs, 72 * geoms, 8 * hashes, 24 * values, 8 * tags, 4 * floats,
+                 4 * indices, strings]
+        if len(data) != 48 + sum(sizes):
+            raise Bad("%d bytes, the tables need exactly %d" % (len(data), 48 + sum(sizes)))
+        starts = []
+        at = 48
+        for size in sizes:
+            starts.append(at)
+            at += size
+        ref_at, geom_at, hash_at, value_at, tag_at, float_at, index_at, string_at = starts
+
+        def text(offset, length, what):
+            if offset + length > strings:
+                self.problem(rel, "%s: string past the table" % what)
+                return None
+            try:
+                return data[string_at + offset:string_at + offset + length].decode("utf-8")
+            except UnicodeDecodeError:
+                self.problem(rel, "%s: string is not UTF-8" % what)
+                return None
+
+        def span(first, count, total, what):
+            if first + count > total:
+                self.problem(rel, "%s: %d..%d past %d" % (what, first, first + count, total))
+
+        def data_value(index, what):
+            if index != 0xFFFFFFFF and index >= values:
+                self.problem(rel, "%s: data value %d of %d" % (what, index, values))
+
+        for i in range(tags):
+            text(*struct.unpack_from("<II", data, tag_at + 8 * i), what="tag %d" % i)
+        root = self.owner_root(rel, roots)
+        manifest = self.manifest(root) if root is not None else None
+        for i in range(refs):
+            r = ref_at + 80 * i
+            id_off, id_len, mesh, mat_first, mat_count = struct.unpack_from("<IIQII", data, r)
+            tag_first, tag_count, value, reserved = struct.unpack_from("<IIII", data, r + 64)
+            what = "ref %d" % i
+            text(id_off, id_len, what)
+            span(mat_first, mat_count, hashes, what + " materials")
+            span(tag_first, tag_count, tags, what + " tags")
+            data_value(value, what)
+            if reserved:
+                self.problem(rel, "%s: reserved = %d" % (what, reserved))
+            if not finite(*struct.unpack_from("<10f", data, r + 24)):
+                self.problem(rel, "%s: non-finite transform" % what)
+            placed = ([mesh] if mesh else []) + [
+                struct.unpack_from("<Q", data, hash_at + 8 * (mat_first + j))[0]
+                for j in range(mat_count) if mat_first + j < hashes]
+            for h in placed:
+                if manifest is not None and h not in manifest:
+                    self.problem(rel, "%s: %016x is not in assets.hman" % (what, h))
+        for i in range(geoms):
+            g = geom_at + 72 * i
+            (id_off, id_len, float_first, vertex_count, components, index_first,
+             index_count) = struct.unpack_from("<7I", data, g)
+            tag_first, tag_count, value, reserved = struct.unpack_from("<IIII", data, g + 56)
+            what = "geometry %d" % i
+            text(id_off, id_len, what)
+            if components not in (2, 3):
+                self.problem(rel, "%s: %d components (2 or 3)" % (what, components))
+                continue
+            span(float_first, vertex_count * components, floats, what + " vertices")
+            span(index_first, index_count, indices, what + " indices")
+            span(tag_first, tag_count, tags, what + " tags")
+            data_value(value, what)
+            if reserved:
+                self.problem(rel, "%s: reserved = %d" % (what, reserved))
+            for j in range(index_first, min(index_first + index_count, indices)):
+                (index,) = struct.unpack_from("<I", data, index_at + 4 * j)
+                if index >= vertex_count:
+                    self.problem(rel, "%s: index %d past %d vertices" % (what, index, vertex_count))
+                    break
+        for i in range(values):
+            v = value_at + 24 * i
+            kind = data[v]
+            what = "value %d" % i
+            if data[v + 1:v + 4] != b"\0\0\0" or struct.unpack_from("<I", data, v + 12)[0]:
+                self.problem(rel, "%s: padding is not 0" % what)
+            text(*struct.unpack_from("<II", data, v + 4), what=what + " key")
+            if kind == 0:
+                text(*struct.unpack_from("<II", data, v + 16), what=what)
+            elif kind == 3:
+                if struct.unpack_from("<Q", data, v + 16)[0] > 1:
+                    self.problem(rel, "%s: bool is not 0 or 1" % what)
+            elif kind in (4, 5):
+                first, count = struct.unpack_from("<II", data, v + 16)
+                if count and first <= i:
+                    self.problem(rel, "%s: children before their parent" % what)
+                span(first, count, values, what + " children")
+                if kind == 5 and first + count <= values:
+                    keys = [text(*struct.unpack_from("<II", data, value_at + 24 * c + 4),
+                                 what="value %d key" % c) for c in range(first, first + count)]
+                    if any(a is None or b is None or a >= b for a, b in zip(keys, keys[1:])):
+                        self.problem(rel, "%s: table keys not sorted and unique" % what)
+            elif kind not in (1, 2):
+                self.problem(rel, "%s: kind %d" % (what, kind))
 
     def check_colorspaces(self):
         """A texture used only by sRGB slots (base color, emissive) must be listed sRGB, one
