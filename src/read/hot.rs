@@ -36,8 +36,8 @@
 //! asset is not reported; an asset whose codec changed is.
 //!
 //! **Limits.** A pack written in place by another tool (not renamed) can be seen half written:
-//! the open then fails, `poll` returns the error and keeps the previous generation, and the
-//! next change retries. Mapping a file that is later truncated in place is the usual mmap
+//! the open then fails, `poll` returns the error once and keeps the previous generation, and
+//! the next change to the file retries. Mapping a file that is later truncated in place is the usual mmap
 //! hazard ([`PakReader::open`]); hearth itself never does that.
 
 use crate::read::error::ReadError;
@@ -123,6 +123,8 @@ pub struct HotPack {
     watcher: notify::RecommendedWatcher,
     /// Whether the folder is watched (it may have gone; rescans re-arm it).
     watching: bool,
+    /// The file that last failed to open: not retried until it changes.
+    failed: Option<FileIdentity>,
     last_check: Instant,
 }
 
@@ -161,6 +163,7 @@ impl HotPack {
             events,
             watcher,
             watching: true,
+            failed: None,
             last_check: Instant::now(),
         })
     }
@@ -236,11 +239,20 @@ impl HotPack {
             }
             Err(e) => return Err(e.into()),
         };
-        if identity == self.identity {
+        if identity == self.identity || self.failed == Some(identity) {
             return Ok(None);
         }
-        let (identity, pack) = open_generation(&self.path)?;
-        let contents = contents(&pack)?;
+        let opened = open_generation(&self.path)
+            .and_then(|(identity, pack)| Ok((identity, contents(&pack)?, pack)));
+        let (identity, contents, pack) = match opened {
+            Ok(opened) => opened,
+            Err(error) => {
+                // Said once; the same bytes are not opened again until the file changes.
+                self.failed = Some(identity);
+                return Err(error);
+            }
+        };
+        self.failed = None;
         let mut reload = diff(&self.contents, &contents);
         self.generation += 1;
         reload.generation = self.generation;
