@@ -282,17 +282,7 @@ fn the_spec_checker_reads_hfont_from_the_readme_layout() {
     let (dir, report) = bake(&fixture("dejavu.xml.fnt"), "");
     report.unwrap();
     let out = dir.path().join("out");
-    let spec_check = || {
-        let output = std::process::Command::new("python3")
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/spec_check.py"))
-            .arg(&out)
-            .output()
-            .expect("python3 runs tools/spec_check.py");
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-        )
-    };
+    let spec_check = || common::spec_check(&out);
     let (ok, text) = spec_check();
     assert!(ok, "{text}");
     assert!(text.contains("0 problems"), "{text}");

@@ -142,3 +142,17 @@ pub fn hearth_on(args: &[&str], target: &Path) -> (bool, String) {
         + &String::from_utf8_lossy(&output.stderr);
     (output.status.success(), text)
 }
+
+/// Runs the independent reader `tools/spec_check.py` on `out`: whether it passed, and its
+/// output.
+pub fn spec_check(out: &Path) -> (bool, String) {
+    let output = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/spec_check.py"))
+        .arg(out)
+        .output()
+        .expect("python3 runs tools/spec_check.py");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}

@@ -10,7 +10,7 @@
 //! `displacement`, `height` and `transmission` have no place in `.hmat` v1: they are kept out,
 //! with a warning (a versioned extension record is future work).
 
-use super::resolve;
+use super::{number, resolve};
 use crate::bake::pipeline::{BakeContext, Output, PipelineError};
 use crate::bake::settings::TextureSettings;
 use crate::bake::texture::pipelines::{decode, emit};
@@ -245,19 +245,6 @@ fn input(file_rel: &str, value: &toml::Value, at: &str) -> Result<Input, String>
         Some(bitmap) => Input::Baked(bitmap.to_owned()),
         None => Input::Image { read, root_rel },
     })
-}
-
-fn number(value: &toml::Value, at: &str) -> Result<f32, String> {
-    let v = match value {
-        toml::Value::Float(f) => *f as f32,
-        toml::Value::Integer(i) => *i as f32,
-        _ => return Err(format!("`{at}` must be a number")),
-    };
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(format!("`{at}` = {v} is not finite"))
-    }
 }
 
 /// `values` as N numbers: one number fills every component but the 4th (alpha, `fill`).

@@ -163,6 +163,20 @@ fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), 
     resolve(toml_rel, &src)
 }
 
+/// A finite number (a TOML float or integer) for the key at `at`.
+pub(crate) fn number(value: &toml::Value, at: &str) -> Result<f32, String> {
+    let v = match value {
+        toml::Value::Float(f) => *f as f32,
+        toml::Value::Integer(i) => *i as f32,
+        _ => return Err(format!("`{at}` must be a number")),
+    };
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{at}` = {v} is not finite"))
+    }
+}
+
 /// A path an asset file names (relative to it, or rooted at the content folder with `/`) as
 /// (relative to the TOML's folder, relative to the content root); `..` may not climb out.
 pub(crate) fn resolve(toml_rel: &str, path: &str) -> Result<(String, String), String> {

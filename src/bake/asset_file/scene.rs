@@ -3,7 +3,7 @@
 //! rotation, tags, data). Mesh and material paths become asset hashes, checked at the end of
 //! the bake like every reference.
 
-use super::resolve;
+use super::{number, resolve};
 use crate::bake::pipeline::{BakeContext, Output};
 use crate::format::hman::AssetKind;
 use crate::format::hscene::{self, GeometryData, RefData, SceneData, SceneValue};
@@ -137,19 +137,6 @@ fn strings(value: &toml::Value, at: &str) -> Result<Vec<String>, String> {
         .enumerate()
         .map(|(i, v)| string(v, &format!("{at}[{i}]")))
         .collect()
-}
-
-fn number(value: &toml::Value, at: &str) -> Result<f32, String> {
-    let v = match value {
-        toml::Value::Float(f) => *f as f32,
-        toml::Value::Integer(i) => *i as f32,
-        _ => return Err(format!("`{at}` must be a number")),
-    };
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(format!("`{at}` = {v} is not finite"))
-    }
 }
 
 fn float_list(value: &toml::Value, at: &str) -> Result<Vec<f32>, String> {
