@@ -244,16 +244,7 @@ fn info_counts_and_check_follows_pages() {
         text.contains("14 glyphs, 1 pages (128x64), 19 kerning pairs, line height 24"),
         "{text}"
     );
-    let (ok, json) = hearth(&["info", "--json"]);
-    assert!(ok, "{json}");
-    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let font = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"] == "fonts/ui.hfont")
-        .unwrap()
-        .clone();
+    let font = &common::info_files(&out)["fonts/ui.hfont"];
     assert_eq!(font["kind"], "font");
     assert_eq!(
         (

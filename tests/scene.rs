@@ -285,16 +285,7 @@ fn info_counts_and_check_follows_refs() {
         text.contains("4 refs (1 placing meshes), 1 geometry"),
         "{text}"
     );
-    let (ok, json) = hearth(&["info", "--json"]);
-    assert!(ok, "{json}");
-    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let scene = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"] == "levels/dungeon.hscene")
-        .unwrap()
-        .clone();
+    let scene = &common::info_files(&out)["levels/dungeon.hscene"];
     assert_eq!(
         (
             scene["kind"].as_str(),

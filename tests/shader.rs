@@ -216,18 +216,8 @@ fn info_describes_stages_and_check_rechecks_spirv() {
     assert!(line("shaders/sprite.spv").contains("vertex vs_main, fragment fs_main"));
     assert!(line("shaders/sprite.wgsl").contains("text shader"));
 
-    let (ok, json) = hearth(&["info", "--json"]);
-    assert!(ok, "{json}");
-    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let file = |path: &str| {
-        json["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["path"] == path)
-            .unwrap_or_else(|| panic!("{path} not in {json}"))
-            .clone()
-    };
+    let files = common::info_files(&out);
+    let file = |path: &str| &files[path];
     assert_eq!(file("shaders/lit.shader/fragment.spv")["stages"], 1);
     assert_eq!(file("shaders/sprite.spv")["stages"], 2);
     assert_eq!(file("shaders/sprite.spv")["entry_points"], 2);

@@ -129,6 +129,20 @@ pub fn bake_cold(manifest: &Path, out: &Path, jobs: usize) -> BTreeMap<PathBuf, 
     tree
 }
 
+/// `hearth info --json OUT`'s files, by path (the command must succeed).
+#[cfg(feature = "cli")]
+pub fn info_files(out: &Path) -> BTreeMap<String, serde_json::Value> {
+    let (ok, json) = hearth_on(&["info", "--json"], out);
+    assert!(ok, "{json}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_owned(), f.clone()))
+        .collect()
+}
+
 /// Runs the `hearth` binary with `args` and then `target` (a folder or file); returns
 /// whether it succeeded and its stdout followed by its stderr.
 #[cfg(feature = "cli")]

@@ -59,6 +59,25 @@ impl RemoteTier {
             ..RetryConfig::default()
         };
         let error = |e: object_store::Error| e.to_string();
+        // A cloud store's builder: timeouts first, then the environment (`PREFIX*` variables),
+        // then `options`, so each may change what came before.
+        macro_rules! cloud_store {
+            ($builder:ty, $env_prefix:literal) => {{
+                let mut builder = <$builder>::new()
+                    .with_client_options(options)
+                    .with_retry(retry);
+                for (key, value) in from_env($env_prefix) {
+                    if let Ok(key) = config_key(&key) {
+                        builder = builder.with_config(key, value);
+                    }
+                }
+                for (key, value) in settings {
+                    builder = builder.with_config(config_key(key)?, value);
+                }
+                let store = builder.with_url(url).build().map_err(error)?;
+                (Box::new(store) as Box<dyn ObjectStore>, prefix)
+            }};
+        }
         let (store, prefix): (Box<dyn ObjectStore>, StorePath) = match scheme {
             ObjectStoreScheme::Local => {
                 let dir = parsed
@@ -69,53 +88,12 @@ impl RemoteTier {
                     object_store::local::LocalFileSystem::new_with_prefix(&dir).map_err(error)?;
                 (Box::new(store), StorePath::default())
             }
-            ObjectStoreScheme::AmazonS3 => {
-                // Timeouts first; the environment and `options` may change them.
-                let mut builder = object_store::aws::AmazonS3Builder::new()
-                    .with_client_options(options)
-                    .with_retry(retry);
-                for (key, value) in from_env("AWS_") {
-                    if let Ok(key) = config_key(&key) {
-                        builder = builder.with_config(key, value);
-                    }
-                }
-                for (key, value) in settings {
-                    builder = builder.with_config(config_key(key)?, value);
-                }
-                let store = builder.with_url(url).build().map_err(error)?;
-                (Box::new(store), prefix)
-            }
+            ObjectStoreScheme::AmazonS3 => cloud_store!(object_store::aws::AmazonS3Builder, "AWS_"),
             ObjectStoreScheme::GoogleCloudStorage => {
-                // Timeouts first; the environment and `options` may change them.
-                let mut builder = object_store::gcp::GoogleCloudStorageBuilder::new()
-                    .with_client_options(options)
-                    .with_retry(retry);
-                for (key, value) in from_env("GOOGLE_") {
-                    if let Ok(key) = config_key(&key) {
-                        builder = builder.with_config(key, value);
-                    }
-                }
-                for (key, value) in settings {
-                    builder = builder.with_config(config_key(key)?, value);
-                }
-                let store = builder.with_url(url).build().map_err(error)?;
-                (Box::new(store), prefix)
+                cloud_store!(object_store::gcp::GoogleCloudStorageBuilder, "GOOGLE_")
             }
             ObjectStoreScheme::MicrosoftAzure => {
-                // Timeouts first; the environment and `options` may change them.
-                let mut builder = object_store::azure::MicrosoftAzureBuilder::new()
-                    .with_client_options(options)
-                    .with_retry(retry);
-                for (key, value) in from_env("AZURE_") {
-                    if let Ok(key) = config_key(&key) {
-                        builder = builder.with_config(key, value);
-                    }
-                }
-                for (key, value) in settings {
-                    builder = builder.with_config(config_key(key)?, value);
-                }
-                let store = builder.with_url(url).build().map_err(error)?;
-                (Box::new(store), prefix)
+                cloud_store!(object_store::azure::MicrosoftAzureBuilder, "AZURE_")
             }
             ObjectStoreScheme::Http if !settings.is_empty() => {
                 return Err("an http(s) store takes no options".into())
