@@ -21,7 +21,7 @@ mod models;
 use corpus::corpus;
 
 use criterion::{criterion_group, Criterion, SamplingMode, Throughput};
-use hearth::bake::mesh::gltf::{import, Primitive};
+use hearth::bake::mesh::gltf::{import, ImportOptions, Primitive};
 use hearth::bake::mesh::process::{
     build, SubmeshInput, MESHLET_CONE_WEIGHT, MESHLET_MAX_TRIANGLES, MESHLET_MAX_VERTICES,
 };
@@ -150,12 +150,19 @@ fn sheen_cloth(c: &mut Criterion) {
     let base = path.parent().unwrap().to_path_buf();
     // Side files read straight from disk, as the baker's context does (minus the recording).
     let mut read = |rel: &str| std::fs::read(base.join(rel)).map_err(|e| e.to_string());
-    let scene = import(&bytes, &mut read, true, true, &IDENTITY).unwrap();
+    let options = ImportOptions {
+        merge: true,
+        skins: true,
+        user: IDENTITY,
+        scene_name: None,
+        mesh_name: None,
+    };
+    let scene = import(&bytes, &mut read, &options).unwrap();
     let triangles: usize = scene.primitives.iter().map(|p| p.indices.len() / 3).sum();
     let mut g = group(c, "mesh_sheen_cloth", triangles);
     g.bench_function("hearth_import_and_build", |b| {
         b.iter(|| {
-            let scene = import(black_box(&bytes), &mut read, true, true, &IDENTITY).unwrap();
+            let scene = import(black_box(&bytes), &mut read, &options).unwrap();
             let inputs: Vec<SubmeshInput<'_>> = scene
                 .primitives
                 .iter()

@@ -87,9 +87,13 @@ cp "$root/tests/fixtures/tiny/hearth.toml" "$work/tiny.toml"
 put manifest "$work/seed.toml" "$work/example.toml" "$work/tiny.toml"
 
 # Fonts, scenes and SPIR-V from the tests' fixtures (a BMFont, a scene in pak's shape,
-# glslang's modules), baked once.
+# glslang's modules), and pak-style asset files (a skinned [mesh] with shadow geometry, a
+# material with v2 properties), baked once.
 fonts=$work/fonts
-mkdir -p "$fonts/src/fonts" "$fonts/src/levels"
+mkdir -p "$fonts/src/fonts" "$fonts/src/levels" "$fonts/src/models" "$fonts/src/materials"
+cp -r "$corpus/gltf/RiggedSimple" "$fonts/src/models/"
+printf "[mesh]\nsrc = 'RiggedSimple/RiggedSimple.glb'\nshadow = true\n" >"$fonts/src/models/rig.toml"
+printf "color = '#808080'\nheight = 0.2\ntransmission = 0.5\n" >"$fonts/src/materials/glass.mat"
 cp "$root"/tests/fixtures/fonts/dejavu.png "$root"/tests/fixtures/fonts/dejavu.txt.fnt "$fonts/src/fonts/"
 cat >"$fonts/src/levels/dungeon.toml" <<'EOF'
 [scene]
@@ -105,10 +109,12 @@ vertices = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 indices = [0, 1, 2]
 tags = ['nav-mesh']
 EOF
-printf '[content]\nname = "fonts"\n[[content.group]]\nassets = ["fonts/*.fnt", "levels/*.toml"]\n' >"$fonts/src/hearth.toml"
+printf '[content]\nname = "fonts"\n[[content.group]]\nassets = ["fonts/*.fnt", "levels/*.toml", "models/*.toml", "materials/*.mat"]\n' >"$fonts/src/hearth.toml"
 "$hearth" bake "$fonts/src/hearth.toml" -o "$fonts/out" --no-cache --quiet >/dev/null
 put hfont "$fonts/out/fonts/dejavu.txt.hfont"
 put hscene "$fonts/out/levels/dungeon.hscene"
+put mesh_view "$fonts/out/models/rig.hmesh"
+put material_table "$fonts/out/materials/glass.hmat"
 put spirv "$root"/tests/fixtures/shaders/*.spv
 
 for target in "$seeds"/*/; do

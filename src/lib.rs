@@ -57,7 +57,7 @@ pub use read::aligned::AlignedBytes;
 pub use read::assets::{AssetInfo, Assets, TreeReader};
 pub use read::error::ReadError;
 pub use read::ktx2::Ktx2;
-pub use read::mesh::{AnimClips, MaterialTable, MeshView};
+pub use read::mesh::{AnimClips, MaterialTable, MeshView, ShadowGeometry};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};
 #[cfg(feature = "verify")]
 pub use read::signed::PublicKey;

@@ -1,6 +1,5 @@
 //! pak's asset files: `[blob]`, `[bitmap]`, `[bitmap-font]` and `[scene]` TOML files bake as their kinds
-//! (scene refs resolved to asset hashes and checked), `SceneView` reads typed data, other
-//! kinds stay blobs with a warning, and mistakes are errors naming the file and the key.
+//! (scene refs resolved to asset hashes and checked), `SceneView` reads typed data, and mistakes are errors naming the file and the key.
 #![cfg(feature = "bake")]
 
 mod common;
@@ -157,7 +156,7 @@ fn pak_style_scene_bakes_with_checked_refs_and_typed_data() {
 }
 
 #[test]
-fn blob_and_bitmap_font_asset_files_and_kinds_not_baked_yet() {
+fn blob_and_bitmap_font_asset_files() {
     let fonts = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fonts");
     let read = |name: &str| std::fs::read(format!("{fonts}/{name}")).unwrap();
     let (dir, report) = bake(&[
@@ -173,7 +172,6 @@ fn blob_and_bitmap_font_asset_files_and_kinds_not_baked_yet() {
         ),
         ("fonts/dejavu.txt.fnt", &read("dejavu.txt.fnt")),
         ("fonts/dejavu.png", &read("dejavu.png")),
-        ("models/chair.toml", b"[mesh]\nsrc = 'chair.glb'\n"),
         (
             "settings/game.toml",
             b"difficulty = 3\n[window]\nwidth = 800\n",
@@ -195,16 +193,6 @@ fn blob_and_bitmap_font_asset_files_and_kinds_not_baked_yet() {
     assert_eq!(
         &*pack.resolve(font.page(0).unwrap()).unwrap().unwrap().path,
         "ui/title/page_0.ktx2"
-    );
-    // Not baked yet: kept as a blob, with a warning naming the kind.
-    assert!(get("models/chair.toml").is_some());
-    assert!(
-        report
-            .warnings
-            .iter()
-            .any(|w| w.contains("models/chair.toml") && w.contains("`[mesh]`")),
-        "{:?}",
-        report.warnings
     );
     // A TOML that is not an asset file is a blob, without a warning.
     assert_eq!(
@@ -357,7 +345,7 @@ fn bitmap_asset_files_take_paks_keys_and_hearths() {
             "[bitmap]\ncolor = 'rgb'\n",
             "`bitmap.color`: \"srgb\" or \"linear\"",
         ),
-        ("[bitmap]\n", "no image named broken.png"),
+        ("[bitmap]\n", "none of broken.png"),
     ] {
         let (_, report) = bake(&[("ui/broken.toml", text.as_bytes())]);
         let error = report.expect_err(text).to_string();
@@ -392,8 +380,9 @@ fn materials_from_mat_files_and_material_tables() {
         ("materials/rough.png", &gray_png(8, 64)),
         (
             "materials/gold.toml",
-            b"[material]\ncolor = '#ffd700'\nmetal = 1.0\nrough = 0.25\n",
+            b"[material]\ncolor = '#ffd700'\nmetal = 1.0\nrough = 0.25\ntransmission = 'thin.png'\n",
         ),
+        ("materials/thin.png", &gray_png(4, 90)),
         (
             "materials/ui.toml",
             b"[material]\ncolor = '/textures/panel.toml'\n",
@@ -403,14 +392,20 @@ fn materials_from_mat_files_and_material_tables() {
     ]);
     let report = report.unwrap();
     assert!(
-        report
-            .warnings
-            .iter()
-            .any(|w| w.contains("material.displacement") && w.contains("no place in .hmat v1")),
+        !report.warnings.iter().any(|w| w.contains("materials/")),
         "{:?}",
         report.warnings
     );
     let pack = pack(&dir);
+    let table = |path: &str| {
+        let bytes = pack.get(path).unwrap().unwrap().into_owned();
+        let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
+        let properties = hearth::MaterialTable::parse(&bytes)
+            .unwrap()
+            .properties
+            .into_owned();
+        (version, properties)
+    };
     let row = |path: &str| {
         let bytes = pack
             .get(path)
@@ -449,6 +444,36 @@ fn materials_from_mat_files_and_material_tables() {
         .is_srgb();
     assert!(!normal, "normal maps are linear");
 
+    // Height (pak's README spells it `displacement`) and transmission have no v1 field: a
+    // v2 property each; a material without them stays a v1 table.
+    let (version, properties) = table("materials/brick.hmat");
+    assert_eq!(version, 2);
+    assert_eq!(properties.len(), 1);
+    assert_eq!(properties[0].id, hearth::format::hmat::property::HEIGHT);
+    assert_eq!((properties[0].value[0], properties[0].texture), (0.1, 0));
+    let (version, properties) = table("materials/gold.hmat");
+    assert_eq!(version, 2);
+    let transmission = properties[0];
+    assert_eq!(
+        transmission.id,
+        hearth::format::hmat::property::TRANSMISSION
+    );
+    assert_eq!(transmission.value[0], 1.0, "the texture carries it");
+    assert_eq!(
+        resolve(transmission.texture).as_deref(),
+        Some("materials/gold/transmission.ktx2")
+    );
+    let thin = hearth::Ktx2::parse(
+        &pack
+            .get("materials/gold/transmission.ktx2")
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap()
+    .is_srgb();
+    assert!(!thin, "transmission maps are linear");
+    assert_eq!(table("materials/ui.hmat"), (1, Vec::new()));
+
     let gold = row("materials/gold.hmat");
     assert_eq!(gold.texture_refs(), [0; 5]);
     assert_eq!((gold.metallic_factor, gold.roughness_factor), (1.0, 0.25));
@@ -468,6 +493,11 @@ fn materials_from_mat_files_and_material_tables() {
             "materials/bad.mat",
             "colour = '#fff'\n",
             "`material.colour`: unknown key",
+        ),
+        (
+            "materials/bad.mat",
+            "height = 0.1\ndisplacement = 0.2\n",
+            "the same property",
         ),
         (
             "materials/bad.mat",
@@ -503,8 +533,12 @@ fn the_spec_checker_accepts_asset_file_outputs() {
     let (dir, report) = bake(&[
         ("levels/dungeon.toml", SCENE.as_bytes()),
         ("models/cube.obj", CUBE.as_bytes()),
-        ("materials/stone.mat", b"color = 'stone.png'\nrough = 0.8\n"),
+        (
+            "materials/stone.mat",
+            b"color = 'stone.png'\nrough = 0.8\nheight = 'bump.png'\n",
+        ),
         ("materials/stone.png", &gray_png(4, 90)),
+        ("materials/bump.png", &gray_png(4, 30)),
         (
             "ui/title.toml",
             b"[bitmap-font]\nsrc = '../fonts/dejavu.txt.fnt'\n",
@@ -526,6 +560,18 @@ fn the_spec_checker_accepts_asset_file_outputs() {
     assert!(!ok, "{text}");
     assert!(
         text.contains("levels/dungeon.hscene: geometry 0: 4 components"),
+        "{text}"
+    );
+    // A v2 material property moved to a row the table does not have.
+    let material = out.join("materials/stone.hmat");
+    let mut bytes = std::fs::read(&material).unwrap();
+    let property = 16 + 96 + 8;
+    bytes[property..property + 4].copy_from_slice(&3u32.to_le_bytes());
+    std::fs::write(&material, &bytes).unwrap();
+    let (ok, text) = common::spec_check(&out);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("materials/stone.hmat: property 1 of row 3: no such row"),
         "{text}"
     );
 }

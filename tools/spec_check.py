@@ -755,7 +755,70 @@ class Checker:
                                     P("%s: %d indices, not fewer than the level before (%d)"
                                       % (tag, ic, prev))
                                 prev = ic
+        # SHDW (hearth's extension): position-only shadow geometry
+        shdw = chunk(b"SHDW")
+        if shdw is not None:
+            self.check_shadow(shdw, scount, subm, joint_count, vtxs, indices, vcount, P)
         return {"material_count": matcount, "joint_count": joint_count, "mtrl": mtrl}
+
+    @staticmethod
+    def check_shadow(shdw, scount, subm, joint_count, vtxs, indices, vcount, P):
+        """SHDW: ShadowDesc {vertexCount, indexCount, submeshCount, flags}, MeshLod per
+        submesh, f32x3 positions, GpuSkinVertex per position when flags bit 0, u32 indices.
+        The welded triangles must be the main mesh's, submesh by submesh."""
+        if len(shdw) < 16:
+            P("SHDW is %d bytes, shorter than its header" % len(shdw))
+            return
+        nv, ni, ns, flags = struct.unpack_from("<IIII", shdw, 0)
+        skinned = flags & 1
+        if flags & ~1:
+            P("SHDW flags 0x%x: unknown bits" % flags)
+        if ns != scount:
+            P("SHDW.submeshCount %d, DESC.submeshCount %d" % (ns, scount))
+            return
+        want = 16 + ns * 8 + nv * 12 + (nv * 24 if skinned else 0) + ni * 4
+        if len(shdw) != want:
+            P("SHDW is %d bytes, its header implies %d" % (len(shdw), want))
+            return
+        if skinned and joint_count is None:
+            P("SHDW is skinned but the mesh has no SKEL")
+        at = 16 + ns * 8
+        pos = [struct.unpack_from("<3f", shdw, at + v * 12) for v in range(nv)]
+        at += nv * 12
+        if skinned:
+            joints = [struct.unpack_from("<4H", shdw, at + v * 24) for v in range(nv)]
+            if joint_count is not None and any(j >= joint_count for js in joints for j in js):
+                P("SHDW: skin joints out of SKEL's %d" % joint_count)
+            at += nv * 24
+        sidx = struct.unpack_from("<%dI" % ni, shdw, at)
+        if any(i >= nv for i in sidx):
+            P("SHDW: indices >= its vertexCount %d" % nv)
+            return
+        if ni % 3:
+            P("SHDW: indexCount %d not a multiple of 3" % ni)
+            return
+        if len(vtxs) < vcount * 28 or len(indices) < 3:
+            return
+        main_pos = [struct.unpack_from("<3f", vtxs, v * 28) for v in range(vcount)]
+        for s in range(scount):
+            fi, ic = struct.unpack_from("<II", shdw, 16 + s * 8)
+            if fi + ic > ni or ic % 3:
+                P("SHDW submesh %d: [%d, %d) outside its %d indices" % (s, fi, fi + ic, ni))
+                continue
+            if len(subm) < (s + 1) * 64:
+                continue
+            mfi, mic = struct.unpack_from("<II", subm, s * 64)
+            if any(i >= vcount for i in indices[mfi:mfi + mic]):
+                continue  # reported with IDXS
+            if mic != ic:
+                P("SHDW submesh %d: %d indices, SUBM has %d" % (s, ic, mic))
+                continue
+            main = sorted(tuple(main_pos[indices[mfi + t * 3 + k]] for k in range(3))
+                          for t in range(mic // 3))
+            shadow = sorted(tuple(pos[sidx[fi + t * 3 + k]] for k in range(3))
+                            for t in range(ic // 3))
+            if main != shadow:
+                P("SHDW submesh %d: its triangles are not the main mesh's" % s)
 
     @staticmethod
     def multiset_diff(want, got):
@@ -806,12 +869,37 @@ class Checker:
         magic, version, count, flags = struct.unpack_from("<4sIII", data, 0)
         if magic != b"HMAT":
             raise Bad("magic %r, expected b'HMAT'" % magic)
-        if version != 1:
-            raise Bad("version %d, expected 1" % version)
+        if version not in (1, 2):
+            raise Bad("version %d, expected 1 (or 2, README: properties)" % version)
         if flags != 0:
             self.problem(rel, "header flags %d, expected 0 (reserved)" % flags)
-        if len(data) != 16 + 96 * count:
-            raise Bad("%d bytes, expected 16 + 96 x %d = %d" % (len(data), count, 16 + 96 * count))
+        rows_end = 16 + 96 * count
+        properties = []
+        if version == 1 and len(data) != rows_end:
+            raise Bad("%d bytes, expected 16 + 96 x %d = %d" % (len(data), count, rows_end))
+        if version == 2:
+            # v2: the v1 rows, then propertyCount u32, reserved u32, 32-byte records
+            # (row u32, id u32, value f32x4, texture u64) sorted by (row, id).
+            if len(data) < rows_end + 8:
+                raise Bad("%d bytes, shorter than the rows and the property header" % len(data))
+            pcount, reserved = struct.unpack_from("<II", data, rows_end)
+            if reserved != 0:
+                self.problem(rel, "property header reserved = %d, expected 0" % reserved)
+            if len(data) != rows_end + 8 + 32 * pcount:
+                raise Bad("%d bytes, expected %d rows and %d properties = %d"
+                          % (len(data), count, pcount, rows_end + 8 + 32 * pcount))
+            if pcount == 0:
+                self.problem(rel, "version 2 without properties (v1 is written then)")
+            properties = [struct.unpack_from("<II4fQ", data, rows_end + 8 + 32 * i)
+                          for i in range(pcount)]
+            keys = [(p[0], p[1]) for p in properties]
+            if keys != sorted(set(keys)):
+                self.problem(rel, "properties not sorted by (row, id), or a pair twice")
+            for prow, pid, *rest in properties:
+                if prow >= count:
+                    self.problem(rel, "property %d of row %d: no such row" % (pid, prow))
+                if not finite(*rest[:4]):
+                    self.problem(rel, "property %d of row %d: non-finite value" % (pid, prow))
         stem = rel[:-len(".hmat")]
         mesh_rel = stem + ".hmesh"
         # A standalone material (README: pak's [material] files and *.mat) has no companion
@@ -863,6 +951,20 @@ class Checker:
                     self.problem(rel, "%s: %s -> %s, expected %s<image>.ktx2"
                                  % (tag, name, path, prefix))
                 self.texture_uses.setdefault((root, h), set()).add(srgb_slot.get(name, "linear"))
+        # Property textures (height, transmission): one-channel linear data, in the manifest.
+        for prow, pid, *rest in properties:
+            h = rest[4]
+            if h == 0 or manifest is None:
+                continue
+            if h not in manifest:
+                self.problem(rel, "property %d of row %d: texture %016x is not in assets.hman"
+                             % (pid, prow, h))
+                continue
+            kind, cs, path = manifest[h]
+            if kind != MAN_TEXTURE or not os.path.isfile(self.abspath(self.join(root, path))):
+                self.problem(rel, "property %d of row %d: %s is not an existing texture"
+                             % (pid, prow, path))
+            self.texture_uses.setdefault((root, h), set()).add("linear")
 
     # -- .hfont (README "Formats": `.hfont` v1) -----------------------------------------
 

@@ -1,5 +1,6 @@
 //! Arbitrary bytes parsed as `.hmesh` by `MeshView::parse`, then every view walked: indices,
-//! submesh and meshlet ranges, skin, skeleton and LOD ranges, the way a renderer reads them.
+//! submesh and meshlet ranges, skin, skeleton, LOD and shadow ranges, the way a renderer reads
+//! them.
 #![no_main]
 
 use hearth::MeshView;
@@ -49,6 +50,21 @@ fuzz_target!(|data: &[u8]| {
         for s in skin.iter() {
             for j in s.joints {
                 let _ = skeleton[j as usize];
+            }
+        }
+    }
+    if let Some(shadow) = &mesh.shadow {
+        for range in shadow.ranges.iter() {
+            let end = (range.first_index + range.index_count) as usize;
+            for i in &shadow.indices[range.first_index as usize..end] {
+                let _ = shadow.positions[*i as usize];
+            }
+        }
+        if let (Some(skin), Some(skeleton)) = (&shadow.skin, &mesh.skeleton) {
+            for s in skin.iter() {
+                for j in s.joints {
+                    let _ = skeleton[j as usize];
+                }
             }
         }
     }

@@ -174,8 +174,12 @@ settings! {
         /// Scale applied to static geometry (x, y, z).
         scale: [f32; 3] = [1.0; 3],
         /// Rotation applied to static geometry after the scale: Euler angles in degrees
-        /// (x, then y, then z) or a quaternion (x, y, z, w); empty = none.
+        /// (about the fixed axes, in the order `euler` names) or a quaternion (x, y, z, w);
+        /// empty = none.
         rotation: Vec<f32> = Vec::new(),
+        /// The order Euler angles apply in, about the fixed axes: `"xyz"` turns about x
+        /// first, then y, then z (any order of the three letters).
+        euler: String = "xyz".to_owned(),
         /// Translation applied to static geometry last.
         offset: [f32; 3] = [0.0; 3],
         /// Mirror X before everything else.
@@ -186,6 +190,8 @@ settings! {
         flip_z: bool = false,
         /// Levels of detail (`lod = { … }`).
         lod: LodSettings = LodSettings::default(),
+        /// Also write position-only geometry for shadow and depth passes (the `SHDW` chunk).
+        shadow: bool = false,
     }
 }
 
@@ -228,6 +234,13 @@ impl MeshSettings {
                 "give 3 Euler angles (degrees) or a quaternion x, y, z, w",
             ));
         }
+        if euler_axes(&self.euler).is_none() {
+            return Err(invalid(
+                "euler",
+                &self.euler,
+                "give the three axes x, y and z once each, in the order they apply",
+            ));
+        }
         if rotation.iter().any(|v| !v.is_finite()) {
             return Err(invalid("rotation", rotation, "must be finite"));
         }
@@ -240,6 +253,29 @@ impl MeshSettings {
         }
         Ok(())
     }
+}
+
+/// The axes (0 x, 1 y, 2 z) an Euler order names, when it names each once (`"zyx"`, any case).
+pub fn euler_axes(order: &str) -> Option<[usize; 3]> {
+    let mut axes = [0usize; 3];
+    let mut seen = [false; 3];
+    let bytes = order.as_bytes();
+    if bytes.len() != 3 {
+        return None;
+    }
+    for (slot, letter) in axes.iter_mut().zip(bytes) {
+        let axis = match letter.to_ascii_lowercase() {
+            b'x' => 0,
+            b'y' => 1,
+            b'z' => 2,
+            _ => return None,
+        };
+        if std::mem::replace(&mut seen[axis], true) {
+            return None;
+        }
+        *slot = axis;
+    }
+    Some(axes)
 }
 
 impl LodSettings {

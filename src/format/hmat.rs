@@ -5,14 +5,32 @@
 //! MatFileHeader (16 B): magic "HMAT" | version u32 = 1 | count u32 | flags u32 = 0
 //! GpuMaterial[count] (96 B each); the file is exactly 16 + 96 * count bytes.
 //! ```
+//!
+//! `.hmat` v2 (hearth's extension, written only when a material has a property v1 has no
+//! field for; v1 files read as before) appends a property table after the same rows:
+//!
+//! ```text
+//! MatFileHeader (16 B): magic "HMAT" | version u32 = 2 | count u32 | flags u32 = 0
+//! GpuMaterial[count] (96 B each)
+//! propertyCount u32 | reserved u32 = 0
+//! MaterialProperty[propertyCount] (32 B each), sorted by (row, id), each pair once:
+//!     row u32 | id u32 | value f32x4 | texture u64 (asset hash, 0 = none)
+//! ```
+//!
+//! Property ids are listed in [`property`]; a reader skips ids it does not know, so new ids
+//! do not need a new version.
 
 use crate::format::error::{ReadBytes, ReadError};
 use bytemuck::{Pod, Zeroable};
 
 /// Magic bytes.
 pub const MAGIC: [u8; 4] = *b"HMAT";
-/// Version.
+/// Version of a table without properties (assetc's).
 pub const VERSION: u32 = 1;
+/// Version of a table with a property table.
+pub const VERSION_PROPERTIES: u32 = 2;
+/// Property record size.
+pub const PROPERTY_SIZE: usize = 32;
 /// Header size.
 pub const HEADER_SIZE: usize = 16;
 /// Row size.
@@ -87,6 +105,32 @@ impl Default for GpuMaterial {
     }
 }
 
+/// Material property ids (`MaterialProperty::id`).
+pub mod property {
+    /// Height map for parallax or displacement (pak's `height`, `displacement`): `value[0]`
+    /// scales it; `texture` a one-channel linear map (R), or none for a constant height.
+    pub const HEIGHT: u32 = 1;
+    /// Transmission (as `KHR_materials_transmission`): `value[0]` the factor; `texture` its
+    /// linear map (R), multiplied in.
+    pub const TRANSMISSION: u32 = 2;
+}
+
+/// One `.hmat` v2 property record (32 B): a value and texture of a row that the 96-byte row
+/// has no field for.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
+pub struct MaterialProperty {
+    /// The row it belongs to.
+    pub row: u32,
+    /// What it is ([`property`]).
+    pub id: u32,
+    /// Up to four numbers; the meaning is the id's.
+    pub value: [f32; 4],
+    /// Asset hash of its texture, 0 = none.
+    pub texture: u64,
+}
+const _: () = assert!(std::mem::size_of::<MaterialProperty>() == PROPERTY_SIZE);
+
 impl GpuMaterial {
     /// The alpha mode (0 opaque, 1 mask, 2 blend).
     pub fn alpha_mode(&self) -> u32 {
@@ -108,39 +152,126 @@ impl GpuMaterial {
     }
 }
 
-/// Serializes a material table.
+/// Serializes a material table (v1).
 pub fn write(rows: &[GpuMaterial]) -> Vec<u8> {
+    write_with_properties(rows, &[])
+}
+
+/// Serializes a material table with its properties: v1 when there are none, else v2 with
+/// the properties sorted by (row, id).
+///
+/// # Panics
+/// When a property names a row past `rows` or a (row, id) pair twice (caller bugs).
+pub fn write_with_properties(rows: &[GpuMaterial], properties: &[MaterialProperty]) -> Vec<u8> {
+    let mut sorted = properties.to_vec();
+    sorted.sort_by_key(|p| (p.row, p.id));
+    assert!(
+        sorted.iter().all(|p| (p.row as usize) < rows.len())
+            && sorted
+                .windows(2)
+                .all(|w| (w[0].row, w[0].id) != (w[1].row, w[1].id)),
+        "material properties: rows in range, each (row, id) once"
+    );
+    let version = if sorted.is_empty() {
+        VERSION
+    } else {
+        VERSION_PROPERTIES
+    };
     let mut out = Vec::with_capacity(HEADER_SIZE + ROW_SIZE * rows.len());
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(bytemuck::cast_slice(rows));
+    if !sorted.is_empty() {
+        out.extend_from_slice(&(sorted.len() as u32).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(bytemuck::cast_slice(&sorted));
+    }
     out
 }
 
+/// What [`validate`] found: the row count, and where the property records start and how many
+/// there are (none for v1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableLayout {
+    /// Rows.
+    pub rows: usize,
+    /// Byte offset of the first property record.
+    pub properties_at: usize,
+    /// Property records.
+    pub properties: usize,
+}
+
 /// Validates a material table and returns its row count: magic, version, exact size, known
-/// alpha modes, zero padding.
+/// alpha modes, zero padding; for v2, the property table too.
 pub fn validate(bytes: &[u8]) -> Result<usize, ReadError> {
+    validate_layout(bytes).map(|layout| layout.rows)
+}
+
+/// [`validate`], returning where everything is: v2's properties must fill the file exactly,
+/// be sorted by (row, id) with each pair once, name existing rows and carry finite values.
+pub fn validate_layout(bytes: &[u8]) -> Result<TableLayout, ReadError> {
     if bytes.slice_at(0, HEADER_SIZE, ".hmat header")?[..4] != MAGIC {
         return Err(ReadError::BadMagic { format: ".hmat" });
     }
     let version = bytes.u32_at(4, ".hmat header")?;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_PROPERTIES {
         return Err(ReadError::UnsupportedVersion {
             format: ".hmat",
             version,
         });
     }
     let count = bytes.u32_at(8, ".hmat header")? as usize;
-    if (bytes.len() - HEADER_SIZE) / ROW_SIZE != count
-        || !(bytes.len() - HEADER_SIZE).is_multiple_of(ROW_SIZE)
-    {
-        return Err(ReadError::Invalid {
+    let rows_end = count
+        .checked_mul(ROW_SIZE)
+        .and_then(|n| n.checked_add(HEADER_SIZE))
+        .filter(|end| *end <= bytes.len())
+        .ok_or(ReadError::Invalid {
             what: ".hmat size (must be 16 + 96 * count)",
-        });
+        })?;
+    let mut layout = TableLayout {
+        rows: count,
+        properties_at: rows_end,
+        properties: 0,
+    };
+    if version == VERSION {
+        if bytes.len() != rows_end {
+            return Err(ReadError::Invalid {
+                what: ".hmat size (must be 16 + 96 * count)",
+            });
+        }
+    } else {
+        let properties = bytes.u32_at(rows_end, ".hmat property table header")? as usize;
+        if bytes.u32_at(rows_end + 4, ".hmat property table header")? != 0 {
+            return Err(ReadError::Invalid {
+                what: ".hmat property table reserved field",
+            });
+        }
+        layout.properties_at = rows_end + 8;
+        layout.properties = properties;
+        if (bytes.len() - layout.properties_at) as u64 != properties as u64 * PROPERTY_SIZE as u64 {
+            return Err(ReadError::Invalid {
+                what: ".hmat v2 size (rows, then 8 + 32 * propertyCount)",
+            });
+        }
+        let mut previous: Option<(u32, u32)> = None;
+        for record in bytes[layout.properties_at..].chunks_exact(PROPERTY_SIZE) {
+            let p: MaterialProperty = bytemuck::pod_read_unaligned(record);
+            if p.row as usize >= count || previous.is_some_and(|prev| prev >= (p.row, p.id)) {
+                return Err(ReadError::Invalid {
+                    what: ".hmat property (row out of range, or not sorted by row and id)",
+                });
+            }
+            if p.value.iter().any(|v| !v.is_finite()) {
+                return Err(ReadError::Invalid {
+                    what: ".hmat property value (not finite)",
+                });
+            }
+            previous = Some((p.row, p.id));
+        }
     }
-    for row in bytes[HEADER_SIZE..].chunks_exact(ROW_SIZE) {
+    for row in bytes[HEADER_SIZE..rows_end].chunks_exact(ROW_SIZE) {
         let row: GpuMaterial = bytemuck::pod_read_unaligned(row);
         if row.alpha_mode() > ALPHA_BLEND || row.flags >> 3 != 0 || row.pad != 0 {
             return Err(ReadError::Invalid {
@@ -148,7 +279,7 @@ pub fn validate(bytes: &[u8]) -> Result<usize, ReadError> {
             });
         }
     }
-    Ok(count)
+    Ok(layout)
 }
 
 #[cfg(test)]
@@ -190,5 +321,50 @@ mod tests {
         for len in 0..bytes.len() {
             assert!(validate(&bytes[..len]).is_err());
         }
+    }
+
+    #[test]
+    fn properties_make_a_v2_table_and_v1_stays_v1() {
+        let rows = [GpuMaterial::default(), GpuMaterial::default()];
+        assert_eq!(write_with_properties(&rows, &[]), write(&rows));
+        assert_eq!(
+            u32::from_le_bytes(write(&rows)[4..8].try_into().unwrap()),
+            1
+        );
+        let height = MaterialProperty {
+            row: 1,
+            id: property::HEIGHT,
+            value: [0.05, 0.0, 0.0, 0.0],
+            texture: 9,
+        };
+        let transmission = MaterialProperty {
+            row: 0,
+            id: property::TRANSMISSION,
+            value: [0.5, 0.0, 0.0, 0.0],
+            texture: 0,
+        };
+        let bytes = write_with_properties(&rows, &[height, transmission]);
+        assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().unwrap()), 2);
+        assert_eq!(bytes.len(), 16 + 2 * 96 + 8 + 2 * 32);
+        let layout = validate_layout(&bytes).unwrap();
+        assert_eq!((layout.rows, layout.properties), (2, 2));
+        // Sorted by row: the transmission of row 0 first.
+        let first: MaterialProperty =
+            bytemuck::pod_read_unaligned(&bytes[layout.properties_at..][..32]);
+        assert_eq!(first, transmission);
+        for len in 0..bytes.len() {
+            assert!(validate(&bytes[..len]).is_err(), "{len}");
+        }
+        // Out of order, a row past the table, a NaN: each an error.
+        let at = layout.properties_at;
+        let mut swapped = bytes.clone();
+        swapped[at..at + 64].rotate_left(32);
+        assert!(validate(&swapped).is_err());
+        let mut far = bytes.clone();
+        far[at + 32..at + 36].copy_from_slice(&7u32.to_le_bytes());
+        assert!(validate(&far).is_err());
+        let mut nan = bytes.clone();
+        nan[at + 8..at + 12].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(validate(&nan).is_err());
     }
 }

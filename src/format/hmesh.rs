@@ -63,6 +63,8 @@ pub mod chunk {
     pub const LODI: u32 = fourcc(b"LODI");
     /// LOD table.
     pub const LODT: u32 = fourcc(b"LODT");
+    /// Position-only shadow geometry (hearth's extension; see [`ShadowDesc`](super::ShadowDesc)).
+    pub const SHDW: u32 = fourcc(b"SHDW");
 }
 
 /// `.hmesh` file header.
@@ -448,4 +450,57 @@ mod tests {
             assert!(parse_chunks(&bytes[..len]).is_err(), "prefix {len}");
         }
     }
+}
+
+/// `ShadowDesc::flags` bit: a [`GpuSkinVertex`] follows each shadow position.
+pub const SHADOW_SKINNED: u32 = 1;
+
+/// Head of the optional `SHDW` chunk (16 B): position-only geometry for shadow and depth
+/// passes, written when a mesh's `shadow` setting is on. hearth's extension of `.hmesh` v2:
+/// readers that do not know the chunk skip it, as the chunk table allows.
+///
+/// ```text
+/// ShadowDesc (16 B)
+/// MeshLod x submeshCount      each submesh's range of the shadow indices (SUBM order)
+/// [f32; 3] x vertexCount      positions, welded: VTXS corners differing only in normal,
+///                             tangent or UV are one vertex here
+/// GpuSkinVertex x vertexCount only with SHADOW_SKINNED: joints and weights, as SKIN
+/// u32 x indexCount            triangle list, vertex-cache and fetch optimized
+/// ```
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq, Default)]
+pub struct ShadowDesc {
+    /// Welded vertices.
+    pub vertex_count: u32,
+    /// Indices (a multiple of 3).
+    pub index_count: u32,
+    /// Equal to DESC's submesh count.
+    pub submesh_count: u32,
+    /// [`SHADOW_SKINNED`] or 0.
+    pub flags: u32,
+}
+const _: () = assert!(std::mem::size_of::<ShadowDesc>() == 16);
+
+/// Serializes a `SHDW` chunk (see [`ShadowDesc`]); `skin` is parallel to `positions` when
+/// present.
+pub fn write_shadow(
+    ranges: &[MeshLod],
+    positions: &[[f32; 3]],
+    skin: Option<&[GpuSkinVertex]>,
+    indices: &[u32],
+) -> Vec<u8> {
+    let desc = ShadowDesc {
+        vertex_count: positions.len() as u32,
+        index_count: indices.len() as u32,
+        submesh_count: ranges.len() as u32,
+        flags: if skin.is_some() { SHADOW_SKINNED } else { 0 },
+    };
+    let mut out = bytemuck::bytes_of(&desc).to_vec();
+    out.extend_from_slice(bytemuck::cast_slice(ranges));
+    out.extend_from_slice(bytemuck::cast_slice(positions));
+    if let Some(skin) = skin {
+        out.extend_from_slice(bytemuck::cast_slice(skin));
+    }
+    out.extend_from_slice(bytemuck::cast_slice(indices));
+    out
 }

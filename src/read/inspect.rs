@@ -130,7 +130,7 @@ pub fn has_counts(kind: AssetKind) -> bool {
 /// - texture, LUT: `width`, `height`, `depth`, `levels`, `layers`, `faces`, `vk_format` (0 for
 ///   UASTC);
 /// - mesh: `vertices`, `indices`, `triangles`, `submeshes`, `meshlets`, `materials`, `joints`,
-///   `lods`;
+///   `lods`, `shadow_vertices` (0 without a `SHDW` chunk);
 /// - material table: `materials`;
 /// - animation: `clips`, `channels`;
 /// - manifest: `entries`;
@@ -170,6 +170,10 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
                 (
                     "lods",
                     mesh.lods.as_ref().map_or(0, |l| l.header.lod_count.into()),
+                ),
+                (
+                    "shadow_vertices",
+                    mesh.shadow.as_ref().map_or(0, |s| s.positions.len() as u64),
                 ),
             ]
         }
@@ -568,22 +572,27 @@ fn check_mesh(
                     mesh.materials.len()
                 ));
             }
-            for reference in table
-                .rows
-                .iter()
-                .flat_map(|r| r.texture_refs())
-                .filter(|r| *r != 0)
-            {
-                match manifest.get(&reference) {
-                    Some(path) if root.join(path).is_file() => {}
-                    Some(path) => {
-                        problems.push(format!("`{hmat_rel}`: texture `{path}` is missing"))
-                    }
-                    None => problems.push(format!(
-                        "`{hmat_rel}`: texture ref {reference:#018x} is not in {MANIFEST_PATH}"
-                    )),
-                }
-            }
+            check_texture_refs(root, &hmat_rel, &table, manifest, problems);
+        }
+    }
+}
+
+/// Every texture ref of a material table (rows and v2 properties) resolves through the
+/// manifest to an existing file.
+fn check_texture_refs(
+    root: &Path,
+    hmat_rel: &str,
+    table: &crate::read::mesh::MaterialTable<'_>,
+    manifest: &BTreeMap<u64, &str>,
+    problems: &mut Vec<String>,
+) {
+    for reference in table.texture_refs() {
+        match manifest.get(&reference) {
+            Some(path) if root.join(path).is_file() => {}
+            Some(path) => problems.push(format!("`{hmat_rel}`: texture `{path}` is missing")),
+            None => problems.push(format!(
+                "`{hmat_rel}`: texture ref {reference:#018x} is not in {MANIFEST_PATH}"
+            )),
         }
     }
 }
@@ -671,6 +680,21 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 if rel.ends_with(".hmesh") {
                     match std::fs::read(path) {
                         Ok(bytes) => check_mesh(root, rel, &bytes, &by_hash, &mut problems),
+                        Err(e) => problems.push(format!("`{rel}`: {e}")),
+                    }
+                }
+                // A standalone material (no companion mesh, which checks it): its refs.
+                let companion = format!("{}.hmesh", rel.trim_end_matches(".hmat"));
+                if rel.ends_with(".hmat") && !listed.contains_key(companion.as_str()) {
+                    let bytes = std::fs::read(path);
+                    match bytes
+                        .as_deref()
+                        .map(crate::read::mesh::MaterialTable::parse)
+                    {
+                        Ok(Ok(table)) => {
+                            check_texture_refs(root, rel, &table, &by_hash, &mut problems)
+                        }
+                        Ok(Err(e)) => problems.push(format!("`{rel}`: {e}")),
                         Err(e) => problems.push(format!("`{rel}`: {e}")),
                     }
                 }

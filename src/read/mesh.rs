@@ -3,10 +3,10 @@
 //! Everything is validated before use; a corrupt file is an error.
 
 use crate::format::hanim::{self, Clip};
-use crate::format::hmat::{self, GpuMaterial};
+use crate::format::hmat::{self, GpuMaterial, MaterialProperty};
 use crate::format::hmesh::{
     chunk, parse_chunks, GpuJoint, GpuSkinVertex, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
-    MeshLod, Meshlet, MeshletBounds, SubMesh, NO_MATERIAL,
+    MeshLod, Meshlet, MeshletBounds, ShadowDesc, SubMesh, NO_MATERIAL, SHADOW_SKINNED,
 };
 use crate::read::error::ReadError;
 use bytemuck::Pod;
@@ -121,6 +121,102 @@ pub struct MeshView<'a> {
     pub skeleton: Option<Cow<'a, [GpuJoint]>>,
     /// LODT + LODI.
     pub lods: Option<Lods<'a>>,
+    /// SHDW: position-only geometry for shadow and depth passes, when baked with `shadow`.
+    pub shadow: Option<ShadowGeometry<'a>>,
+}
+
+/// The `SHDW` chunk: welded positions (and skinning) with their own triangle list; see
+/// [`ShadowDesc`].
+#[derive(Debug, Clone)]
+pub struct ShadowGeometry<'a> {
+    /// Each submesh's range of [`indices`](Self::indices), in SUBM order.
+    pub ranges: Cow<'a, [MeshLod]>,
+    /// Positions.
+    pub positions: Cow<'a, [[f32; 3]]>,
+    /// Joints and weights, parallel to the positions, for skinned meshes.
+    pub skin: Option<Cow<'a, [GpuSkinVertex]>>,
+    /// Triangle list into the positions.
+    pub indices: Cow<'a, [u32]>,
+}
+
+impl<'a> ShadowGeometry<'a> {
+    /// Parses and validates a `SHDW` payload against the mesh's submesh count and skeleton.
+    fn parse(
+        bytes: &'a [u8],
+        submesh_count: u32,
+        joint_count: Option<usize>,
+    ) -> Result<Self, ReadError> {
+        let size = |what: &'static str| ReadError::Invalid { what };
+        let head = bytes.get(..16).ok_or(ReadError::Truncated {
+            what: ".hmesh SHDW header",
+        })?;
+        let desc: ShadowDesc = bytemuck::pod_read_unaligned(head);
+        if desc.submesh_count != submesh_count || desc.flags & !SHADOW_SKINNED != 0 {
+            return Err(size(".hmesh SHDW submesh count or flags"));
+        }
+        let skinned = desc.flags & SHADOW_SKINNED != 0;
+        let (n_vertices, n_indices) = (desc.vertex_count as usize, desc.index_count as usize);
+        // Section lengths in u64: no overflow from any u32 counts.
+        let lengths = [
+            submesh_count as u64 * 8,
+            n_vertices as u64 * 12,
+            if skinned { n_vertices as u64 * 24 } else { 0 },
+            n_indices as u64 * 4,
+        ];
+        if 16 + lengths.iter().sum::<u64>() != bytes.len() as u64 {
+            return Err(size(".hmesh SHDW size"));
+        }
+        let mut at = 16usize;
+        let mut section = |len: u64| {
+            let part = &bytes[at..at + len as usize];
+            at += len as usize;
+            part
+        };
+        let ranges = typed::<MeshLod>(
+            section(lengths[0]),
+            submesh_count as usize,
+            ".hmesh SHDW ranges",
+        )?;
+        let positions =
+            typed::<[f32; 3]>(section(lengths[1]), n_vertices, ".hmesh SHDW positions")?;
+        let skin_bytes = section(lengths[2]);
+        let indices = typed::<u32>(section(lengths[3]), n_indices, ".hmesh SHDW indices")?;
+        let skin = if skinned {
+            let skin = typed::<GpuSkinVertex>(skin_bytes, n_vertices, ".hmesh SHDW skin")?;
+            let joints = joint_count.ok_or(size(".hmesh SHDW skin without SKEL"))?;
+            if skin
+                .iter()
+                .flat_map(|s| s.joints)
+                .any(|j| j as usize >= joints)
+            {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh SHDW skin joint (beyond the skeleton)",
+                });
+            }
+            Some(skin)
+        } else {
+            None
+        };
+        if n_indices % 3 != 0 || indices.iter().any(|i| *i as usize >= n_vertices) {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh SHDW index (beyond the vertices, or not triangles)",
+            });
+        }
+        for range in ranges.iter() {
+            let end = range.first_index.checked_add(range.index_count);
+            if end.is_none_or(|e| e as usize > n_indices) || range.index_count % 3 != 0 {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh SHDW submesh range",
+                });
+            }
+        }
+        Ok(Self {
+            ranges,
+            positions,
+            skin,
+            indices,
+        })
+    }
 }
 
 impl<'a> MeshView<'a> {
@@ -363,6 +459,11 @@ impl<'a> MeshView<'a> {
                 })
             }
         };
+        let shadow = find(chunk::SHDW, ".hmesh SHDW chunk")?
+            .map(|b| {
+                ShadowGeometry::parse(b, desc.submesh_count, skeleton.as_ref().map(|s| s.len()))
+            })
+            .transpose()?;
         Ok(Self {
             desc,
             bounds,
@@ -377,24 +478,55 @@ impl<'a> MeshView<'a> {
             skin,
             skeleton,
             lods,
+            shadow,
         })
     }
 }
 
-/// A validated `.hmat` table.
+/// A validated `.hmat` table (v1, or v2 with properties).
 #[derive(Debug, Clone)]
 pub struct MaterialTable<'a> {
     /// Rows in slot order.
     pub rows: Cow<'a, [GpuMaterial]>,
+    /// v2's properties, sorted by (row, id); empty for v1.
+    pub properties: Cow<'a, [MaterialProperty]>,
 }
 
 impl<'a> MaterialTable<'a> {
     /// Parses and validates a material table.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
-        let count = hmat::validate(bytes)?;
+        let layout = hmat::validate_layout(bytes)?;
+        let rows_end = hmat::HEADER_SIZE + layout.rows * hmat::ROW_SIZE;
         Ok(Self {
-            rows: typed(&bytes[hmat::HEADER_SIZE..], count, ".hmat size")?,
+            rows: typed(
+                &bytes[hmat::HEADER_SIZE..rows_end],
+                layout.rows,
+                ".hmat size",
+            )?,
+            properties: typed(
+                &bytes[layout.properties_at..],
+                layout.properties,
+                ".hmat property table size",
+            )?,
         })
+    }
+
+    /// Row `row`'s property `id` ([`hmat::property`]), when it has one: a binary search.
+    pub fn property(&self, row: u32, id: u32) -> Option<&MaterialProperty> {
+        self.properties
+            .binary_search_by_key(&(row, id), |p| (p.row, p.id))
+            .ok()
+            .map(|i| &self.properties[i])
+    }
+
+    /// Every texture ref of the table: the rows' five slots and the properties' textures,
+    /// zeros left out.
+    pub fn texture_refs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.rows
+            .iter()
+            .flat_map(|r| r.texture_refs())
+            .chain(self.properties.iter().map(|p| p.texture))
+            .filter(|hash| *hash != 0)
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`compress`, `quality`, `rdo`, `zstd-level`, `max-pixels`), over the manifest's layered
 //! `texture` settings.
 
-use super::resolve;
+use super::source_of_kind;
 use crate::bake::pipeline::{BakeContext, PipelineError};
 use crate::bake::settings::{TextureQuality, TextureSettings};
 use crate::bake::texture::pipelines::{decode, emit, IMAGE_EXTENSIONS};
@@ -92,37 +92,11 @@ pub(super) fn bake(
         }
     }
     settings.validate().map_err(|e| format!("`bitmap`: {e}"))?;
-    let (read_path, root_rel) = image_source(toml_rel, body, cx)?;
+    let (read_path, root_rel) = source_of_kind(toml_rel, "bitmap", body, &IMAGE_EXTENSIONS, cx)?;
     let bytes = cx.read(&read_path)?;
     let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
     let mode = TextureMode::from_file_name(&root_rel);
     let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
     emit(cx, format!("{name}.ktx2"), AssetKind::TEXTURE, encoded);
     Ok(())
-}
-
-/// `src`, or else the image of the TOML's name (`bricks.toml` → `bricks.png`, `.jpg`, …).
-fn image_source(
-    toml_rel: &str,
-    body: &toml::Table,
-    cx: &BakeContext<'_>,
-) -> Result<(String, String), String> {
-    if let Some(src) = body.get("src") {
-        let src = src
-            .as_str()
-            .filter(|s| !s.is_empty())
-            .ok_or("`bitmap.src` must be a path string")?;
-        return resolve(toml_rel, src);
-    }
-    let stem = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
-    let file = stem.rsplit('/').next().unwrap_or(stem);
-    for ext in IMAGE_EXTENSIONS {
-        let candidate = format!("{file}.{ext}");
-        if cx.base().join(&candidate).is_file() {
-            return resolve(toml_rel, &candidate);
-        }
-    }
-    Err(format!(
-        "no `src`, and no image named {file}.png, .jpg, .jpeg or .tga beside the file"
-    ))
 }

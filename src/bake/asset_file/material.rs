@@ -7,8 +7,9 @@
 //! referenced, not baked again), or an inline `{ src = "…" }` table. `normal` is a texture.
 //! `metal` and `rough` images are packed into one ORM texture (roughness G, metallic B, as
 //! glTF's metallic-roughness). `double-sided` (bool) and `alpha-test` (the cutoff: MASK mode).
-//! `displacement`, `height` and `transmission` have no place in `.hmat` v1: they are kept out,
-//! with a warning (a versioned extension record is future work).
+//! `height` (or pak's README spelling, `displacement`) and `transmission` take a number or a
+//! texture (baked one-channel linear) and go to `.hmat` v2 property records
+//! ([`crate::format::hmat::property`]); a material without them stays a v1 table.
 
 use super::{number, resolve};
 use crate::bake::pipeline::{BakeContext, Output, PipelineError};
@@ -17,7 +18,7 @@ use crate::bake::texture::pipelines::{decode, emit};
 use crate::bake::texture::pixels::{srgb_to_linear, Pixels};
 use crate::bake::texture::{self, TextureMode, TextureShape};
 use crate::format::hman::AssetKind;
-use crate::format::hmat::{self, GpuMaterial};
+use crate::format::hmat::{self, property, GpuMaterial, MaterialProperty};
 
 /// What a material key holds.
 enum Input {
@@ -40,6 +41,7 @@ pub(super) fn bake(
     let mut row = GpuMaterial::default();
     let mut metal = None;
     let mut rough = None;
+    let mut properties: Vec<MaterialProperty> = Vec::new();
     for (key, value) in body {
         let at = format!("material.{key}");
         match key.as_str() {
@@ -81,9 +83,39 @@ pub(super) fn bake(
                 row.alpha_cutoff = cutoff;
                 row.flags |= hmat::ALPHA_MASK << hmat::ALPHA_MODE_SHIFT;
             }
-            "displacement" | "height" | "transmission" => cx.warn(format!(
-                "`{at}` has no place in .hmat v1 yet: left out of {name}.hmat"
-            )),
+            "displacement" | "height" | "transmission" => {
+                let (id, slot_name) = match key.as_str() {
+                    "transmission" => (property::TRANSMISSION, "transmission"),
+                    _ => (property::HEIGHT, "height"),
+                };
+                if properties.iter().any(|p| p.id == id) {
+                    return Err(
+                        "`material.height` and `material.displacement` are the same \
+                                property: give one"
+                            .into(),
+                    );
+                }
+                let (factor, texture) = match input(file_rel, value, &at)? {
+                    Input::Value(v) => (vector::<1>(&v, 1.0, &at)?[0], 0),
+                    texture => (
+                        1.0,
+                        slot(
+                            cx,
+                            name,
+                            slot_name,
+                            texture,
+                            TextureMode::Grayscale,
+                            &settings,
+                        )?,
+                    ),
+                };
+                properties.push(MaterialProperty {
+                    row: 0,
+                    id,
+                    value: [factor, 0.0, 0.0, 0.0],
+                    texture,
+                });
+            }
             other => {
                 return Err(format!(
                     "`material.{other}`: unknown key (color, emissive, metal, rough, normal, \
@@ -173,7 +205,7 @@ pub(super) fn bake(
     cx.emit(Output::new(
         format!("{name}.hmat"),
         AssetKind::MATERIAL,
-        hmat::write(&[row]),
+        hmat::write_with_properties(&[row], &properties),
     ));
     Ok(())
 }

@@ -8,8 +8,8 @@
 //! - `[scene]` → `<name>.hscene` ([`crate::format::hscene`]).
 //! - `[material]` → `<name>.hmat` (one row) and its textures; assetc's `*.mat` files too
 //!   ([`StandaloneMaterial`]).
-//! - `[mesh]`, `[animation]`: not baked yet; the file stays a blob,
-//!   with a warning saying so.
+//! - `[mesh]` → `<name>.hmesh` and its companions (the model pipeline; pak's keys).
+//! - `[animation]` → `<name>.hanim` (one clip of a skinned glTF).
 //! - Any other `.toml` is a blob, as before.
 //!
 //! `src` is relative to the TOML file, or to the content root when it starts with `/`;
@@ -18,6 +18,7 @@
 
 mod bitmap;
 mod material;
+mod model;
 mod scene;
 
 use crate::bake::blob;
@@ -25,8 +26,15 @@ use crate::bake::font::{self, FontSettings};
 use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
 
 /// pak's asset kinds, as top-level table names.
-const BAKED: [&str; 5] = ["blob", "bitmap", "bitmap-font", "material", "scene"];
-const NOT_YET: [&str; 2] = ["mesh", "animation"];
+const KINDS: [&str; 7] = [
+    "blob",
+    "bitmap",
+    "bitmap-font",
+    "material",
+    "scene",
+    "mesh",
+    "animation",
+];
 
 /// `*.toml` → by its top-level table (see the module docs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,7 +51,8 @@ impl Pipeline for AssetFile {
         "asset-file"
     }
     fn version(&self) -> u32 {
-        1
+        // 2: `[mesh]` and `[animation]` are baked, no longer kept as blobs.
+        2
     }
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]
@@ -76,13 +85,7 @@ impl Pipeline for AssetFile {
         let Some((kind, body)) = kind else {
             return as_blob(cx);
         };
-        if NOT_YET.contains(&kind) {
-            cx.warn(format!(
-                "pak's `[{kind}]` asset files are not baked yet; the file is kept as a blob"
-            ));
-            return as_blob(cx);
-        }
-        if !BAKED.contains(&kind) {
+        if !KINDS.contains(&kind) {
             return as_blob(cx);
         }
         let name = source.rel().strip_suffix(".toml").unwrap_or(source.rel());
@@ -105,6 +108,8 @@ impl Pipeline for AssetFile {
             "bitmap" => bitmap::bake(source.rel(), name, body, cx)?,
             "material" => material::bake(source.rel(), name, body, cx)?,
             "scene" => scene::bake(source.rel(), name, body, cx)?,
+            "mesh" => model::bake_mesh(source.rel(), name, body, cx)?,
+            "animation" => model::bake_animation(source.rel(), name, body, cx)?,
             _ => unreachable!("kinds checked above"),
         }
         Ok(())
@@ -161,6 +166,45 @@ fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), 
         Some(other) => return Err(format!("`src` must be a path string, not {other}")),
     };
     resolve(toml_rel, &src)
+}
+
+/// `src` of a `[kind]` table, or else the file of the TOML's name with one of `extensions`
+/// (`bricks.toml` → `bricks.png`, `.jpg`, …; `chair.glb.toml` → `chair.glb`): the path to read
+/// and the same file relative to the content root, as [`resolve`] gives them.
+pub(crate) fn source_of_kind(
+    toml_rel: &str,
+    kind: &str,
+    body: &toml::Table,
+    extensions: &[&str],
+    cx: &BakeContext<'_>,
+) -> Result<(String, String), String> {
+    if let Some(src) = body.get("src") {
+        let src = src
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("`{kind}.src` must be a path string"))?;
+        return resolve(toml_rel, src);
+    }
+    let stem = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
+    let file = stem.rsplit('/').next().unwrap_or(stem);
+    let has_extension = |name: &str| {
+        name.rsplit_once('.')
+            .is_some_and(|(_, ext)| extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
+    };
+    if has_extension(file) {
+        return resolve(toml_rel, file);
+    }
+    for ext in extensions {
+        let candidate = format!("{file}.{ext}");
+        if cx.base().join(&candidate).is_file() {
+            return resolve(toml_rel, &candidate);
+        }
+    }
+    let names: Vec<String> = extensions.iter().map(|e| format!("{file}.{e}")).collect();
+    Err(format!(
+        "no `src`, and none of {} beside the file",
+        names.join(", ")
+    ))
 }
 
 /// A finite number (a TOML float or integer) for the key at `at`.

@@ -83,6 +83,8 @@ pub struct Scene {
     pub skeleton: Option<Vec<GpuJoint>>,
     /// Animation clips on the skeleton's joints.
     pub clips: Vec<Clip>,
+    /// The name of each skeleton joint's node (empty when unnamed), parallel to `skeleton`.
+    pub joint_names: Vec<String>,
     /// Warnings.
     pub warnings: Vec<String>,
 }
@@ -90,13 +92,26 @@ pub struct Scene {
 /// Reads a side file by its path relative to the model's folder (recorded as an input).
 pub type ReadSide<'a> = dyn FnMut(&str) -> Result<Vec<u8>, String> + 'a;
 
+/// What to import from a glTF file, and how.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportOptions<'a> {
+    /// Bake node transforms into one world-space mesh (skinned meshes never are).
+    pub merge: bool,
+    /// Read the first skin (SKIN, SKEL) and its animations.
+    pub skins: bool,
+    /// The settings' transform, applied to static geometry after the node transforms.
+    pub user: Mat4,
+    /// Import this scene (by name) instead of the default one.
+    pub scene_name: Option<&'a str>,
+    /// Import only the mesh nodes of this name (or, failing that, the meshes of this name).
+    pub mesh_name: Option<&'a str>,
+}
+
 /// Imports a glTF or GLB file; `read` loads the files its URIs name.
 pub fn import(
     bytes: &[u8],
     read: &mut ReadSide<'_>,
-    merge: bool,
-    skins: bool,
-    user: &Mat4,
+    options: &ImportOptions<'_>,
 ) -> Result<Scene, String> {
     let gltf = gltf::Gltf::from_slice_without_validation(bytes)
         .map_err(|e| format!("not a valid glTF: {e}"))?;
@@ -122,7 +137,7 @@ pub fn import(
     // the checks above miss something the gltf crate's readers assume.
     let document = &gltf.document;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read_scene(document, &buffers, read, merge, skins, user)
+        read_scene(document, &buffers, read, options)
     }))
     .unwrap_or_else(|_| Err("malformed glTF: the gltf crate's reader panicked on it".into()))
 }
@@ -237,10 +252,9 @@ fn read_scene(
     document: &gltf::Document,
     buffers: &[gltf::buffer::Data],
     read: &mut ReadSide<'_>,
-    merge: bool,
-    skins: bool,
-    user: &Mat4,
+    options: &ImportOptions<'_>,
 ) -> Result<Scene, String> {
+    let (skins, user) = (options.skins, &options.user);
     let mut scene = Scene::default();
     // Only the first skin is exported (as assetc does); meshes bound to others stay static.
     let skin = document.skins().next().filter(|_| skins);
@@ -268,10 +282,29 @@ fn read_scene(
         [0., 0., 0., 1.],
     ];
     let mut instances: Vec<(gltf::Mesh<'_>, Mat4)> = Vec::new();
-    if merge {
-        let root = document
-            .default_scene()
-            .or_else(|| document.scenes().next());
+    let wanted = |node: Option<&gltf::Node<'_>>, mesh: &gltf::Mesh<'_>| match options.mesh_name {
+        None => true,
+        Some(name) => match node {
+            Some(node) => node.name() == Some(name) || mesh.name() == Some(name),
+            None => mesh.name() == Some(name),
+        },
+    };
+    if options.merge || options.scene_name.is_some() {
+        let root = match options.scene_name {
+            Some(name) => Some(
+                document
+                    .scenes()
+                    .find(|s| s.name() == Some(name))
+                    .ok_or_else(|| {
+                        let names: Vec<&str> =
+                            document.scenes().map(|s| s.name().unwrap_or("")).collect();
+                        format!("no scene named {name:?} (the file has {names:?})")
+                    })?,
+            ),
+            None => document
+                .default_scene()
+                .or_else(|| document.scenes().next()),
+        };
         let mut stack: Vec<(gltf::Node<'_>, Mat4)> = root
             .iter()
             .flat_map(|s| s.nodes())
@@ -284,8 +317,15 @@ fn read_scene(
                 return Err("node hierarchy has a cycle".into());
             }
             let world = mul(&parent, &node.transform().matrix());
-            if let Some(mesh) = node.mesh() {
-                if node.skin().is_some() {
+            if let Some(mesh) = node.mesh().filter(|mesh| wanted(Some(&node), mesh)) {
+                if !options.merge {
+                    // A scene picked by name without merging: each of its meshes once, in
+                    // its own space.
+                    if !instances.iter().any(|(m, _)| m.index() == mesh.index()) {
+                        let skinned = skinned_meshes.contains(&mesh.index());
+                        instances.push((mesh, if skinned { identity } else { *user }));
+                    }
+                } else if node.skin().is_some() {
                     // Skinned meshes are never baked into world space (glTF ignores their node
                     // transform), nor moved by the mesh settings (their bind matrices would no
                     // longer match).
@@ -301,11 +341,30 @@ fn read_scene(
     } else {
         instances = document
             .meshes()
+            .filter(|m| {
+                wanted(None, m)
+                    || document.nodes().any(|n| {
+                        n.mesh().is_some_and(|own| own.index() == m.index()) && wanted(Some(&n), m)
+                    })
+            })
             .map(|m| {
                 let skinned = skinned_meshes.contains(&m.index());
                 (m, if skinned { identity } else { *user })
             })
             .collect();
+    }
+    if let (Some(name), true) = (options.mesh_name, instances.is_empty()) {
+        let mut names: Vec<&str> = document
+            .nodes()
+            .filter(|n| n.mesh().is_some())
+            .filter_map(|n| n.name())
+            .chain(document.meshes().filter_map(|m| m.name()))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        return Err(format!(
+            "no mesh node or mesh named {name:?} (the file has {names:?})"
+        ));
     }
 
     for (mesh, world) in &instances {
@@ -600,6 +659,10 @@ fn read_skeleton(
         })
         .collect();
     scene.skeleton = Some(joints);
+    scene.joint_names = skin
+        .joints()
+        .map(|node| node.name().unwrap_or("").to_owned())
+        .collect();
 
     for animation in document.animations() {
         let name = animation.name().unwrap_or("").to_owned();

@@ -68,15 +68,17 @@ pub fn settings_transform(
     let q: [f32; 4] = match mesh.rotation.as_slice() {
         [] => [0.0, 0.0, 0.0, 1.0],
         [x, y, z] => {
-            // Euler degrees, applied x then y then z: q = qz * qy * qx.
-            let half = |deg: f32| (deg.to_radians() * 0.5).sin_cos();
-            let ((sx, cx), (sy, cy), (sz, cz)) = (half(*x), half(*y), half(*z));
-            [
-                sx * cy * cz - cx * sy * sz,
-                cx * sy * cz + sx * cy * sz,
-                cx * cy * sz - sx * sy * cz,
-                cx * cy * cz + sx * sy * sz,
-            ]
+            // Euler degrees about the fixed axes, in `euler` order: for "xyz",
+            // q = qz * qy * qx (x turns first).
+            let order = crate::bake::settings::euler_axes(&mesh.euler)
+                .ok_or_else(|| format!("mesh.euler = {:?}: not an order of x, y, z", mesh.euler))?;
+            let angles = [*x, *y, *z];
+            order.iter().fold([0.0, 0.0, 0.0, 1.0], |q, &axis| {
+                let (sin, cos) = (angles[axis].to_radians() * 0.5).sin_cos();
+                let mut turn = [0.0, 0.0, 0.0, cos];
+                turn[axis] = sin;
+                quat_mul(turn, q)
+            })
         }
         [x, y, z, w] => {
             let len = (x * x + y * y + z * z + w * w).sqrt();
@@ -120,6 +122,36 @@ pub fn settings_transform(
     ])
 }
 
+/// The Hamilton product `a * b` of two quaternions (x, y, z, w): `b` turns first.
+fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+/// A model file to bake and where its outputs go.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelSource<'a> {
+    /// The file's bytes.
+    pub bytes: &'a [u8],
+    /// The file's name or path (its extension tells OBJ from glTF).
+    pub file_name: &'a str,
+    /// The folder its side files (buffers, images, `.mtl`) resolve in, relative to the
+    /// context's base: `""`, or a path ending in `/`.
+    pub side_dir: &'a str,
+    /// The output path without extension: `<stem>.hmesh`, `<stem>/tex_<i>.ktx2` …
+    pub stem: &'a str,
+    /// Only this scene (by name), rather than the default one.
+    pub scene_name: Option<&'a str>,
+    /// Only the mesh nodes (or meshes) of this name.
+    pub mesh_name: Option<&'a str>,
+}
+
 /// Bakes a glTF, GLB or OBJ file; its buffers, images and material libraries are read
 /// through `cx`, so they are recorded as the model's inputs.
 pub fn bake_model(
@@ -128,30 +160,66 @@ pub fn bake_model(
     texture: &TextureSettings,
     cx: &mut BakeContext<'_>,
 ) -> Result<(), PipelineError> {
+    let model = ModelSource {
+        bytes: source.bytes(),
+        file_name: source.rel(),
+        side_dir: "",
+        stem: source.stem(),
+        scene_name: None,
+        mesh_name: None,
+    };
+    let scene = import_model(&model, mesh, cx)?;
+    bake_scene(&model, scene, mesh, texture, cx)
+}
+
+/// Bakes a model an asset file names (pak's `[mesh]`): as [`bake_model`], with the
+/// outputs at `model.stem` and side files read from `model.side_dir`.
+pub fn bake_named_model(
+    model: &ModelSource<'_>,
+    mesh: &MeshSettings,
+    texture: &TextureSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), PipelineError> {
+    let scene = import_model(model, mesh, cx)?;
+    bake_scene(model, scene, mesh, texture, cx)
+}
+
+/// Imports a model's geometry, materials, skeleton and clips through `cx`.
+pub fn import_model(
+    model: &ModelSource<'_>,
+    mesh: &MeshSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<gltf::Scene, PipelineError> {
     let user = settings_transform(mesh)?;
-    let mut read = |path: &str| cx.read(path).map_err(|e| e.to_string());
-    let scene = if source.rel().to_ascii_lowercase().ends_with(".obj") {
-        let mut scene = obj::import(source.bytes(), &mut read)?;
+    let mut read = |path: &str| {
+        cx.read(&format!("{}{path}", model.side_dir))
+            .map_err(|e| e.to_string())
+    };
+    if model.file_name.to_ascii_lowercase().ends_with(".obj") {
+        if model.scene_name.is_some() || model.mesh_name.is_some() {
+            return Err("an OBJ file has no scenes or named meshes to pick from".into());
+        }
+        let mut scene = obj::import(model.bytes, &mut read)?;
         // OBJ has no node graph: only the settings' transform applies.
         for p in &mut scene.primitives {
             gltf::transform_primitive(p, &user);
         }
-        scene
+        Ok(scene)
     } else {
-        gltf::import(
-            source.bytes(),
-            &mut read,
-            mesh.merge,
-            !mesh.ignore_skin,
-            &user,
-        )?
-    };
-    bake_scene(source, scene, mesh, texture, cx)
+        let options = gltf::ImportOptions {
+            merge: mesh.merge,
+            skins: !mesh.ignore_skin,
+            user,
+            scene_name: model.scene_name,
+            mesh_name: model.mesh_name,
+        };
+        Ok(gltf::import(model.bytes, &mut read, &options)?)
+    }
 }
 
 /// Turns an imported scene into `.hmesh`, `.hmat`, `tex_<i>.ktx2` and `.hanim`.
 fn bake_scene(
-    source: &Source<'_>,
+    model: &ModelSource<'_>,
     scene: gltf::Scene,
     mesh_settings: &MeshSettings,
     texture_settings: &TextureSettings,
@@ -160,8 +228,8 @@ fn bake_scene(
     for warning in &scene.warnings {
         cx.warn(warning);
     }
-    let stem = source.stem();
-    let source_ref = source_ref(source.rel());
+    let stem = model.stem;
+    let source_ref = stem.to_ascii_lowercase();
 
     // Dense material slots in first-use order; `slot_of` maps a source material to its slot.
     let mut slots: Vec<usize> = Vec::new();

@@ -515,6 +515,10 @@ pub fn build(
             weights: c.weights,
         })
         .collect();
+    let skinned = skeleton.is_some() && submeshes.iter().any(|s| s.primitive.skin.is_some());
+    let shadow = settings
+        .shadow
+        .then(|| shadow_chunk(&vertices, &indices, &subm, skinned, settings.optimize));
     let mut chunks: Vec<(u32, &[u8])> = vec![
         (chunk::DESC, bytemuck::bytes_of(&desc)),
         (chunk::BNDS, bytemuck::bytes_of(&bounds)),
@@ -527,7 +531,6 @@ pub fn build(
         (chunk::MTRL, bytemuck::cast_slice(material_refs)),
         (chunk::SUBM, bytemuck::cast_slice(&subm)),
     ];
-    let skinned = skeleton.is_some() && submeshes.iter().any(|s| s.primitive.skin.is_some());
     if let (true, Some(skeleton)) = (skinned, skeleton) {
         if let Some(bad) = skin
             .iter()
@@ -546,7 +549,68 @@ pub fn build(
         chunks.push((chunk::LODI, bytemuck::cast_slice(&lod_indices)));
         chunks.push((chunk::LODT, &lodt));
     }
+    if let Some(shadow) = &shadow {
+        chunks.push((chunk::SHDW, shadow));
+    }
     Ok(hmesh::write(&chunks))
+}
+
+/// What a shadow vertex keeps: its position, and its skinning when the mesh is skinned.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+struct ShadowVertex {
+    position: [f32; 3],
+    joints: [u16; 4],
+    weights: [f32; 4],
+}
+
+/// The `SHDW` chunk: the final vertices welded down to what a depth pass reads (corners that
+/// differ only in normal, tangent or UV become one vertex), each submesh's triangles kept as
+/// a range, then vertex-cache and vertex-fetch optimized like the main geometry.
+fn shadow_chunk(
+    vertices: &[Corner],
+    indices: &[u32],
+    submeshes: &[SubMesh],
+    skinned: bool,
+    optimize: bool,
+) -> Vec<u8> {
+    let keys: Vec<ShadowVertex> = vertices
+        .iter()
+        .map(|c| ShadowVertex {
+            position: c.vertex.position,
+            joints: if skinned { c.joints } else { [0; 4] },
+            weights: if skinned { c.weights } else { [0.0; 4] },
+        })
+        .collect();
+    let (unique, remap) = meshopt::generate_vertex_remap(&keys, None);
+    let mut welded = meshopt::remap_vertex_buffer(&keys, unique, &remap);
+    let mut shadow_indices = meshopt::remap_index_buffer(Some(indices), keys.len(), &remap);
+    let ranges: Vec<MeshLod> = submeshes
+        .iter()
+        .map(|s| MeshLod {
+            first_index: s.first_index,
+            index_count: s.index_count,
+        })
+        .collect();
+    if optimize {
+        for s in submeshes {
+            let range = &mut shadow_indices
+                [s.first_index as usize..(s.first_index + s.index_count) as usize];
+            meshopt::optimize_vertex_cache_in_place(range, welded.len());
+        }
+        welded = meshopt::optimize_vertex_fetch(&mut shadow_indices, &welded);
+    }
+    let positions: Vec<[f32; 3]> = welded.iter().map(|v| v.position).collect();
+    let skin: Option<Vec<GpuSkinVertex>> = skinned.then(|| {
+        welded
+            .iter()
+            .map(|v| GpuSkinVertex {
+                joints: v.joints,
+                weights: v.weights,
+            })
+            .collect()
+    });
+    hmesh::write_shadow(&ranges, &positions, skin.as_deref(), &shadow_indices)
 }
 
 #[cfg(test)]
