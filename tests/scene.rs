@@ -240,8 +240,8 @@ fn scene_mistakes_are_errors_naming_file_and_key() {
             "index 1 is past the 1 vertices",
         ),
         (
-            "[scene]\n[[scene.geometry]]\nvertices = [0.0, 0.0]\n",
-            "not a multiple of 3",
+            "[scene]\n[[scene.geometry]]\nvertices = [0.0, 0.0, 0.0, 0.0, 0.0]\n",
+            "5 numbers: not a whole count of 2- or 3-number vertices",
         ),
         (
             "[scene]\n[[scene.ref]]\ndata.when = 1979-05-27\n",

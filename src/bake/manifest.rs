@@ -241,7 +241,9 @@ impl Config {
         for (index, table) in content.group.iter().enumerate() {
             let at = format!("content.group[{index}]");
             misplaced_keys(table, &at, &["assets", "exclude"], &file, &mut warnings);
-            let assets = table.assets.clone().unwrap_or_default();
+            // A leading `/` names the content root, as in pak: `/blob/payload.toml`.
+            let rooted = |glob: &String| glob.strip_prefix('/').unwrap_or(glob).to_owned();
+            let assets: Vec<String> = table.assets.iter().flatten().map(rooted).collect();
             if assets.is_empty() {
                 warnings.push(format!("{}: `{at}` lists no assets", file.display()));
             }
@@ -254,8 +256,8 @@ impl Config {
                     )));
                 }
             }
-            let exclude = (table.exclude.iter().flatten().enumerate())
-                .map(|(i, glob)| compile(glob, format!("{at}.exclude[{i}]")))
+            let exclude = (table.exclude.iter().flatten().map(rooted).enumerate())
+                .map(|(i, glob)| compile(&glob, format!("{at}.exclude[{i}]")))
                 .collect::<Result<_, _>>()?;
             groups.push(Group {
                 assets,

@@ -94,6 +94,16 @@ pub trait Pipeline: Send + Sync + 'static {
         settings: &Self::Settings,
         cx: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError>;
+
+    /// Other sources this file names that must be baked as assets of their own even when no
+    /// content group matches them (a scene's meshes and materials): paths relative to the
+    /// content root. The plan adds each existing file no group claims, in the group of the
+    /// file that names it, and asks it in turn. Called with the file's bytes at planning
+    /// time; by default, none.
+    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+        let _ = (source_rel, bytes);
+        Vec::new()
+    }
 }
 
 /// A source pattern a pipeline claims.
@@ -425,6 +435,11 @@ impl<'a> BakeContext<'a> {
         self.recorded.outputs.push(output);
     }
 
+    /// Whether this bake already emitted an output at `path` (emitting it twice is an error).
+    pub fn emitted(&self, path: &str) -> bool {
+        self.recorded.outputs.iter().any(|o| o.path == path)
+    }
+
     /// Records a reference to another asset by its canonical ref (`models/chair/tex_0`,
     /// `textures/bricks`: the runtime path, with `.ktx2` dropped) and returns its 64-bit hash
     /// for the output to store. A reference to an asset that the bake does not produce fails
@@ -463,6 +478,7 @@ pub(crate) trait DynPipeline: Send + Sync {
         unknown: &mut dyn FnMut(String),
     ) -> Result<(), String>;
     fn bake_dyn(&self, source: &Source<'_>, cx: &mut BakeContext<'_>) -> Result<(), PipelineError>;
+    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String>;
 }
 
 impl<P: Pipeline> DynPipeline for P {
@@ -486,6 +502,9 @@ impl<P: Pipeline> DynPipeline for P {
         let table = Pipeline::settings_table(self).to_owned();
         let settings: P::Settings = cx.settings(&table)?;
         self.bake(source, &settings, cx)
+    }
+    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+        Pipeline::dependencies(self, source_rel, bytes)
     }
 }
 

@@ -257,6 +257,7 @@ pub fn plan(
             }
         }
     }
+    add_dependencies(&root, registry, &mut matched, &mut walker);
     let mut refused: Vec<BakeError> = walker.refused.into_values().collect();
     match refused.len() {
         0 => {}
@@ -297,6 +298,52 @@ pub fn plan(
         watched_dirs: watched,
         warnings,
     })
+}
+
+/// Adds the files the matched sources name ([`Pipeline::dependencies`](crate::bake::pipeline::Pipeline::dependencies))
+/// that no group matched: each in the group of the first file naming it, transitively. A
+/// named file that does not exist, is not a regular file, or leads out of the root is left
+/// to the bake that names it to report.
+fn add_dependencies(
+    root: &Path,
+    registry: &Registry,
+    matched: &mut BTreeMap<String, (PathBuf, bool, Stamp, usize)>,
+    walker: &mut Walker<'_>,
+) {
+    let mut pending: Vec<String> = matched.keys().cloned().collect();
+    while let Some(rel) = pending.pop() {
+        let (path, folder, _, group) = matched[&rel].clone();
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        let Some(pipeline) = registry.classify(name, folder).map(|i| registry.get(i)) else {
+            continue;
+        };
+        // Only files a pipeline reads names from are read here (asset files: small TOML).
+        let named = match folder {
+            true => Vec::new(),
+            false => match std::fs::read(&path) {
+                Ok(bytes) => pipeline.dependencies(&rel, &bytes),
+                Err(_) => Vec::new(),
+            },
+        };
+        for dependency in named {
+            if matched.contains_key(&dependency) {
+                continue;
+            }
+            let candidate = root.join(&dependency);
+            let inside = candidate
+                .canonicalize()
+                .is_ok_and(|real| real.starts_with(root) && real.is_file());
+            let Ok(meta) = std::fs::metadata(&candidate) else {
+                continue;
+            };
+            if !inside || walker.skip.is_some_and(|skip| candidate.starts_with(skip)) {
+                continue;
+            }
+            let stamp = (meta.len(), mtime_ns(&meta));
+            matched.insert(dependency.clone(), (candidate, false, stamp, group));
+            pending.push(dependency);
+        }
+    }
 }
 
 /// The claimed folder (`*.env`, `*.array`) that is or contains the path `rel`, if any: a file

@@ -79,7 +79,12 @@ pub(super) fn bake(
                 row.flags = (row.flags & !hmat::FLAG_DOUBLE_SIDED) | u32::from(on);
             }
             "alpha-test" => {
-                let cutoff = number(value, &at)?;
+                // pak's schema says a boolean (the engine's cutoff); a number is the cutoff.
+                let cutoff = match value {
+                    toml::Value::Boolean(false) => continue,
+                    toml::Value::Boolean(true) => GpuMaterial::default().alpha_cutoff,
+                    number_value => number(number_value, &at)?,
+                };
                 row.alpha_cutoff = cutoff;
                 row.flags |= hmat::ALPHA_MASK << hmat::ALPHA_MODE_SHIFT;
             }
@@ -208,6 +213,20 @@ pub(super) fn bake(
         hmat::write_with_properties(&[row], &properties),
     ));
     Ok(())
+}
+
+/// The `[bitmap]` files a material names (they are baked on their own and referenced).
+pub(super) fn dependencies(file_rel: &str, body: &toml::Table) -> Vec<String> {
+    let path_of = |value: &toml::Value| match value {
+        toml::Value::String(path) if !path.starts_with('#') => Some(path.clone()),
+        toml::Value::Table(inline) => inline.get("src")?.as_str().map(str::to_owned),
+        _ => None,
+    };
+    body.values()
+        .filter_map(path_of)
+        .filter(|path| path.ends_with(".toml"))
+        .filter_map(|path| resolve(file_rel, &path).ok().map(|(_, root_rel)| root_rel))
+        .collect()
 }
 
 /// A texture slot: bakes an image to `<name>/<slot>.ktx2`, or references a baked asset.

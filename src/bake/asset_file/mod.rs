@@ -57,6 +57,16 @@ impl Pipeline for AssetFile {
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]
     }
+    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+        let Some((kind, body)) = asset_table(bytes) else {
+            return Vec::new();
+        };
+        match kind.as_str() {
+            "scene" => scene::dependencies(source_rel, &body),
+            "material" => material::dependencies(source_rel, &body),
+            _ => Vec::new(),
+        }
+    }
     fn bake(
         &self,
         source: &Source<'_>,
@@ -71,23 +81,10 @@ impl Pipeline for AssetFile {
             ));
             Ok(())
         };
-        // A TOML that does not parse is someone's data, not an asset file.
-        let Some(table) = std::str::from_utf8(source.bytes())
-            .ok()
-            .and_then(|text| text.parse::<toml::Table>().ok())
-        else {
+        let Some((kind, body)) = asset_table(source.bytes()) else {
             return as_blob(cx);
         };
-        let kind = match (table.len(), table.iter().next()) {
-            (1, Some((key, toml::Value::Table(body)))) => Some((key.as_str(), body)),
-            _ => None,
-        };
-        let Some((kind, body)) = kind else {
-            return as_blob(cx);
-        };
-        if !KINDS.contains(&kind) {
-            return as_blob(cx);
-        }
+        let (kind, body) = (kind.as_str(), &body);
         let name = source.rel().strip_suffix(".toml").unwrap_or(source.rel());
         match kind {
             "blob" => {
@@ -116,6 +113,21 @@ impl Pipeline for AssetFile {
     }
 }
 
+/// The kind and table of an asset file: a TOML whose one top-level table is one of pak's
+/// kinds. Anything else (a TOML that does not parse is someone's data) is a blob.
+fn asset_table(bytes: &[u8]) -> Option<(String, toml::Table)> {
+    let table = std::str::from_utf8(bytes)
+        .ok()?
+        .parse::<toml::Table>()
+        .ok()?;
+    match (table.len(), table.into_iter().next()) {
+        (1, Some((kind, toml::Value::Table(body)))) if KINDS.contains(&kind.as_str()) => {
+            Some((kind, body))
+        }
+        _ => None,
+    }
+}
+
 /// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
 /// top level, or in one `[material]` table) → `<name>.hmat`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -136,6 +148,12 @@ impl Pipeline for StandaloneMaterial {
     fn settings_table(&self) -> &str {
         "asset-file"
     }
+    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+        match std::str::from_utf8(bytes).map(str::parse::<toml::Table>) {
+            Ok(Ok(table)) => material::dependencies(source_rel, &material_body(table)),
+            _ => Vec::new(),
+        }
+    }
     fn bake(
         &self,
         source: &Source<'_>,
@@ -145,12 +163,16 @@ impl Pipeline for StandaloneMaterial {
         let text =
             std::str::from_utf8(source.bytes()).map_err(|e| format!("not UTF-8 text: {e}"))?;
         let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
-        let body = match table.get("material") {
-            Some(toml::Value::Table(body)) if table.len() == 1 => body.clone(),
-            _ => table,
-        };
-        material::bake(source.rel(), source.stem(), &body, cx)?;
+        material::bake(source.rel(), source.stem(), &material_body(table), cx)?;
         Ok(())
+    }
+}
+
+/// A `.mat` file's material keys: at the top level, or in its one `[material]` table.
+fn material_body(table: toml::Table) -> toml::Table {
+    match table.get("material") {
+        Some(toml::Value::Table(body)) if table.len() == 1 => body.clone(),
+        _ => table,
     }
 }
 

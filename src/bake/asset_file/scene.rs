@@ -1,11 +1,16 @@
 //! pak's `[scene]` asset files → `.hscene`: `[[scene.ref]]` (id, mesh, materials, translation,
-//! rotation, scale, tags, data) and `[[scene.geometry]]` (id, indices, vertices, translation,
-//! rotation, tags, data). Mesh and material paths become asset hashes, checked at the end of
-//! the bake like every reference.
+//! rotation, euler, scale, tags, data) and `[[scene.geometry]]` (id, indices, vertices,
+//! translation, rotation, euler, tags, data). Mesh and material paths become asset hashes,
+//! checked at the end of the bake like every reference; the asset files, models and images
+//! they name are planned with the scene ([`dependencies`]). A material given as an image is
+//! a one-row material baked with the scene, as pak makes one.
 
 use super::{number, resolve};
 use crate::bake::pipeline::{BakeContext, Output};
+use crate::bake::settings::pak_euler_axes;
+use crate::bake::texture::pipelines::IMAGE_EXTENSIONS;
 use crate::format::hman::AssetKind;
+use crate::format::hmat::{self, GpuMaterial};
 use crate::format::hscene::{self, GeometryData, RefData, SceneData, SceneValue};
 
 /// Bakes the `[scene]` table `body` of `toml_rel` into `<name>.hscene`.
@@ -26,7 +31,6 @@ pub(super) fn bake(
     for (i, table) in tables(body, "ref")?.iter().enumerate() {
         let at = |key: &str| format!("scene.ref[{i}].{key}");
         let mut data = RefData {
-            rotation: [0.0, 0.0, 0.0, 1.0],
             scale: [1.0; 3],
             ..RefData::default()
         };
@@ -41,24 +45,24 @@ pub(super) fn bake(
                     for (j, path) in array(value, &at(key))?.iter().enumerate() {
                         let at = format!("{}[{j}]", at(key));
                         let path = string(path, &at)?;
-                        let runtime = asset_path(toml_rel, &path, "hmat", &at)?;
+                        let runtime = material_path(toml_rel, name, &path, &at, cx)?;
                         data.materials.push(cx.reference(&runtime));
                     }
                 }
                 "translation" => data.translation = floats(value, &at(key))?,
-                "rotation" => data.rotation = rotation(value, &at(key))?,
+                "rotation" | "euler" => {}
                 "scale" => data.scale = floats(value, &at(key))?,
-                "tags" => data.tags = strings(value, &at(key))?,
+                "tags" => data.tags = tags(value, &at(key))?,
                 "data" => data.data = Some(scene_value(value, &at(key))?),
                 _ => return Err(format!("`{}`: unknown key", at(key))),
             }
         }
+        data.rotation = rotation(table, &at("rotation"))?;
         scene.refs.push(data);
     }
     for (i, table) in tables(body, "geometry")?.iter().enumerate() {
         let at = |key: &str| format!("scene.geometry[{i}].{key}");
         let mut data = GeometryData {
-            rotation: [0.0, 0.0, 0.0, 1.0],
             components: 3,
             ..GeometryData::default()
         };
@@ -76,11 +80,15 @@ pub(super) fn bake(
                     }
                 }
                 "translation" => data.translation = floats(value, &at(key))?,
-                "rotation" => data.rotation = rotation(value, &at(key))?,
-                "tags" => data.tags = strings(value, &at(key))?,
+                "rotation" | "euler" => {}
+                "tags" => data.tags = tags(value, &at(key))?,
                 "data" => data.data = Some(scene_value(value, &at(key))?),
                 _ => return Err(format!("`{}`: unknown key", at(key))),
             }
+        }
+        data.rotation = rotation(table, &at("rotation"))?;
+        if data.components == 0 {
+            data.components = flat_components(&data.vertices, &data.indices, &at("vertices"))?;
         }
         let vertex_count = data.vertices.len() / data.components as usize;
         if let Some(bad) = data.indices.iter().find(|&&i| i as usize >= vertex_count) {
@@ -153,22 +161,29 @@ fn floats<const N: usize>(value: &toml::Value, at: &str) -> Result<[f32; N], Str
         .map_err(|list: Vec<f32>| format!("`{at}` has {} numbers, {N} expected", list.len()))
 }
 
-/// Three Euler angles in degrees (applied X, then Y, then Z) or a quaternion xyzw.
-fn rotation(value: &toml::Value, at: &str) -> Result<[f32; 4], String> {
+/// A record's `rotation`: three Euler angles in degrees, in pak's order (`euler`, intrinsic as
+/// glam's `EulerRot`; `"xyz"`, Rx · Ry · Rz, by default), or a quaternion xyzw; none is the
+/// identity. `at` names the `rotation` key.
+fn rotation(table: &toml::Table, at: &str) -> Result<[f32; 4], String> {
+    let order = match table.get("euler") {
+        None => "xyz",
+        Some(value) => value
+            .as_str()
+            .ok_or_else(|| format!("`{}` must be a string", at.replace(".rotation", ".euler")))?,
+    };
+    let axes = pak_euler_axes(order).ok_or_else(|| {
+        format!(
+            "`{}` = {order:?}: the three axes x, y and z once each",
+            at.replace(".rotation", ".euler")
+        )
+    })?;
+    let Some(value) = table.get("rotation") else {
+        return Ok([0.0, 0.0, 0.0, 1.0]);
+    };
     let list = float_list(value, at)?;
     match list[..] {
         [x, y, z, w] => Ok([x, y, z, w]),
-        [x, y, z] => {
-            let half = |deg: f32| (deg.to_radians() * 0.5).sin_cos();
-            let ((sx, cx), (sy, cy), (sz, cz)) = (half(x), half(y), half(z));
-            // q = qz * qy * qx
-            Ok([
-                sx * cy * cz - cx * sy * sz,
-                cx * sy * cz + sx * cy * sz,
-                cx * cy * sz - sx * sy * cz,
-                cx * cy * cz + sx * sy * sz,
-            ])
-        }
+        [x, y, z] => Ok(crate::bake::settings::euler_quaternion([x, y, z], axes)),
         _ => Err(format!(
             "`{at}` has {} numbers: 3 Euler angles in degrees or a quaternion xyzw",
             list.len()
@@ -176,7 +191,42 @@ fn rotation(value: &toml::Value, at: &str) -> Result<[f32; 4], String> {
     }
 }
 
-/// A flat list (3 per vertex, as pak writes them) or a list of 2- or 3-number vertices.
+/// Tags as pak stores them: trimmed, lowercased, sorted, each once.
+fn tags(value: &toml::Value, at: &str) -> Result<Vec<String>, String> {
+    let mut tags: Vec<String> = strings(value, at)?
+        .iter()
+        .map(|t| t.trim().to_lowercase())
+        .collect();
+    tags.sort();
+    tags.dedup();
+    Ok(tags)
+}
+
+/// The components of a flat vertex list (pak writes one without saying): 3 when the count
+/// and the indices allow it, else 2.
+fn flat_components(vertices: &[f32], indices: &[u32], at: &str) -> Result<u32, String> {
+    let fits = |components: usize| {
+        vertices.len().is_multiple_of(components)
+            && indices
+                .iter()
+                .all(|&i| (i as usize) < vertices.len() / components)
+    };
+    let whole = |components: usize| vertices.len().is_multiple_of(components);
+    match (fits(3), fits(2)) {
+        (true, _) => Ok(3),
+        (false, true) => Ok(2),
+        // The caller names the index past the vertices.
+        _ if whole(3) => Ok(3),
+        _ if whole(2) => Ok(2),
+        _ => Err(format!(
+            "`{at}` has {} numbers: not a whole count of 2- or 3-number vertices",
+            vertices.len()
+        )),
+    }
+}
+
+/// A flat list (as pak writes them; components decided by [`flat_components`]) or a list of
+/// 2- or 3-number vertices.
 fn vertices(value: &toml::Value, at: &str) -> Result<(u32, Vec<f32>), String> {
     let items = array(value, at)?;
     if items.first().is_some_and(toml::Value::is_array) {
@@ -195,14 +245,8 @@ fn vertices(value: &toml::Value, at: &str) -> Result<(u32, Vec<f32>), String> {
         }
         return Ok((components.unwrap_or(3) as u32, out));
     }
-    let flat = float_list(value, at)?;
-    if flat.len() % 3 != 0 {
-        return Err(format!(
-            "`{at}` has {} numbers, not a multiple of 3 (x, y, z per vertex)",
-            flat.len()
-        ));
-    }
-    Ok((3, flat))
+    // A flat list: its components are decided once the indices are read (0 until then).
+    Ok((0, float_list(value, at)?))
 }
 
 /// The runtime path of what a scene names: an asset file (`chair.toml` → `chair.<ext>`), a
@@ -219,6 +263,70 @@ fn asset_path(toml_rel: &str, path: &str, ext: &str, at: &str) -> Result<String,
         }
     }
     Ok(root_rel)
+}
+
+/// The runtime path of a material a scene names: an asset file's or `.mat`'s `.hmat`; for an
+/// image, as pak does, a one-row material whose color is the image's texture, baked with the
+/// scene at `<scene>/<image stem>.hmat`; else a baked path as it is.
+fn material_path(
+    toml_rel: &str,
+    scene: &str,
+    path: &str,
+    at: &str,
+    cx: &mut BakeContext<'_>,
+) -> Result<String, String> {
+    let (_, root_rel) = resolve(toml_rel, path).map_err(|e| format!("`{at}`: {e}"))?;
+    if let Some(mat) = root_rel.strip_suffix(".mat") {
+        return Ok(format!("{mat}.hmat"));
+    }
+    let Some((stem, _)) = root_rel.rsplit_once('.').filter(|(_, ext)| is_image(ext)) else {
+        return asset_path(toml_rel, path, "hmat", at);
+    };
+    let leaf = stem.rsplit('/').next().unwrap_or(stem);
+    let material = format!("{scene}/{leaf}.hmat");
+    if cx.emitted(&material) {
+        return Ok(material);
+    }
+    let row = GpuMaterial {
+        base_color_tex: cx.reference(stem),
+        ..GpuMaterial::default()
+    };
+    cx.emit(Output::new(
+        material.clone(),
+        AssetKind::MATERIAL,
+        hmat::write(&[row]),
+    ));
+    Ok(material)
+}
+
+fn is_image(extension: &str) -> bool {
+    IMAGE_EXTENSIONS
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(extension))
+}
+
+/// What a `[scene]` table names that the bake must plan too: the files behind its refs'
+/// `mesh` and `materials` (asset files, `.mat` files, models, images), relative to the
+/// content root. Paths that do not resolve are left to the bake to report.
+pub(super) fn dependencies(toml_rel: &str, body: &toml::Table) -> Vec<String> {
+    let mut found = Vec::new();
+    let Some(toml::Value::Array(refs)) = body.get("ref") else {
+        return found;
+    };
+    for r in refs.iter().filter_map(toml::Value::as_table) {
+        let materials = r.get("materials").and_then(toml::Value::as_array);
+        let paths = r
+            .get("mesh")
+            .into_iter()
+            .chain(materials.into_iter().flatten())
+            .filter_map(toml::Value::as_str);
+        for path in paths {
+            if let Ok((_, root_rel)) = resolve(toml_rel, path) {
+                found.push(root_rel);
+            }
+        }
+    }
+    found
 }
 
 fn scene_value(value: &toml::Value, at: &str) -> Result<SceneValue, String> {

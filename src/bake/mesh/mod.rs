@@ -68,17 +68,10 @@ pub fn settings_transform(
     let q: [f32; 4] = match mesh.rotation.as_slice() {
         [] => [0.0, 0.0, 0.0, 1.0],
         [x, y, z] => {
-            // Euler degrees about the fixed axes, in `euler` order: for "xyz",
-            // q = qz * qy * qx (x turns first).
+            // Euler degrees about the fixed axes, in `euler` order.
             let order = crate::bake::settings::euler_axes(&mesh.euler)
                 .ok_or_else(|| format!("mesh.euler = {:?}: not an order of x, y, z", mesh.euler))?;
-            let angles = [*x, *y, *z];
-            order.iter().fold([0.0, 0.0, 0.0, 1.0], |q, &axis| {
-                let (sin, cos) = (angles[axis].to_radians() * 0.5).sin_cos();
-                let mut turn = [0.0, 0.0, 0.0, cos];
-                turn[axis] = sin;
-                quat_mul(turn, q)
-            })
+            crate::bake::settings::euler_quaternion([*x, *y, *z], order)
         }
         [x, y, z, w] => {
             let len = (x * x + y * y + z * z + w * w).sqrt();
@@ -120,18 +113,6 @@ pub fn settings_transform(
         column(2),
         [mesh.offset[0], mesh.offset[1], mesh.offset[2], 1.0],
     ])
-}
-
-/// The Hamilton product `a * b` of two quaternions (x, y, z, w): `b` turns first.
-fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
 }
 
 /// A model file to bake and where its outputs go.
