@@ -213,7 +213,11 @@ fn material_bitmap_toml_src_resolves_relative_to_bitmap_toml() {
     let texture = pack.resolve(color).unwrap().expect("the color resolves");
     assert_eq!(&*texture.path, "textures/albedo.ktx2");
     let ktx = pack.get("textures/albedo.ktx2").unwrap().unwrap();
-    assert!(!hearth::Ktx2::parse(&ktx).unwrap().level(0).unwrap().is_empty());
+    assert!(!hearth::Ktx2::parse(&ktx)
+        .unwrap()
+        .level(0)
+        .unwrap()
+        .is_empty());
 }
 
 /// The quaternion of pak's Euler angles (degrees) in its default order, XYZ intrinsic

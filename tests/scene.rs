@@ -388,6 +388,10 @@ fn materials_from_mat_files_and_material_tables() {
             b"[material]\ncolor = '/textures/panel.toml'\n",
         ),
         ("textures/panel.toml", b"[bitmap]\ncompress = false\n"),
+        (
+            "materials/small.toml",
+            b"[material]\ncolor = { src = 'brick.png', resize = 2, compress = false }\n",
+        ),
         ("textures/panel.png", &gray_png(4, 255)),
     ]);
     let report = report.unwrap();
@@ -480,6 +484,13 @@ fn materials_from_mat_files_and_material_tables() {
     assert!((gold.base_color_factor[0] - 1.0).abs() < 1e-6 && gold.base_color_factor[3] == 1.0);
     assert!(gold.base_color_factor[2] < 0.001, "#ffd700 has no blue");
 
+    // An inline bitmap takes [bitmap] keys: resized to 2 pixels, stored raw.
+    assert_ne!(row("materials/small.hmat").base_color_tex, 0);
+    let small = pack.get("materials/small/color.ktx2").unwrap().unwrap();
+    let small = hearth::Ktx2::parse(&small).unwrap();
+    assert_eq!((small.width(), small.height()), (2, 2));
+    assert_ne!(small.vk_format(), 0, "compress = false: raw, not UASTC");
+
     // A [bitmap] file is referenced, not baked again.
     let ui = row("materials/ui.hmat");
     assert_eq!(
@@ -498,6 +509,16 @@ fn materials_from_mat_files_and_material_tables() {
             "materials/bad.mat",
             "height = 0.1\ndisplacement = 0.2\n",
             "the same property",
+        ),
+        (
+            "materials/bad.mat",
+            "rough = { src = 'rough.png', resize = 4 }\n",
+            "`material.rough.resize`: metal and rough images are packed",
+        ),
+        (
+            "materials/bad.mat",
+            "color = { src = 'brick.png', size = 4 }\n",
+            "`material.color.size`: unknown key",
         ),
         (
             "materials/bad.mat",

@@ -19,7 +19,25 @@ pub(super) fn bake(
     cx: &mut BakeContext<'_>,
 ) -> Result<(), PipelineError> {
     let mut settings: TextureSettings = cx.settings("texture")?;
-    let key_error = |key: &str, want: &str| format!("`bitmap.{key}`: {want}");
+    apply_keys(body, "bitmap", &mut settings, cx)?;
+    let (read_path, root_rel) = source_of_kind(toml_rel, "bitmap", body, &IMAGE_EXTENSIONS, cx)?;
+    let bytes = cx.read(&read_path)?;
+    let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
+    let mode = TextureMode::from_file_name(&root_rel);
+    let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
+    emit(cx, format!("{name}.ktx2"), AssetKind::TEXTURE, encoded);
+    Ok(())
+}
+
+/// Applies a bitmap table's keys (a `[bitmap]` file's, or an inline bitmap's at `at`) to the
+/// layered texture settings; `src` is the caller's.
+pub(super) fn apply_keys(
+    body: &toml::Table,
+    at: &str,
+    settings: &mut TextureSettings,
+    cx: &mut BakeContext<'_>,
+) -> Result<(), String> {
+    let key_error = |key: &str, want: &str| format!("`{at}.{key}`: {want}");
     for (key, value) in body {
         match key.as_str() {
             "src" => {}
@@ -27,7 +45,7 @@ pub(super) fn bake(
                 settings.srgb = Some(match value.as_str() {
                     Some("srgb") => true,
                     Some("linear") => false,
-                    _ => return Err(key_error(key, "\"srgb\" or \"linear\"").into()),
+                    _ => return Err(key_error(key, "\"srgb\" or \"linear\"")),
                 })
             }
             "mip-levels" => match value {
@@ -36,10 +54,10 @@ pub(super) fn bake(
                 toml::Value::Integer(n) if *n > 1 => {
                     settings.mips = true;
                     cx.warn(format!(
-                        "`bitmap.mip-levels = {n}`: hearth writes the full mip chain, not {n} levels"
+                        "`{at}.mip-levels = {n}`: hearth writes the full mip chain, not {n} levels"
                     ));
                 }
-                _ => return Err(key_error(key, "true, false or a count from 1").into()),
+                _ => return Err(key_error(key, "true, false or a count from 1")),
             },
             "resize" => {
                 settings.max_size = value
@@ -84,19 +102,11 @@ pub(super) fn bake(
             }
             other => {
                 return Err(format!(
-                    "`bitmap.{other}`: unknown key (src, color, mip-levels, resize, swizzle, \
+                    "`{at}.{other}`: unknown key (src, color, mip-levels, resize, swizzle, \
                      compress, quality, rdo, zstd-level, max-pixels)"
-                )
-                .into())
+                ))
             }
         }
     }
-    settings.validate().map_err(|e| format!("`bitmap`: {e}"))?;
-    let (read_path, root_rel) = source_of_kind(toml_rel, "bitmap", body, &IMAGE_EXTENSIONS, cx)?;
-    let bytes = cx.read(&read_path)?;
-    let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
-    let mode = TextureMode::from_file_name(&root_rel);
-    let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
-    emit(cx, format!("{name}.ktx2"), AssetKind::TEXTURE, encoded);
-    Ok(())
+    settings.validate().map_err(|e| format!("`{at}`: {e}"))
 }

@@ -4,7 +4,8 @@
 //! Each of `color`, `emissive`, `metal`, `rough` is a value (a hex string `#rgb`, `#rrggbb`,
 //! `#rrggbbaa` in sRGB, a number, or an array of numbers) or a texture: a path to an image
 //! (baked as `<name>/<slot>.ktx2`), a path to a `[bitmap]` asset file (its `.ktx2` is
-//! referenced, not baked again), or an inline `{ src = "…" }` table. `normal` is a texture.
+//! referenced, not baked again), or an inline bitmap table (`{ src = "…" }` and any `[bitmap]`
+//! key). `normal` is a texture.
 //! `metal` and `rough` images are packed into one ORM texture (roughness G, metallic B, as
 //! glTF's metallic-roughness). `double-sided` (bool) and `alpha-test` (the cutoff: MASK mode).
 //! `height` (or pak's README spelling, `displacement`) and `transmission` take a number or a
@@ -24,8 +25,13 @@ use crate::format::hmat::{self, property, GpuMaterial, MaterialProperty};
 enum Input {
     /// Numbers (a hex color is converted to linear RGBA).
     Value(Vec<f32>),
-    /// An image to bake, relative to the material file (for `cx.read`) and to the root.
-    Image { read: String, root_rel: String },
+    /// An image to bake, relative to the material file (for `cx.read`) and to the root, with
+    /// an inline bitmap's keys (`{ src = "…", resize = 512 }`; empty for a plain path).
+    Image {
+        read: String,
+        root_rel: String,
+        keys: toml::Table,
+    },
     /// An asset baked by another file (a `[bitmap]`): its canonical ref.
     Baked(String),
 }
@@ -143,8 +149,19 @@ pub(super) fn bake(
     if let Some(r) = factor(&rough, "material.rough")? {
         row.roughness_factor = r;
     }
+    for (input, at) in [(&metal, "material.metal"), (&rough, "material.rough")] {
+        if let Some(Input::Image { keys, .. }) = input {
+            if let Some(key) = keys.keys().next() {
+                return Err(format!(
+                    "`{at}.{key}`: metal and rough images are packed into one texture, which \
+                     takes the `texture` settings; inline bitmap keys do not apply to it"
+                )
+                .into());
+            }
+        }
+    }
     let images = [&metal, &rough].map(|i| match i {
-        Some(Input::Image { read, root_rel }) => Some((read.clone(), root_rel.clone())),
+        Some(Input::Image { read, root_rel, .. }) => Some((read.clone(), root_rel.clone())),
         _ => None,
     });
     if [&metal, &rough]
@@ -240,11 +257,17 @@ fn slot(
 ) -> Result<u64, PipelineError> {
     match texture {
         Input::Baked(path) => Ok(cx.reference(&path)),
-        Input::Image { read, root_rel } => {
+        Input::Image {
+            read,
+            root_rel,
+            keys,
+        } => {
+            let mut settings = settings.clone();
+            super::bitmap::apply_keys(&keys, &format!("material.{slot}"), &mut settings, cx)?;
             let bytes = cx.read(&read)?;
-            let image = decode(std::path::Path::new(&root_rel), &bytes, settings, cx)?;
+            let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
             let encoded =
-                texture::encode_decoded(vec![image], TextureShape::Single, mode, settings)?;
+                texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
             let reference = format!("{name}/{slot}");
             emit(cx, format!("{reference}.ktx2"), AssetKind::TEXTURE, encoded);
             Ok(cx.reference(&reference))
@@ -254,6 +277,7 @@ fn slot(
 }
 
 fn input(file_rel: &str, value: &toml::Value, at: &str) -> Result<Input, String> {
+    let mut keys = toml::Table::new();
     let path = match value {
         toml::Value::String(text) if text.starts_with('#') => {
             return hex(text).map(Input::Value).ok_or_else(|| {
@@ -262,13 +286,10 @@ fn input(file_rel: &str, value: &toml::Value, at: &str) -> Result<Input, String>
         }
         toml::Value::String(path) => path.clone(),
         toml::Value::Table(inline) => {
-            if let Some(other) = inline.keys().find(|k| *k != "src") {
-                return Err(format!(
-                    "`{at}.{other}`: inline bitmaps take `src` only here (use a [bitmap] file for more)"
-                ));
-            }
-            inline
-                .get("src")
+            // An inline bitmap: `src` and any `[bitmap]` key, applied when it is baked.
+            keys = inline.clone();
+            keys.remove("src")
+                .as_ref()
                 .and_then(toml::Value::as_str)
                 .ok_or_else(|| format!("`{at}` needs `src`"))?
                 .to_owned()
@@ -292,9 +313,18 @@ fn input(file_rel: &str, value: &toml::Value, at: &str) -> Result<Input, String>
     };
     let (read, root_rel) = resolve(file_rel, &path).map_err(|e| format!("`{at}`: {e}"))?;
     Ok(match root_rel.strip_suffix(".toml") {
+        Some(_) if !keys.is_empty() => {
+            return Err(format!(
+                "`{at}`: a [bitmap] file is baked with its own keys; give them there, not inline"
+            ))
+        }
         // The canonical ref of its `.ktx2` (the path without `.ktx2`).
         Some(bitmap) => Input::Baked(bitmap.to_owned()),
-        None => Input::Image { read, root_rel },
+        None => Input::Image {
+            read,
+            root_rel,
+            keys,
+        },
     })
 }
 
