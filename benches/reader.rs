@@ -213,6 +213,20 @@ fn read_all(c: &mut Criterion) {
                 assert_eq!(n as u64, total);
             })
         });
+        if codec != Codec::None {
+            // One reused buffer for every entry (`Entry::bytes_into`): no allocation per entry.
+            group.bench_function(format!("hearth/{}_into", codec.name()), |b| {
+                let mut buffer = Vec::new();
+                b.iter(|| {
+                    let mut n = 0usize;
+                    for entry in pak.entries() {
+                        entry.unwrap().bytes_into(&mut buffer).unwrap();
+                        n += black_box(&buffer).len();
+                    }
+                    assert_eq!(n as u64, total);
+                })
+            });
+        }
         if codec == Codec::None {
             // Stored reads are zero-copy; this variant also copies every entry into an owned
             // buffer, to show what touching all 32 MiB costs.

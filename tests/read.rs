@@ -110,8 +110,15 @@ fn payload_damage_is_caught_by_checksums_and_never_panics() {
         let mut damaged = bytes.clone();
         damaged[byte] ^= 0x5a;
         let pak = PakReader::from_bytes(&damaged).expect("payload damage does not affect open");
+        let mut buffer = Vec::new();
         for entry in pak.entries() {
-            let _ = entry.unwrap().bytes(); // may fail (a zstd frame), must not panic
+            let entry = entry.unwrap();
+            let _ = entry.bytes(); // may fail (a zstd frame), must not panic
+                                   // The reused buffer and the thread's reused zstd context: a failed frame leaves
+                                   // the buffer empty, and the next entry reads right.
+            if entry.bytes_into(&mut buffer).is_err() {
+                assert!(buffer.is_empty());
+            }
         }
         // Payload bytes are covered by their checksums, padding by the layout check.
         assert!(pak.verify().is_err(), "byte {byte}");
@@ -256,6 +263,10 @@ type ReadBack = (
 
 fn read_back(pak: &PakReader) -> ReadBack {
     pak.verify().unwrap();
+    // One buffer for every `get_into`: it reads what `get` reads, whatever the buffer held.
+    let mut buffer = b"left over from before".to_vec();
+    assert!(!pak.get_into("no/such/entry", &mut buffer).unwrap());
+    assert_eq!(buffer, b"left over from before", "untouched when absent");
     let entries = pak
         .entries()
         .map(|entry| {
@@ -263,6 +274,8 @@ fn read_back(pak: &PakReader) -> ReadBack {
             let path = entry.path().into_owned();
             let bytes = entry.bytes().unwrap().into_owned();
             assert_eq!(*pak.get(&path).unwrap().unwrap(), *bytes, "{path}");
+            assert!(pak.get_into(&path, &mut buffer).unwrap());
+            assert_eq!(buffer, bytes, "{path}");
             let by_hash = pak.find_by_hash(entry.hash()).unwrap().unwrap();
             assert_eq!(by_hash.path(), path);
             (path, entry.kind(), entry.codec(), bytes)

@@ -174,17 +174,18 @@ impl<'a> Ktx2<'a> {
             supercompression::ZSTD => {
                 // The declared size is under `Limits::max_ktx2_level_size` (checked in
                 // `parse_with_limits`); memory follows what really inflates, up to it.
-                let capacity = row
-                    .uncompressed_byte_length
-                    .min((stored.len() as u64).saturating_mul(32).max(4096));
-                let mut out = Vec::with_capacity(capacity as usize);
-                let decoder = zstd::stream::read::Decoder::with_buffer(stored);
-                let ok = decoder
-                    .and_then(|d| {
-                        d.take(row.uncompressed_byte_length.saturating_add(1))
-                            .read_to_end(&mut out)
-                    })
-                    .is_ok_and(|n| n as u64 == row.uncompressed_byte_length);
+                let size = row.uncompressed_byte_length;
+                let plausible = size <= (stored.len() as u64).saturating_mul(64).max(1 << 20);
+                let mut out = Vec::new();
+                let ok = if plausible {
+                    // The thread's reused zstd context, one allocation of the level's size.
+                    super::zstd_context::decompress_exact(stored, size as usize, &mut out)
+                } else {
+                    out.reserve(size.min((stored.len() as u64).saturating_mul(32)) as usize);
+                    zstd::stream::read::Decoder::with_buffer(stored)
+                        .and_then(|d| d.take(size.saturating_add(1)).read_to_end(&mut out))
+                        .is_ok_and(|n| n as u64 == size)
+                };
                 if !ok {
                     return Err(ReadError::Invalid {
                         what: "KTX2 level (zstd data does not inflate to its size)",

@@ -16,3 +16,4 @@ pub mod signed;
 #[cfg(feature = "transcode")]
 #[cfg_attr(docsrs, doc(cfg(feature = "transcode")))]
 pub mod transcode;
+mod zstd_context;
