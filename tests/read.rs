@@ -411,3 +411,52 @@ fn a_v4_pack_with_game_kinds_opens_lists_reads_and_verifies() {
     );
     assert_eq!(layout.per_kind[&AssetKind(255)], (1, 4, 4));
 }
+
+/// Lookups through the hash buckets: every path of a 20k-entry pack (v3 and v4, in nested
+/// folders) is found by path and by hash, absent paths are not, and paths that differ only
+/// in ASCII case (one asset hash, two entries) are told apart by the path comparison.
+#[test]
+fn lookups_by_path_and_hash_find_every_entry_and_no_other() {
+    let mut paths: Vec<String> = (0..20_000)
+        .map(|i| format!("d{}/e{}/file_{i}.bin", i % 37, i % 11))
+        .collect();
+    paths.extend(["Case/Name.txt".to_owned(), "case/name.txt".to_owned()]);
+    paths.sort();
+    let bodies: Vec<Vec<u8>> = paths.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let files: Vec<PackFile<'_>> = paths
+        .iter()
+        .zip(&bodies)
+        .map(|(path, bytes)| PackFile {
+            path,
+            kind: AssetKind::BLOB,
+            bytes,
+            codec: Codec::None,
+            level: None,
+        })
+        .collect();
+    for version in [3, 4] {
+        let pak = PakReader::from_bytes(hearth::bake::pack::build(version, &files)).unwrap();
+        for path in &paths {
+            let entry = pak.find(path).unwrap().unwrap_or_else(|| panic!("{path}"));
+            assert_eq!(entry.path(), path.as_str());
+            assert_eq!(&*entry.bytes().unwrap(), path.as_bytes());
+            let by_hash = pak
+                .find_by_hash(hearth::format::hash::hash_runtime_path(path))
+                .unwrap()
+                .unwrap();
+            // The two case variants share a hash: either is a right answer for the hash.
+            assert!(by_hash.path().eq_ignore_ascii_case(path), "{path}");
+        }
+        for absent in [
+            "",
+            "d0",
+            "d0/e0",
+            "d0/e0/file_0.bi",
+            "CASE/NAME.TXT",
+            "x/y/z",
+        ] {
+            assert!(pak.find(absent).unwrap().is_none(), "{absent:?}");
+        }
+        assert!(pak.find_by_hash(0x1234_5678).unwrap().is_none());
+    }
+}

@@ -81,10 +81,53 @@ pub struct PakReader {
     manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
     /// v2 has no hash index; built on the first lookup by hash.
     v2_hashes: OnceLock<Vec<(u64, u32)>>,
+    /// v3 and later: where each range of hashes starts in the sorted hash index, built on the
+    /// first lookup (see [`HashBuckets`]).
+    hash_buckets: OnceLock<HashBuckets>,
     /// Opened with a key ([`open_signed`](Self::open_signed)): which entries' digests have
     /// been checked (each is hashed once, before its first [`Entry`] is handed out).
     #[cfg(feature = "verify")]
     digests_checked: Option<Box<[std::sync::atomic::AtomicBool]>>,
+}
+
+/// An in-memory index over a v3+ pack's sorted hash slots: the hash's top `bits` bits pick a
+/// bucket, `starts[b]..starts[b + 1]` are the slots in it. With about one bucket per entry a
+/// lookup reads one `starts` pair and one or two slots: two cache misses instead of the
+/// binary search's seventeen at 100k entries. 4 bytes per entry, built in one pass on the
+/// first lookup. A pack whose slots are not sorted (corrupt; `verify` says so) gets ranges
+/// that may miss entries, never ones outside the table.
+#[derive(Debug)]
+struct HashBuckets {
+    shift: u32,
+    starts: Box<[u32]>,
+}
+
+impl HashBuckets {
+    fn build(layout: &hpack::V3Layout, bytes: &[u8]) -> Self {
+        let len = layout.len();
+        let bits = (len.max(2).next_power_of_two().trailing_zeros()).min(24);
+        let shift = 64 - bits;
+        let buckets = 1usize << bits;
+        let mut starts = vec![len as u32; buckets + 1];
+        let mut next = 0usize;
+        for i in 0..len {
+            let bucket = (layout.raw_hash_slot(bytes, i).hash >> shift) as usize;
+            while next <= bucket {
+                starts[next] = i as u32;
+                next += 1;
+            }
+        }
+        Self {
+            shift,
+            starts: starts.into_boxed_slice(),
+        }
+    }
+
+    /// The slot indices of `hash`'s bucket.
+    fn range(&self, hash: u64) -> std::ops::Range<usize> {
+        let bucket = (hash >> self.shift) as usize;
+        self.starts[bucket] as usize..self.starts[bucket + 1] as usize
+    }
 }
 
 impl std::fmt::Debug for PakReader {
@@ -188,6 +231,7 @@ impl PakReader {
             limits,
             manifest: OnceLock::new(),
             v2_hashes: OnceLock::new(),
+            hash_buckets: OnceLock::new(),
             #[cfg(feature = "verify")]
             digests_checked: None,
         })
@@ -398,10 +442,27 @@ impl PakReader {
         (0..self.len()).map(move |index| self.entry(index))
     }
 
-    /// The entry at runtime path `path` (binary search over the sorted table).
+    /// The entry at runtime path `path`: for v3 and later through the hash index (the path's
+    /// hash, its bucket, one path comparison per entry of that hash); for v2 a binary search
+    /// over the sorted table.
     pub fn find(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
         let bytes = self.bytes();
         let query = path.as_bytes();
+        if let Layout::V3(layout) = &self.layout {
+            let hash = hash_runtime_path(path);
+            for slot in self.hash_slots(layout, hash) {
+                let index = slot as usize;
+                if index >= layout.len() {
+                    continue; // a corrupt slot: `verify` reports it
+                }
+                let raw = layout.raw_entry(bytes, index);
+                let (dir, name) = layout.path_parts(bytes, &raw)?;
+                if cmp_path(dir, name, query) == Ordering::Equal {
+                    return self.entry(index).map(Some);
+                }
+            }
+            return Ok(None);
+        }
         let (mut low, mut high) = (0usize, self.len());
         while low < high {
             let mid = low + (high - low) / 2;
@@ -443,26 +504,10 @@ impl PakReader {
     /// The entry whose asset hash (see [`crate::format::hash`]) is `hash`.
     pub fn find_by_hash(&self, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
         let index = match &self.layout {
-            Layout::V3(layout) => {
-                let bytes = self.bytes();
-                let (mut low, mut high) = (0usize, layout.len());
-                while low < high {
-                    let mid = low + (high - low) / 2;
-                    if layout.raw_hash_slot(bytes, mid).hash < hash {
-                        low = mid + 1;
-                    } else {
-                        high = mid;
-                    }
-                }
-                if low == layout.len() {
-                    return Ok(None);
-                }
-                let slot = layout.raw_hash_slot(bytes, low);
-                if slot.hash != hash {
-                    return Ok(None);
-                }
-                slot.entry as usize
-            }
+            Layout::V3(layout) => match self.hash_slots(layout, hash).next() {
+                Some(entry) => entry as usize,
+                None => return Ok(None),
+            },
             Layout::V2(_) => {
                 let hashes = self.v2_hashes.get_or_init(|| {
                     let mut hashes: Vec<(u64, u32)> = self
@@ -480,6 +525,25 @@ impl PakReader {
             }
         };
         self.entry(index).map(Some)
+    }
+
+    /// The entry indices of the hash slots whose hash is `hash`, in index order: the hash's
+    /// bucket, then a scan of its (on average one or two) slots.
+    fn hash_slots<'s>(
+        &'s self,
+        layout: &'s hpack::V3Layout,
+        hash: u64,
+    ) -> impl Iterator<Item = u32> + 's {
+        let buckets = self
+            .hash_buckets
+            .get_or_init(|| HashBuckets::build(layout, self.bytes()));
+        let bytes = self.bytes();
+        buckets
+            .range(hash)
+            .map(move |i| layout.raw_hash_slot(bytes, i))
+            .skip_while(move |slot| slot.hash < hash)
+            .take_while(move |slot| slot.hash == hash)
+            .map(|slot| slot.entry)
     }
 
     /// The bytes of the entry whose asset hash is `hash`.
