@@ -384,3 +384,156 @@ fn an_animation_asset_file_bakes_one_clip_less_excluded_joints() {
         "{error}"
     );
 }
+
+/// A 12x12 grid of quads (positions, normals, UVs; no tangents) on two nodes, the second
+/// turned and moved, with a normal-mapped material: files for `parts/grid.gltf`.
+fn grid_gltf() -> Vec<(&'static str, Vec<u8>)> {
+    let n = 12usize;
+    let (mut positions, mut normals, mut uvs, mut indices) = (vec![], vec![], vec![], vec![]);
+    for y in 0..=n {
+        for x in 0..=n {
+            let (u, v) = (x as f32 / n as f32, y as f32 / n as f32);
+            // A bump, so normals differ from flat +Z.
+            let z = ((u - 0.5).powi(2) + (v - 0.5).powi(2)) * 0.5;
+            positions.extend([u, v, z]);
+            let normal = [1.0 - 2.0 * u, 1.0 - 2.0 * v, 2.0];
+            let len = normal.iter().map(|c| c * c).sum::<f32>().sqrt();
+            normals.extend(normal.map(|c| c / len));
+            uvs.extend([u, v]);
+        }
+    }
+    for y in 0..n {
+        for x in 0..n {
+            let i = (y * (n + 1) + x) as u16;
+            let row = (n + 1) as u16;
+            indices.extend([i, i + 1, i + row, i + 1, i + row + 1, i + row]);
+        }
+    }
+    let mut bin: Vec<u8> = Vec::new();
+    let mut view = |bytes: Vec<u8>| {
+        let at = bin.len();
+        bin.extend(&bytes);
+        while bin.len() % 4 != 0 {
+            bin.push(0);
+        }
+        (at, bytes.len())
+    };
+    let floats = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let p = view(floats(&positions));
+    let nm = view(floats(&normals));
+    let t = view(floats(&uvs));
+    let ix = view(indices.iter().flat_map(|i| i.to_le_bytes()).collect());
+    let count = (n + 1) * (n + 1);
+    let json = format!(
+        r#"{{"asset": {{"version": "2.0"}},
+  "buffers": [{{"uri": "grid.bin", "byteLength": {len}}}],
+  "bufferViews": [{{"buffer": 0, "byteOffset": {p0}, "byteLength": {p1}}},
+                  {{"buffer": 0, "byteOffset": {n0}, "byteLength": {n1}}},
+                  {{"buffer": 0, "byteOffset": {t0}, "byteLength": {t1}}},
+                  {{"buffer": 0, "byteOffset": {i0}, "byteLength": {i1}}}],
+  "accessors": [{{"bufferView": 0, "componentType": 5126, "count": {count}, "type": "VEC3",
+                  "min": [0, 0, 0], "max": [1, 1, 0.25]}},
+                {{"bufferView": 1, "componentType": 5126, "count": {count}, "type": "VEC3"}},
+                {{"bufferView": 2, "componentType": 5126, "count": {count}, "type": "VEC2"}},
+                {{"bufferView": 3, "componentType": 5123, "count": {icount}, "type": "SCALAR"}}],
+  "images": [{{"uri": "bumps.png"}}],
+  "textures": [{{"source": 0}}],
+  "materials": [{{"name": "Bumpy", "normalTexture": {{"index": 0}}}}],
+  "meshes": [{{"name": "Grid", "primitives": [{{"attributes": {{"POSITION": 0, "NORMAL": 1,
+               "TEXCOORD_0": 2}}, "indices": 3, "material": 0}}]}}],
+  "nodes": [{{"name": "A", "mesh": 0}},
+            {{"name": "B", "mesh": 0, "translation": [3, 0, 0], "rotation": [0, 0, 0.7071068, 0.7071068]}}],
+  "scenes": [{{"nodes": [0, 1]}}], "scene": 0}}"#,
+        len = bin.len(),
+        p0 = p.0,
+        p1 = p.1,
+        n0 = nm.0,
+        n1 = nm.1,
+        t0 = t.0,
+        t1 = t.1,
+        i0 = ix.0,
+        i1 = ix.1,
+        icount = indices.len(),
+    );
+    let mut png = Vec::new();
+    image::RgbaImage::from_fn(4, 4, |x, y| {
+        image::Rgba([128 + x as u8 * 20, 128 + y as u8 * 20, 255, 255])
+    })
+    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+    .unwrap();
+    vec![
+        ("parts/grid.gltf", json.into_bytes()),
+        ("parts/grid.bin", bin),
+        ("parts/bumps.png", png),
+    ]
+}
+
+/// Every `[mesh]` key reaches the setting it names: each one, alone, changes the baked
+/// `.hmesh` (or, for the tuning values a grid does not react to, its out-of-range value is
+/// an error naming the setting).
+#[test]
+fn every_mesh_key_changes_the_output() {
+    let keys = [
+        "normals = false",
+        "tangents = false",
+        "bake-tangent = false",
+        "optimize = false",
+        "merge = false",
+        "lod = false",
+        "lod = 1",
+        "min-lod-triangles = 200",
+        "lod-lock-border = true",
+        "lod-target-error = 0.001",
+        "shadow = true",
+        "flip-y = true",
+        "scale = [1.0, 2.0, 1.0]",
+        "offset = [0.0, 0.0, 1.0]",
+        "rotation = [0.0, 0.0, 90.0]",
+        "euler = 'zyx'\nrotation = [90.0, 90.0, 0.0]",
+        "name = 'B'",
+    ];
+    let grid = grid_gltf();
+    let mut files: Vec<(String, Vec<u8>)> = grid
+        .iter()
+        .map(|(path, bytes)| (path.to_string(), bytes.clone()))
+        .collect();
+    files.push((
+        "base.toml".into(),
+        b"[mesh]\nsrc = 'parts/grid.gltf'\nrotation = [90.0, 90.0, 0.0]\n".to_vec(),
+    ));
+    for (i, key) in keys.iter().enumerate() {
+        let rotation = if key.contains("rotation") {
+            String::new()
+        } else {
+            "rotation = [90.0, 90.0, 0.0]\n".into()
+        };
+        let toml = format!("[mesh]\nsrc = 'parts/grid.gltf'\n{rotation}{key}\n");
+        files.push((format!("v{i}.toml"), toml.into_bytes()));
+    }
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    let (dir, report) = bake(&borrowed, &[]);
+    report.unwrap();
+    let base = get(dir.path(), "base.hmesh").unwrap();
+    MeshView::parse(&base).unwrap();
+    for (i, key) in keys.iter().enumerate() {
+        let variant = get(dir.path(), &format!("v{i}.hmesh")).unwrap();
+        MeshView::parse(&variant).unwrap();
+        assert_ne!(variant, base, "`{key}` changed nothing");
+    }
+    for (key, names) in [
+        ("overdraw-threshold = 0.5", "overdraw_threshold"),
+        ("lod-target-error = 2.0", "lod.target_error"),
+    ] {
+        let toml = format!("[mesh]\nsrc = 'parts/grid.gltf'\n{key}\n");
+        let mut files: Vec<(&str, &[u8])> = grid.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+        files.push(("bad.toml", toml.as_bytes()));
+        let error = bake(&files, &[]).1.unwrap_err().to_string();
+        assert!(
+            error.contains("bad.toml") && error.contains(names),
+            "{key}: {error}"
+        );
+    }
+}
