@@ -413,7 +413,7 @@ fn grid_gltf() -> Vec<(&'static str, Vec<u8>)> {
     let mut view = |bytes: Vec<u8>| {
         let at = bin.len();
         bin.extend(&bytes);
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         (at, bytes.len())
