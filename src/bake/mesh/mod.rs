@@ -15,6 +15,7 @@ use crate::format::hash::hash_asset_ref;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, GpuMaterial, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED};
 use crate::format::hmesh::NO_MATERIAL;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// The canonical source ref: the source path without its extension, lowercased.
@@ -262,19 +263,27 @@ fn bake_scene(
             }
         }
     }
-    for image in image_order {
-        let mode = image_modes[&image];
-        let Some(Some(bytes)) = scene.images.get(image) else {
-            return Err(format!(
-                "image {image} is referenced by a material but could not be loaded"
-            )
-            .into());
-        };
-        let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
-            .map_err(|e| format!("image {image}: {e}"))?;
-        let encoded =
-            texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
+    // The images encode in parallel on the bake's own pool (nested in the asset's job, so
+    // one large model keeps every worker busy); outputs are emitted in image order, so the
+    // bake stays byte-identical for any thread count.
+    let encoded: Vec<Result<(usize, texture::EncodedTexture), String>> = image_order
+        .par_iter()
+        .map(|&image| {
+            let mode = image_modes[&image];
+            let Some(Some(bytes)) = scene.images.get(image) else {
+                return Err(format!(
+                    "image {image} is referenced by a material but could not be loaded"
+                ));
+            };
+            let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
                 .map_err(|e| format!("image {image}: {e}"))?;
+            texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
+                .map(|encoded| (image, encoded))
+                .map_err(|e| format!("image {image}: {e}"))
+        })
+        .collect();
+    for result in encoded {
+        let (image, encoded) = result?;
         cx.emit(
             Output::new(
                 format!("{stem}/tex_{image}.ktx2"),
