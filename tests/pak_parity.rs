@@ -34,6 +34,17 @@ fn bake(manifest: &Path, out: &Path) -> Report {
     Baker::new(manifest, out).run().unwrap()
 }
 
+/// pak's `bake_with_dir`: a manifest in `dir` listing `assets`, the fixtures as its content
+/// root; bakes into `dir/out`.
+fn bake_with_fixtures_root(dir: &Path, assets: &str) -> Report {
+    let manifest = dir.join("pak.toml");
+    let text =
+        format!("[content]\ncompression = 'snap'\n\n[[content.group]]\nassets = [{assets}]\n");
+    std::fs::write(&manifest, &text).unwrap();
+    let config = Config::parse(&text, &manifest, fixtures()).unwrap();
+    Baker::new(config, dir.join("out")).run().unwrap()
+}
+
 /// pak's `bake_blob_asset_toml`: both asset files bake; what they name is a source file;
 /// the pack checks out; two blobs with pak's bytes, dotted names included.
 #[test]
@@ -75,12 +86,7 @@ fn bake_blob_asset_toml() {
 #[test]
 fn bake_with_dir_resolves_project_rooted_asset_globs() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("pak.toml");
-    let text =
-        "[content]\ncompression = 'snap'\n\n[[content.group]]\nassets = ['/blob/payload.toml']\n";
-    std::fs::write(&manifest, text).unwrap();
-    let config = Config::parse(text, &manifest, fixtures()).unwrap();
-    let report = Baker::new(config, dir.path().join("out")).run().unwrap();
+    let report = bake_with_fixtures_root(dir.path(), "'/blob/payload.toml'");
     let root = fixtures();
     assert!(report.inputs.contains(&root.join("blob/payload.toml")));
     assert!(report.inputs.contains(&root.join("blob/payload.bin")));
@@ -345,12 +351,7 @@ fn deserialize_scene_materials() {
 #[test]
 fn bake_with_generated_content_file() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("pak.toml");
-    let text =
-        "[content]\ncompression = 'snap'\n\n[[content.group]]\nassets = ['scene/scene.toml']\n";
-    std::fs::write(&manifest, text).unwrap();
-    let config = Config::parse(text, &manifest, fixtures()).unwrap();
-    let report = Baker::new(config, dir.path().join("out")).run().unwrap();
+    let report = bake_with_fixtures_root(dir.path(), "'scene/scene.toml'");
     let root = fixtures();
     for file in [
         "scene/scene.toml",
@@ -363,8 +364,7 @@ fn bake_with_generated_content_file() {
     let bytes = pack.get("scene/scene.hscene").unwrap().unwrap();
     SceneView::parse(&bytes).unwrap();
     // What the scene pulled in is cached like everything else: a second bake does nothing.
-    let config = Config::parse(text, &manifest, fixtures()).unwrap();
-    let again = Baker::new(config, dir.path().join("out")).run().unwrap();
+    let again = bake_with_fixtures_root(dir.path(), "'scene/scene.toml'");
     assert!(again.baked.is_empty(), "{:?}", again.baked);
     assert_eq!(again.files_written, 0);
 }
