@@ -95,11 +95,18 @@ pub trait Pipeline: Send + Sync + 'static {
         cx: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError>;
 
+    /// Whether [`dependencies`](Self::dependencies) can name anything: only then does the
+    /// plan read this pipeline's sources (every bake, cached or not), so keep it `false`
+    /// (the default) for pipelines of large files.
+    fn names_dependencies(&self) -> bool {
+        false
+    }
+
     /// Other sources this file names that must be baked as assets of their own even when no
     /// content group matches them (a scene's meshes and materials): paths relative to the
     /// content root. The plan adds each existing file no group claims, in the group of the
     /// file that names it, and asks it in turn. Called with the file's bytes at planning
-    /// time; by default, none.
+    /// time, when [`names_dependencies`](Self::names_dependencies) is on; by default, none.
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
         let _ = (source_rel, bytes);
         Vec::new()
@@ -478,6 +485,7 @@ pub(crate) trait DynPipeline: Send + Sync {
         unknown: &mut dyn FnMut(String),
     ) -> Result<(), String>;
     fn bake_dyn(&self, source: &Source<'_>, cx: &mut BakeContext<'_>) -> Result<(), PipelineError>;
+    fn names_dependencies(&self) -> bool;
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String>;
 }
 
@@ -502,6 +510,9 @@ impl<P: Pipeline> DynPipeline for P {
         let table = Pipeline::settings_table(self).to_owned();
         let settings: P::Settings = cx.settings(&table)?;
         self.bake(source, &settings, cx)
+    }
+    fn names_dependencies(&self) -> bool {
+        Pipeline::names_dependencies(self)
     }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
         Pipeline::dependencies(self, source_rel, bytes)

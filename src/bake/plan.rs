@@ -257,7 +257,7 @@ pub fn plan(
             }
         }
     }
-    add_dependencies(&root, registry, &mut matched, &mut walker);
+    add_dependencies(&root, registry, &mut matched, &walker);
     let mut refused: Vec<BakeError> = walker.refused.into_values().collect();
     match refused.len() {
         0 => {}
@@ -308,7 +308,7 @@ fn add_dependencies(
     root: &Path,
     registry: &Registry,
     matched: &mut BTreeMap<String, (PathBuf, bool, Stamp, usize)>,
-    walker: &mut Walker<'_>,
+    walker: &Walker<'_>,
 ) {
     let mut pending: Vec<String> = matched.keys().cloned().collect();
     while let Some(rel) = pending.pop() {
@@ -317,13 +317,14 @@ fn add_dependencies(
         let Some(pipeline) = registry.classify(name, folder).map(|i| registry.get(i)) else {
             continue;
         };
-        // Only files a pipeline reads names from are read here (asset files: small TOML).
-        let named = match folder {
-            true => Vec::new(),
-            false => match std::fs::read(&path) {
-                Ok(bytes) => pipeline.dependencies(&rel, &bytes),
-                Err(_) => Vec::new(),
-            },
+        // Only sources of pipelines that name dependencies are read here (asset files:
+        // small TOML); a file that cannot be read is the bake's to report.
+        if folder || !pipeline.names_dependencies() {
+            continue;
+        }
+        let named = match std::fs::read(&path) {
+            Ok(bytes) => pipeline.dependencies(&rel, &bytes),
+            Err(_) => Vec::new(),
         };
         for dependency in named {
             if matched.contains_key(&dependency) {

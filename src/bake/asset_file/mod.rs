@@ -57,6 +57,9 @@ impl Pipeline for AssetFile {
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]
     }
+    fn names_dependencies(&self) -> bool {
+        true
+    }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
         let Some((kind, body)) = asset_table(bytes) else {
             return Vec::new();
@@ -147,6 +150,9 @@ impl Pipeline for StandaloneMaterial {
     }
     fn settings_table(&self) -> &str {
         "asset-file"
+    }
+    fn names_dependencies(&self) -> bool {
+        true
     }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
         match std::str::from_utf8(bytes).map(str::parse::<toml::Table>) {
