@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Nested parallelism figures (performance issue, item 1): the corpus's models baked cold
+# (--no-cache, fresh output folder) with -j 1 and -j 2, RUNS times each, interleaved; prints
+# each time and the -j 2 / -j 1 ratio of the medians. A model's textures encode on the same
+# worker pool as the other assets, so two workers should stay busy while one model's
+# textures (DamagedHelmet's five 2048² JPEGs) dominate.
+#
+# Usage: tools/parallel-figures.sh [RUNS]       (default 3; a release build of the CLI, or
+# HEARTH_BIN=path to use a built binary). Run on a quiet machine: the target is about both
+# cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+target=${CARGO_TARGET_DIR:-target}
+if [ -n "${HEARTH_BIN:-}" ]; then
+    bin=$HEARTH_BIN
+else
+    cargo build --release --features cli --bin hearth >&2
+    bin="$target/release/hearth"
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/content"
+cp -r tests/corpus/gltf "$work/content/gltf"
+cp -r tests/corpus/obj "$work/content/obj"
+# The two files hearth refuses by design (Draco, meshopt compression).
+rm -rf "$work/content/gltf/Box_draco" "$work/content/gltf/BoxMeshopt"
+cat >"$work/content/hearth.toml" <<'TOML'
+[content]
+name = "corpus"
+[[content.group]]
+assets = ["gltf/**/*.gltf", "gltf/**/*.glb", "obj/**/*.obj"]
+TOML
+declare -a one two
+for run in $(seq "$runs"); do
+    for jobs in 1 2; do
+        rm -rf "$work/out"
+        start=$(date +%s.%N)
+        "$bin" bake "$work/content/hearth.toml" -o "$work/out" --no-cache --quiet -j "$jobs" >/dev/null 2>&1
+        end=$(date +%s.%N)
+        seconds=$(echo "$end - $start" | bc)
+        echo "run $run -j $jobs: ${seconds} s"
+        if [ "$jobs" = 1 ]; then one+=("$seconds"); else two+=("$seconds"); fi
+    done
+done
+# The median; for an even count, the lower middle value.
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+m1=$(median "${one[@]}")
+m2=$(median "${two[@]}")
+echo "median -j 1: $m1 s, -j 2: $m2 s, ratio -j 2 / -j 1: $(echo "scale=3; $m2 / $m1" | bc)"
