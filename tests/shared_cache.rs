@@ -897,17 +897,13 @@ fn serve(respond: fn(TcpStream)) -> String {
     endpoint
 }
 
-#[test]
-fn a_remote_that_never_answers_costs_one_warning_after_its_timeout() {
-    // Accepts, reads, and never says a word: every request runs into the 1 s timeout.
-    let endpoint = serve(|mut stream| {
-        let mut buffer = [0u8; 4096];
-        while matches!(stream.read(&mut buffer), Ok(n) if n > 0) {}
-    });
+/// Bakes the checkout against the broken remote at `endpoint`: every asset is still baked
+/// (no remote hit) into the reference tree, with exactly one warning about the remote.
+/// Returns the test's folder, the report and that warning.
+fn bake_against_broken_remote(endpoint: String) -> (tempfile::TempDir, Report, String) {
     let dir = tempfile::tempdir().unwrap();
     let manifest = checkout(dir.path());
     let out = dir.path().join("out");
-    let started = Instant::now();
     let (report, calls) = bake(
         &manifest,
         &out,
@@ -918,6 +914,19 @@ fn a_remote_that_never_answers_costs_one_warning_after_its_timeout() {
     assert_eq!(&tree(&out), reference());
     let warnings = remote_warnings(&report);
     assert_eq!(warnings.len(), 1, "{:?}", report.warnings);
+    let warning = warnings[0].clone();
+    (dir, report, warning)
+}
+
+#[test]
+fn a_remote_that_never_answers_costs_one_warning_after_its_timeout() {
+    // Accepts, reads, and never says a word: every request runs into the 1 s timeout.
+    let endpoint = serve(|mut stream| {
+        let mut buffer = [0u8; 4096];
+        while matches!(stream.read(&mut buffer), Ok(n) if n > 0) {}
+    });
+    let started = Instant::now();
+    bake_against_broken_remote(endpoint);
     // One timed-out request (and its retries), not one per asset.
     assert!(
         started.elapsed() < Duration::from_secs(60),
@@ -947,22 +956,10 @@ fn a_remote_that_denies_access_costs_one_warning() {
             body.len()
         );
     });
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = checkout(dir.path());
-    let out = dir.path().join("out");
-    let (report, calls) = bake(
-        &manifest,
-        &out,
-        Some(remote_at(dir.path(), endpoint)),
-        |_| {},
-    );
-    assert_eq!((calls, report.baked.len()), (2, report.assets));
-    assert_eq!(&tree(&out), reference());
-    let warnings = remote_warnings(&report);
-    assert_eq!(warnings.len(), 1, "{:?}", report.warnings);
+    let (dir, report, warning) = bake_against_broken_remote(endpoint);
     assert!(
-        warnings[0].contains("403") || warnings[0].to_lowercase().contains("denied"),
-        "the warning says why: {warnings:?}"
+        warning.contains("403") || warning.to_lowercase().contains("denied"),
+        "the warning says why: {warning:?}"
     );
     // The local tier still filled.
     let stats = hearth::bake::shared_cache::local::stats(&dir.path().join("cache")).unwrap();

@@ -175,9 +175,8 @@ impl<'a> Ktx2<'a> {
                 // The declared size is under `Limits::max_ktx2_level_size` (checked in
                 // `parse_with_limits`); memory follows what really inflates, up to it.
                 let size = row.uncompressed_byte_length;
-                let plausible = size <= (stored.len() as u64).saturating_mul(64).max(1 << 20);
                 let mut out = Vec::new();
-                let ok = if plausible {
+                let ok = if super::zstd_context::plausible_size(stored, size) {
                     // The thread's reused zstd context, one allocation of the level's size.
                     super::zstd_context::decompress_exact(stored, size as usize, &mut out)
                 } else {

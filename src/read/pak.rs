@@ -762,10 +762,9 @@ impl<'a> Entry<'a> {
             codec: self.codec.name(),
             entry: self.index,
         };
-        // One allocation of the declared size is fine when the size is plausible for the
-        // stored bytes; a (corrupt) declared size far beyond them is decoded in a stream that
-        // stops one byte past it, so memory follows the real output.
-        let plausible = self.size <= (stored.len() as u64).saturating_mul(64).max(1 << 20);
+        // A (corrupt) declared size far beyond the stored bytes is decoded in a stream that
+        // stops one byte past it.
+        let plausible = super::zstd_context::plausible_size(stored, self.size);
         if self.codec == Codec::Zstd && plausible {
             // The thread's reused zstd context, straight into `out`.
             return match super::zstd_context::decompress_exact(stored, self.size as usize, out) {

@@ -7,6 +7,13 @@ thread_local! {
     static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
 }
 
+/// Whether `size` declared output bytes are plausible for `stored` compressed bytes, so one
+/// allocation of that size up front is fine; a (corrupt) size far beyond is decoded in a
+/// stream instead, so memory follows the real output.
+pub(crate) fn plausible_size(stored: &[u8], size: u64) -> bool {
+    size <= (stored.len() as u64).saturating_mul(64).max(1 << 20)
+}
+
 /// Replaces `out`'s contents with what the frame `stored` inflates to, when that is exactly
 /// `size` bytes; `false` (and `out` emptied) otherwise. `out`'s allocation is reused when it
 /// is large enough; a frame inflating beyond its capacity fails rather than growing it.

@@ -52,7 +52,8 @@ impl Pipeline for AssetFile {
     }
     fn version(&self) -> u32 {
         // 2: `[mesh]` and `[animation]` are baked, no longer kept as blobs.
-        2
+        // 3: pak's scene conventions (Euler order, tags), materials' height and transmission.
+        3
     }
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]
@@ -143,7 +144,8 @@ impl Pipeline for StandaloneMaterial {
         "material"
     }
     fn version(&self) -> u32 {
-        1
+        // 2: height and transmission kept (`.hmat` v2), no longer dropped.
+        2
     }
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.mat")]
