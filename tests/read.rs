@@ -412,7 +412,92 @@ fn a_v4_pack_with_game_kinds_opens_lists_reads_and_verifies() {
     assert_eq!(layout.per_kind[&AssetKind(255)], (1, 4, 4));
 }
 
-/// Lookups through the hash buckets: every path of a 20k-entry pack (v3 and v4, in nested
+/// A pack with one corrupt row (a codec byte no reader knows) and one corrupt path (not
+/// UTF-8): looking either up by hash or by path is an error or a miss naming no other entry,
+/// never a panic or a wrong entry, and every other entry is still found both ways.
+#[test]
+fn lookups_in_a_pack_with_corrupt_rows_report_them_and_find_the_rest() {
+    let paths = ["a/bad_codec.bin", "a/bad_name.bin", "a/good.bin", "top.bin"];
+    let files: Vec<PackFile<'_>> = paths
+        .iter()
+        .map(|path| PackFile {
+            path,
+            kind: AssetKind::BLOB,
+            bytes: path.as_bytes(),
+            codec: Codec::None,
+            level: None,
+        })
+        .collect();
+    let mut bytes = hearth::bake::pack::build(4, &files);
+    let header = *PakReader::from_bytes(&bytes).unwrap().v3_header().unwrap();
+    let row = |index: usize| header.entries_offset as usize + index * 48;
+    bytes[row(0) + 43] = 200; // codec
+    let name_offset = u32::from_le_bytes(bytes[row(1) + 36..row(1) + 40].try_into().unwrap());
+    bytes[header.strings_offset as usize + name_offset as usize] = 0xff;
+    let pak = PakReader::from_bytes(&bytes).unwrap();
+    let hash = hearth::format::hash::hash_runtime_path;
+
+    assert!(matches!(
+        pak.find_by_hash(hash(paths[0])),
+        Err(ReadError::Invalid { what }) if what.contains("codec")
+    ));
+    assert!(pak.find(paths[0]).is_err());
+    assert!(matches!(
+        pak.find_by_hash(hash(paths[1])),
+        Err(ReadError::Invalid { what }) if what.contains("UTF-8")
+    ));
+    assert!(
+        pak.find(paths[1]).unwrap().is_none(),
+        "its bytes no longer spell the path"
+    );
+    for path in &paths[2..] {
+        assert_eq!(pak.find(path).unwrap().unwrap().path(), *path);
+        assert_eq!(pak.find_by_hash(hash(path)).unwrap().unwrap().path(), *path);
+    }
+    assert!(pak.verify().is_err());
+}
+
+/// A crafted pack whose hash slots crowd into one probe run (hashes 1, 2, 3 …, still sorted,
+/// each naming its entry): the reader falls back to searching the file's slots, and every
+/// hash still finds its entry while other hashes find nothing.
+#[test]
+fn crowded_hashes_fall_back_to_a_search_and_still_find_every_entry() {
+    let paths: Vec<String> = (0..300).map(|i| format!("dir/file_{i:03}.bin")).collect();
+    let files: Vec<PackFile<'_>> = paths
+        .iter()
+        .map(|path| PackFile {
+            path,
+            kind: AssetKind::BLOB,
+            bytes: path.as_bytes(),
+            codec: Codec::None,
+            level: None,
+        })
+        .collect();
+    let mut bytes = hearth::bake::pack::build(4, &files);
+    let header = *PakReader::from_bytes(&bytes).unwrap().v3_header().unwrap();
+    let mut slot_entries = Vec::new();
+    for slot in 0..paths.len() {
+        let at = header.hash_index_offset as usize + slot * 16;
+        bytes[at..at + 8].copy_from_slice(&(slot as u64 + 1).to_le_bytes());
+        slot_entries.push(u32::from_le_bytes(
+            bytes[at + 8..at + 12].try_into().unwrap(),
+        ));
+    }
+    let pak = PakReader::from_bytes(&bytes).unwrap();
+    for (slot, entry) in slot_entries.iter().enumerate() {
+        let found = pak.find_by_hash(slot as u64 + 1).unwrap().unwrap();
+        assert_eq!(found.index(), *entry as usize);
+        assert_eq!(found.path(), paths[*entry as usize]);
+    }
+    assert!(pak.find_by_hash(0).unwrap().is_none());
+    assert!(pak.find_by_hash(paths.len() as u64 + 1).unwrap().is_none());
+    assert!(
+        pak.verify().is_err(),
+        "the slots no longer hash their paths"
+    );
+}
+
+/// Lookups through the hash index: every path of a 20k-entry pack (v3 and v4, in nested
 /// folders) is found by path and by hash, absent paths are not, and paths that differ only
 /// in ASCII case (one asset hash, two entries) are told apart by the path comparison.
 #[test]
@@ -420,7 +505,7 @@ fn lookups_by_path_and_hash_find_every_entry_and_no_other() {
     let mut paths: Vec<String> = (0..20_000)
         .map(|i| format!("d{}/e{}/file_{i}.bin", i % 37, i % 11))
         .collect();
-    paths.extend(["Case/Name.txt".to_owned(), "case/name.txt".to_owned()]);
+    paths.extend(["Case/Name.txt", "case/name.txt", "root.txt", "Root.TXT"].map(str::to_owned));
     paths.sort();
     let bodies: Vec<Vec<u8>> = paths.iter().map(|p| p.as_bytes().to_vec()).collect();
     let files: Vec<PackFile<'_>> = paths
@@ -453,6 +538,11 @@ fn lookups_by_path_and_hash_find_every_entry_and_no_other() {
             "d0/e0",
             "d0/e0/file_0.bi",
             "CASE/NAME.TXT",
+            "ROOT.txt",
+            "/root.txt",
+            "d0/root.txt",
+            "d0/e0/file_0.bin/",
+            "/d0/e0/file_0.bin",
             "x/y/z",
         ] {
             assert!(pak.find(absent).unwrap().is_none(), "{absent:?}");

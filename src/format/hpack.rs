@@ -467,24 +467,33 @@ impl V3Layout {
         bytes: &'a [u8],
         raw: &V3Entry,
     ) -> Result<(&'a [u8], &'a [u8]), ReadError> {
-        let name = self.string(
-            bytes,
-            raw.name_offset,
-            raw.name_len as usize,
-            "pack entry name",
-        )?;
-        if raw.dir == ROOT_DIR {
-            return Ok((&[], name));
+        let name = self.name(bytes, raw.name_offset, raw.name_len as usize)?;
+        Ok((self.dir_name(bytes, raw.dir)?, name))
+    }
+
+    /// The `len` name bytes at `offset` in the string table, bounds-checked.
+    pub fn name<'a>(
+        &self,
+        bytes: &'a [u8],
+        offset: u32,
+        len: usize,
+    ) -> Result<&'a [u8], ReadError> {
+        self.string(bytes, offset, len, "pack entry name")
+    }
+
+    /// The name of directory `dir` (empty for [`ROOT_DIR`]), bounds-checked.
+    pub fn dir_name<'a>(&self, bytes: &'a [u8], dir: u32) -> Result<&'a [u8], ReadError> {
+        if dir == ROOT_DIR {
+            return Ok(&[]);
         }
-        if raw.dir >= self.header.dir_count {
+        if dir >= self.header.dir_count {
             return Err(ReadError::OutOfBounds {
                 what: "pack entry directory index",
             });
         }
-        let at = self.header.dirs_offset as usize + raw.dir as usize * V3_DIR_SIZE;
+        let at = self.header.dirs_offset as usize + dir as usize * V3_DIR_SIZE;
         let row: V3Dir = bytemuck::pod_read_unaligned(&bytes[at..at + V3_DIR_SIZE]);
-        let dir = self.string(bytes, row.offset, row.len as usize, "pack directory name")?;
-        Ok((dir, name))
+        self.string(bytes, row.offset, row.len as usize, "pack directory name")
     }
 
     /// The format version, 3, 4 or 5.

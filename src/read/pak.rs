@@ -20,7 +20,8 @@ use std::sync::OnceLock;
 /// `Limits { max_entry_size: 64 << 20, ..Limits::default() }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Most entries a pack may declare. Default 16 Mi (2^24).
+    /// Most entries a pack may declare. Default 16 Mi (2^24); packs of 2^31 entries or more
+    /// (96 GiB of table rows) are refused whatever the limit.
     pub max_entries: usize,
     /// Largest uncompressed size of one pack entry, in bytes. Default 4 GiB (2^32).
     pub max_entry_size: u64,
@@ -81,53 +82,167 @@ pub struct PakReader {
     manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
     /// v2 has no hash index; built on the first lookup by hash.
     v2_hashes: OnceLock<Vec<(u64, u32)>>,
-    /// v3 and later: where each range of hashes starts in the sorted hash index, built on the
-    /// first lookup (see [`HashBuckets`]).
-    hash_buckets: OnceLock<HashBuckets>,
+    /// v3 and later: hash -> entry in memory, built on the first lookup (see [`HashIndex`]).
+    hash_index: OnceLock<HashIndex>,
     /// Opened with a key ([`open_signed`](Self::open_signed)): which entries' digests have
     /// been checked (each is hashed once, before its first [`Entry`] is handed out).
     #[cfg(feature = "verify")]
     digests_checked: Option<Box<[std::sync::atomic::AtomicBool]>>,
 }
 
-/// An in-memory index over a v3+ pack's sorted hash slots: the hash's top `bits` bits pick a
-/// bucket, `starts[b]..starts[b + 1]` are the slots in it. With about one bucket per entry a
-/// lookup reads one `starts` pair and one or two slots: two cache misses instead of the
-/// binary search's seventeen at 100k entries. 4 bytes per entry, built in one pass on the
-/// first lookup. A pack whose slots are not sorted (corrupt; `verify` says so) gets ranges
-/// that may miss entries, never ones outside the table.
+/// An in-memory open-addressed table over a v3+ pack's hash slots, one slot per distinct
+/// hash: a lookup by hash reads one cache line of this table (linear probing at most 0.8
+/// load: 1.5 slots on average for a hit), then the entry's row. Every entry's row and path
+/// are validated once while the table is built (one pass in entry order), so an entry found
+/// through it reads its path only when asked ([`Entry::path`]). Entries sharing a hash (paths
+/// differing only in case) follow their first one in the file's sorted hash slots.
+///
+/// A hash's home slot is its top bits: the file's slots are sorted by hash, so the table
+/// fills front to back in one sequential pass. FNV-1a spreads real paths evenly; a crafted
+/// pack whose hashes crowd together (a probe run past [`HashIndex::MAX_PROBE`]) gets no
+/// table, and its lookups binary-search the file's slots instead. 16 bytes per slot, 1.25
+/// to 2.5 slots per distinct hash; built on the first lookup. File slots that name no entry
+/// (a corrupt pack; `verify` says so) are left out.
 #[derive(Debug)]
-struct HashBuckets {
-    shift: u32,
-    starts: Box<[u32]>,
+enum HashIndex {
+    Table {
+        shift: u32,
+        slots: Box<[IndexSlot]>,
+    },
+    /// Binary search over the file's sorted hash slots.
+    Sorted,
 }
 
-impl HashBuckets {
-    fn build(layout: &hpack::V3Layout, bytes: &[u8]) -> Self {
-        let len = layout.len();
-        let bits = (len.max(2).next_power_of_two().trailing_zeros()).min(24);
-        let shift = 64 - bits;
-        let buckets = 1usize << bits;
-        let mut starts = vec![len as u32; buckets + 1];
-        let mut next = 0usize;
-        for i in 0..len {
-            let bucket = (layout.raw_hash_slot(bytes, i).hash >> shift) as usize;
-            while next <= bucket {
-                starts[next] = i as u32;
-                next += 1;
-            }
-        }
-        Self {
-            shift,
-            starts: starts.into_boxed_slice(),
-        }
+#[derive(Debug, Clone, Copy)]
+struct IndexSlot {
+    hash: u64,
+    /// Bits 0–30: the first entry (in file order) with this hash. Bit 31: its row and path
+    /// passed validation at build time. [`IndexSlot::EMPTY`] in an empty slot.
+    entry: u32,
+    /// The entry's name offset, copied from its row so that a lookup by path reads the name
+    /// and the row at once (two parallel cache misses, not two in a row).
+    name_offset: u32,
+}
+
+impl IndexSlot {
+    const EMPTY: u32 = u32::MAX;
+    const CHECKED: u32 = 1 << 31;
+
+    fn checked(&self) -> bool {
+        self.entry & Self::CHECKED != 0
     }
 
-    /// The slot indices of `hash`'s bucket.
-    fn range(&self, hash: u64) -> std::ops::Range<usize> {
-        let bucket = (hash >> self.shift) as usize;
-        self.starts[bucket] as usize..self.starts[bucket + 1] as usize
+    fn entry(&self) -> usize {
+        (self.entry & !Self::CHECKED) as usize
     }
+}
+
+impl HashIndex {
+    /// The longest probe run the table accepts (real packs stay in single digits).
+    const MAX_PROBE: usize = 64;
+
+    /// Packs are opened with fewer than 2^31 entries, so entry indices fit in 31 bits.
+    fn build(layout: &hpack::V3Layout, bytes: &[u8], limits: &Limits) -> Self {
+        let len = layout.len();
+        let utf8 = |text: &[u8]| text.is_ascii() || std::str::from_utf8(text).is_ok();
+        // Directories are shared by many entries: each is checked once.
+        let dirs_valid: Vec<bool> = (0..layout.header.dir_count)
+            .map(|dir| layout.dir_name(bytes, dir).is_ok_and(utf8))
+            .collect();
+        // Each entry's name offset and whether it is valid, in one pass in entry order.
+        let rows: Vec<(u32, bool)> = (0..len)
+            .map(|index| {
+                let raw = layout.raw_entry(bytes, index);
+                let dir_valid = raw.dir == hpack::ROOT_DIR
+                    || dirs_valid.get(raw.dir as usize).copied().unwrap_or(false);
+                let valid = dir_valid
+                    && layout.check_entry(&raw, limits.max_entry_size).is_ok()
+                    && layout
+                        .name(bytes, raw.name_offset, raw.name_len as usize)
+                        .is_ok_and(utf8);
+                (raw.name_offset, valid)
+            })
+            .collect();
+        let capacity = (len + len / 4).max(2).next_power_of_two();
+        let shift = 64 - capacity.trailing_zeros();
+        let mask = capacity - 1;
+        let empty = IndexSlot {
+            hash: 0,
+            entry: IndexSlot::EMPTY,
+            name_offset: 0,
+        };
+        let mut slots = vec![empty; capacity].into_boxed_slice();
+        for file_slot in 0..len {
+            let slot = layout.raw_hash_slot(bytes, file_slot);
+            let Some(&(name_offset, valid)) = rows.get(slot.entry as usize) else {
+                continue;
+            };
+            let home = (slot.hash >> shift) as usize;
+            for probe in 0.. {
+                if probe > Self::MAX_PROBE {
+                    return Self::Sorted;
+                }
+                let here = &mut slots[(home + probe) & mask];
+                if here.entry == IndexSlot::EMPTY {
+                    *here = IndexSlot {
+                        hash: slot.hash,
+                        entry: slot.entry | if valid { IndexSlot::CHECKED } else { 0 },
+                        name_offset,
+                    };
+                    break;
+                }
+                if here.hash == slot.hash {
+                    break; // a later entry of the same hash: found through the file's slots
+                }
+            }
+        }
+        Self::Table { shift, slots }
+    }
+
+    /// The slot of `hash`, if any entry has it. Without a table, the first file slot of
+    /// `hash`, unchecked.
+    fn get(&self, layout: &hpack::V3Layout, bytes: &[u8], hash: u64) -> Option<IndexSlot> {
+        let (shift, slots) = match self {
+            Self::Table { shift, slots } => (*shift, slots),
+            Self::Sorted => {
+                let at = first_hash_slot(layout, bytes, hash);
+                let slot = (at < layout.len()).then(|| layout.raw_hash_slot(bytes, at))?;
+                // An entry past the table (corrupt) is left out, as in the table.
+                let in_table = (slot.entry as usize) < layout.len();
+                return (slot.hash == hash && in_table).then_some(IndexSlot {
+                    hash,
+                    entry: slot.entry,
+                    name_offset: 0,
+                });
+            }
+        };
+        let mask = slots.len() - 1;
+        let mut at = (hash >> shift) as usize;
+        loop {
+            let slot = slots[at & mask];
+            if slot.entry == IndexSlot::EMPTY {
+                return None;
+            }
+            if slot.hash == hash {
+                return Some(slot);
+            }
+            at += 1;
+        }
+    }
+}
+
+/// The first of the file's sorted hash slots whose hash is not below `hash`.
+fn first_hash_slot(layout: &hpack::V3Layout, bytes: &[u8], hash: u64) -> usize {
+    let (mut low, mut high) = (0, layout.len());
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if layout.raw_hash_slot(bytes, mid).hash < hash {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
 }
 
 impl std::fmt::Debug for PakReader {
@@ -211,7 +326,8 @@ impl PakReader {
             2 => Layout::V2(hpack::parse_v2(bytes, limits.max_entries)?),
             3..=5 => {
                 let layout = V3Layout::parse(bytes)?;
-                if layout.len() > limits.max_entries {
+                // The hash index keeps file slot indices in 31 bits.
+                if layout.len() > limits.max_entries || layout.len() >= 1 << 31 {
                     return Err(ReadError::LimitExceeded {
                         what: "pack entry count",
                     });
@@ -231,7 +347,7 @@ impl PakReader {
             limits,
             manifest: OnceLock::new(),
             v2_hashes: OnceLock::new(),
-            hash_buckets: OnceLock::new(),
+            hash_index: OnceLock::new(),
             #[cfg(feature = "verify")]
             digests_checked: None,
         })
@@ -395,8 +511,7 @@ impl PakReader {
                 Ok(Entry {
                     pack: self,
                     index: index as u32,
-                    dir: "",
-                    name: path,
+                    path: EntryPath::Whole(path),
                     kind: row.kind.asset_kind(),
                     codec: Codec::None,
                     offset: row.offset,
@@ -405,36 +520,54 @@ impl PakReader {
                     checksum: None,
                 })
             }
-            Layout::V3(layout) => {
-                let raw = layout.raw_entry(bytes, index);
-                let (kind, codec) = layout.check_entry(&raw, self.limits.max_entry_size)?;
-                let (dir, name) = layout.path_parts(bytes, &raw)?;
-                #[cfg(feature = "verify")]
-                self.check_digest(
-                    layout,
-                    index,
-                    // Range validated by `check_entry`.
-                    &bytes[raw.offset as usize..(raw.offset + raw.stored_size) as usize],
-                )?;
-                let utf8 = |b| {
-                    std::str::from_utf8(b).map_err(|_| ReadError::Invalid {
-                        what: "pack entry path (not UTF-8)",
-                    })
-                };
-                Ok(Entry {
-                    pack: self,
-                    index: index as u32,
-                    dir: utf8(dir)?,
-                    name: utf8(name)?,
-                    kind,
-                    codec,
-                    offset: raw.offset,
-                    stored_size: raw.stored_size,
-                    size: raw.size,
-                    checksum: Some(raw.checksum),
-                })
+            Layout::V3(layout) => self.v3_entry(layout, index, false),
+        }
+    }
+
+    /// Entry `index` (below `len`) of a v3+ pack, validated; its path too unless
+    /// `path_checked` says that was done before (by the hash index build, or by a lookup that
+    /// matched it against a query).
+    #[inline]
+    fn v3_entry<'s>(
+        &'s self,
+        layout: &'s V3Layout,
+        index: usize,
+        path_checked: bool,
+    ) -> Result<Entry<'s>, ReadError> {
+        let bytes = self.bytes();
+        let raw = layout.raw_entry(bytes, index);
+        let (kind, codec) = layout.check_entry(&raw, self.limits.max_entry_size)?;
+        if !path_checked {
+            let (dir, name) = layout.path_parts(bytes, &raw)?;
+            if std::str::from_utf8(dir).is_err() || std::str::from_utf8(name).is_err() {
+                return Err(ReadError::Invalid {
+                    what: "pack entry path (not UTF-8)",
+                });
             }
         }
+        #[cfg(feature = "verify")]
+        self.check_digest(
+            layout,
+            index,
+            // Range validated by `check_entry`.
+            &bytes[raw.offset as usize..(raw.offset + raw.stored_size) as usize],
+        )?;
+        Ok(Entry {
+            pack: self,
+            index: index as u32,
+            path: EntryPath::Row {
+                layout,
+                dir: raw.dir,
+                name_offset: raw.name_offset,
+                name_len: raw.name_len,
+            },
+            kind,
+            codec,
+            offset: raw.offset,
+            stored_size: raw.stored_size,
+            size: raw.size,
+            checksum: Some(raw.checksum),
+        })
     }
 
     /// All entries in path order; each item is validated as it is produced.
@@ -442,23 +575,51 @@ impl PakReader {
         (0..self.len()).map(move |index| self.entry(index))
     }
 
-    /// The entry at runtime path `path`: for v3 and later through the hash index (the path's
-    /// hash, its bucket, one path comparison per entry of that hash); for v2 a binary search
-    /// over the sorted table.
+    /// The entry at runtime path `path`: for v3 and later through the in-memory hash index
+    /// (the path's hash, its slot, one path comparison per entry of that hash); for v2 a
+    /// binary search over the sorted table.
     pub fn find(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
         let bytes = self.bytes();
         let query = path.as_bytes();
         if let Layout::V3(layout) = &self.layout {
             let hash = hash_runtime_path(path);
-            for slot in self.hash_slots(layout, hash) {
-                let index = slot as usize;
+            let Some(first) = self.hash_index(layout).get(layout, bytes, hash) else {
+                return Ok(None);
+            };
+            if first.checked() {
+                // The usual case: the first entry of this hash is the one; its name and row
+                // are read in parallel.
+                let (query_dir, query_name) = match path.rfind('/') {
+                    Some(slash) => (&query[..slash], &query[slash + 1..]),
+                    None => (&[][..], query),
+                };
+                let name = layout.name(bytes, first.name_offset, query_name.len());
+                let raw = layout.raw_entry(bytes, first.entry());
+                if name.is_ok_and(|name| name == query_name)
+                    && raw.name_len as usize == query_name.len()
+                    && layout.dir_name(bytes, raw.dir).is_ok_and(|dir| {
+                        dir == query_dir
+                            && (raw.dir == hpack::ROOT_DIR) == (query.len() == query_name.len())
+                    })
+                {
+                    return self.v3_entry(layout, first.entry(), true).map(Some);
+                }
+            }
+            // Every entry of this hash, from the file's sorted hash slots: entries that share
+            // it, and first entries that failed validation or whose name holds a `/`.
+            let candidates = (first_hash_slot(layout, bytes, hash)..layout.len())
+                .map(|i| layout.raw_hash_slot(bytes, i))
+                .take_while(|slot| slot.hash == hash)
+                .map(|slot| slot.entry as usize);
+            for index in candidates {
                 if index >= layout.len() {
                     continue; // a corrupt slot: `verify` reports it
                 }
                 let raw = layout.raw_entry(bytes, index);
                 let (dir, name) = layout.path_parts(bytes, &raw)?;
                 if cmp_path(dir, name, query) == Ordering::Equal {
-                    return self.entry(index).map(Some);
+                    // Equal to a `&str`: in bounds and UTF-8.
+                    return self.v3_entry(layout, index, true).map(Some);
                 }
             }
             return Ok(None);
@@ -504,10 +665,14 @@ impl PakReader {
     /// The entry whose asset hash (see [`crate::format::hash`]) is `hash`.
     pub fn find_by_hash(&self, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
         let index = match &self.layout {
-            Layout::V3(layout) => match self.hash_slots(layout, hash).next() {
-                Some(entry) => entry as usize,
-                None => return Ok(None),
-            },
+            Layout::V3(layout) => {
+                return match self.hash_index(layout).get(layout, self.bytes(), hash) {
+                    Some(slot) => self
+                        .v3_entry(layout, slot.entry(), slot.checked())
+                        .map(Some),
+                    None => Ok(None),
+                };
+            }
             Layout::V2(_) => {
                 let hashes = self.v2_hashes.get_or_init(|| {
                     let mut hashes: Vec<(u64, u32)> = self
@@ -527,23 +692,10 @@ impl PakReader {
         self.entry(index).map(Some)
     }
 
-    /// The entry indices of the hash slots whose hash is `hash`, in index order: the hash's
-    /// bucket, then a scan of its (on average one or two) slots.
-    fn hash_slots<'s>(
-        &'s self,
-        layout: &'s hpack::V3Layout,
-        hash: u64,
-    ) -> impl Iterator<Item = u32> + 's {
-        let buckets = self
-            .hash_buckets
-            .get_or_init(|| HashBuckets::build(layout, self.bytes()));
-        let bytes = self.bytes();
-        buckets
-            .range(hash)
-            .map(move |i| layout.raw_hash_slot(bytes, i))
-            .skip_while(move |slot| slot.hash < hash)
-            .take_while(move |slot| slot.hash == hash)
-            .map(|slot| slot.entry)
+    /// The in-memory hash index, built on first use.
+    fn hash_index(&self, layout: &V3Layout) -> &HashIndex {
+        self.hash_index
+            .get_or_init(|| HashIndex::build(layout, self.bytes(), &self.limits))
     }
 
     /// The bytes of the entry whose asset hash is `hash`.
@@ -667,13 +819,27 @@ pub(crate) fn find_record(records: &[ManifestRecord], hash: u64) -> Option<&Mani
         .map(|i| &records[i])
 }
 
+/// Where an [`Entry`]'s path is.
+#[derive(Debug, Clone, Copy)]
+enum EntryPath<'a> {
+    /// v2: the whole path.
+    Whole(&'a str),
+    /// v3 and later: the row's directory and name, validated when the entry was made and read
+    /// again when asked (lookups by hash never touch the strings).
+    Row {
+        layout: &'a V3Layout,
+        dir: u32,
+        name_offset: u32,
+        name_len: u16,
+    },
+}
+
 /// One validated pack entry.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
     pack: &'a PakReader,
     index: u32,
-    dir: &'a str,
-    name: &'a str,
+    path: EntryPath<'a>,
     kind: AssetKind,
     codec: Codec,
     offset: u64,
@@ -690,10 +856,32 @@ impl<'a> Entry<'a> {
 
     /// Runtime path, `/`-separated.
     pub fn path(&self) -> Cow<'a, str> {
-        if self.dir.is_empty() {
-            Cow::Borrowed(self.name)
+        let (layout, dir, name_offset, name_len) = match self.path {
+            EntryPath::Whole(path) => return Cow::Borrowed(path),
+            EntryPath::Row {
+                layout,
+                dir,
+                name_offset,
+                name_len,
+            } => (layout, dir, name_offset, name_len),
+        };
+        let row = hpack::V3Entry {
+            dir,
+            name_offset,
+            name_len,
+            ..bytemuck::Zeroable::zeroed()
+        };
+        // Bounds and UTF-8 were checked when the entry was made and the pack's bytes do not
+        // change, so neither fallback is taken (a mapped file rewritten in place by another
+        // process could only read as replacement characters).
+        let (dir, name) = layout
+            .path_parts(self.pack.bytes(), &row)
+            .unwrap_or_default();
+        let (dir, name) = (String::from_utf8_lossy(dir), String::from_utf8_lossy(name));
+        if dir.is_empty() {
+            name
         } else {
-            Cow::Owned(format!("{}/{}", self.dir, self.name))
+            Cow::Owned(format!("{dir}/{name}"))
         }
     }
 
