@@ -12,6 +12,7 @@ use crate::format::hmesh::{
 use crate::format::hmesh::{GpuJoint, GpuSkinVertex};
 use bytemuck::{Pod, Zeroable};
 use meshopt::VertexDataAdapter;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -244,6 +245,173 @@ impl SimplifyInput {
     }
 }
 
+/// One submesh's deduplicated vertices and its indices into them, and whether it has tangents.
+fn submesh_vertices(
+    input: &SubmeshInput<'_>,
+    settings: &MeshSettings,
+) -> (Vec<Corner>, Vec<u32>, bool) {
+    let p = input.primitive;
+    // Per-corner streams, so generated normals and tangents can differ per face, then
+    // meshoptimizer's remap merges identical corners back into shared vertices.
+    let normals: Vec<[f32; 3]> = match (&p.normals, settings.normals) {
+        (Some(n), true) => p.indices.iter().map(|i| n[*i as usize]).collect(),
+        (_, true) => {
+            let positions: &[[f32; 3]] = &p.positions;
+            let adapter =
+                VertexDataAdapter::new(bytemuck::cast_slice(positions), 12, 0).expect("positions");
+            // Smooth across edges below 60 degrees, as glTF viewers do for flat-shaded
+            // sources without normals (which meshoptimizer's crease angle preserves).
+            meshopt::generate_normals(Some(&p.indices), &adapter, 60f32.to_radians(), 0.0)
+        }
+        (_, false) => vec![[0.0, 0.0, 1.0]; p.indices.len()],
+    };
+    let uvs: Vec<[f32; 2]> = match &p.uvs {
+        Some(uv) => p.indices.iter().map(|i| uv[*i as usize]).collect(),
+        None => vec![[0.0; 2]; p.indices.len()],
+    };
+    let corner_positions: Vec<[f32; 3]> =
+        p.indices.iter().map(|i| p.positions[*i as usize]).collect();
+    let tangents: Option<Vec<[f32; 4]>> = match (&p.tangents, settings.tangents) {
+        (Some(t), true) => Some(p.indices.iter().map(|i| t[*i as usize]).collect()),
+        (None, true) if input.wants_tangents && p.uvs.is_some() => {
+            // MikkTSpace-compatible: glTF normal maps are baked against MikkTSpace tangents.
+            Some(meshopt::generate_tangents(
+                None,
+                &corner_positions,
+                &normals,
+                &uvs,
+                meshopt::TangentOptions::Compatible,
+            ))
+        }
+        _ => None,
+    };
+    let corners: Vec<Corner> = (0..p.indices.len())
+        .map(|k| {
+            let (joints, weights) = match &p.skin {
+                Some(skin) => skin[p.indices[k] as usize],
+                None => ([0; 4], [1.0, 0.0, 0.0, 0.0]),
+            };
+            let vertex = GpuVertex {
+                position: corner_positions[k],
+                normal: oct_encode(normals[k]),
+                tangent: tangents
+                    .as_ref()
+                    .map(|t| oct_encode_tangent([t[k][0], t[k][1], t[k][2]], t[k][3]))
+                    .unwrap_or([0, 0]),
+                uv: uvs[k],
+            };
+            Corner {
+                vertex,
+                joints,
+                weights,
+            }
+        })
+        .collect();
+    let (unique, remap) = meshopt::generate_vertex_remap(&corners, None);
+    let local_vertices = meshopt::remap_vertex_buffer(&corners, unique, &remap);
+    let local_indices = meshopt::remap_index_buffer(None, corners.len(), &remap);
+    (local_vertices, local_indices, tangents.is_some())
+}
+
+/// One submesh's meshlets (offsets into its own meshlet vertices and triangles; vertex
+/// indices into the whole buffer), its LOD index lists (empty for a level that made no
+/// progress), and its bounds.
+struct SubmeshDetail {
+    meshlets: Vec<Meshlet>,
+    meshlet_vertices: Vec<u32>,
+    meshlet_triangles: Vec<u8>,
+    meshlet_bounds: Vec<MeshletBounds>,
+    lods: Vec<Vec<u32>>,
+    bounds: MeshBounds,
+}
+
+/// Meshlets, LODs and bounds of the submesh with indices `sub` into `vertices`, which name only
+/// the submesh's own `vertex_range`.
+fn submesh_detail(
+    sub: &[u32],
+    vertices: &[Corner],
+    vertex_range: Range<usize>,
+    scope: Option<&SimplifyScope>,
+    lod_targets: &[f32],
+    settings: &MeshSettings,
+) -> SubmeshDetail {
+    let own = &vertices[vertex_range.clone()];
+    let base = vertex_range.start as u32;
+    debug_assert!(sub.iter().all(|i| vertex_range.contains(&(*i as usize))));
+    let mut detail = SubmeshDetail {
+        meshlets: Vec::new(),
+        meshlet_vertices: Vec::new(),
+        meshlet_triangles: Vec::new(),
+        meshlet_bounds: Vec::new(),
+        lods: Vec::with_capacity(lod_targets.len()),
+        bounds: bounds_of(sub.iter().map(|i| vertices[*i as usize].vertex.position)),
+    };
+    if !sub.is_empty() {
+        // meshoptimizer's clusterizer only looks at the vertices the indices name: its
+        // meshlets over the submesh's own vertices are the ones over the whole buffer, less
+        // `base`.
+        let local: Vec<u32> = sub.iter().map(|i| i - base).collect();
+        let built = meshopt::build_meshlets(
+            &local,
+            &adapter(own),
+            MESHLET_MAX_VERTICES,
+            MESHLET_MAX_TRIANGLES,
+            MESHLET_CONE_WEIGHT,
+        );
+        for m in built.iter() {
+            let b = meshopt::compute_meshlet_bounds(m, &adapter(own));
+            detail.meshlets.push(Meshlet {
+                vertex_offset: detail.meshlet_vertices.len() as u32,
+                vertex_count: m.vertices.len() as u32,
+                triangle_offset: (detail.meshlet_triangles.len() / 3) as u32,
+                triangle_count: (m.triangles.len() / 3) as u32,
+            });
+            detail
+                .meshlet_vertices
+                .extend(m.vertices.iter().map(|v| v + base));
+            detail.meshlet_triangles.extend_from_slice(m.triangles);
+            detail.meshlet_bounds.push(MeshletBounds {
+                center: b.center,
+                radius: b.radius,
+                cone_axis: b.cone_axis,
+                cone_cutoff: b.cone_cutoff,
+            });
+        }
+    }
+    let simplify_input = match scope {
+        Some(scope) if !sub.is_empty() => Some(scope.input(vertices, vertex_range, sub)),
+        _ => None,
+    };
+    let len = sub.len();
+    let mut previous = len;
+    for target in lod_targets {
+        // meshoptimizer's simplify takes a target *index* count. Never below
+        // `lod.min_triangles`, and never above the source (meshoptimizer asserts on a target
+        // larger than its input).
+        let target_indices = ((len as f32 * target) as usize / 3 * 3)
+            .max(settings.lod.min_triangles as usize * 3)
+            .min(len);
+        let options = if settings.lod.lock_border {
+            meshopt::SimplifyOptions::LockBorder
+        } else {
+            meshopt::SimplifyOptions::empty()
+        };
+        let simplified = match &simplify_input {
+            Some(input) if target_indices < previous => {
+                input.simplify(target_indices, settings.lod.target_error, options)
+            }
+            _ => Vec::new(),
+        };
+        if simplified.is_empty() || simplified.len() >= previous {
+            detail.lods.push(Vec::new()); // stalled
+        } else {
+            previous = simplified.len();
+            detail.lods.push(simplified);
+        }
+    }
+    detail
+}
+
 /// Builds an `.hmesh` from submeshes and the material refs (MTRL, in slot order).
 pub fn build(
     submeshes: &[SubmeshInput<'_>],
@@ -258,75 +426,18 @@ pub fn build(
     // use, so the vertex ranges stay the same through it.
     let mut ranges = Vec::with_capacity(submeshes.len());
     let mut vertex_ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(submeshes.len());
+    // Each submesh's vertices and indices are built on their own, in parallel on the bake's
+    // pool, then appended in submesh order: the same buffers as building them one by one.
+    let built: Vec<(Vec<Corner>, Vec<u32>, bool)> = submeshes
+        .par_iter()
+        .map(|input| submesh_vertices(input, settings))
+        .collect();
     let mut has_tangents = false;
-    for input in submeshes {
-        let p = input.primitive;
-        // Per-corner streams, so generated normals and tangents can differ per face, then
-        // meshoptimizer's remap merges identical corners back into shared vertices.
-        let normals: Vec<[f32; 3]> = match (&p.normals, settings.normals) {
-            (Some(n), true) => p.indices.iter().map(|i| n[*i as usize]).collect(),
-            (_, true) => {
-                let positions: &[[f32; 3]] = &p.positions;
-                let adapter = VertexDataAdapter::new(bytemuck::cast_slice(positions), 12, 0)
-                    .expect("positions");
-                // Smooth across edges below 60 degrees, as glTF viewers do for flat-shaded
-                // sources without normals (which meshoptimizer's crease angle preserves).
-                meshopt::generate_normals(Some(&p.indices), &adapter, 60f32.to_radians(), 0.0)
-            }
-            (_, false) => vec![[0.0, 0.0, 1.0]; p.indices.len()],
-        };
-        let uvs: Vec<[f32; 2]> = match &p.uvs {
-            Some(uv) => p.indices.iter().map(|i| uv[*i as usize]).collect(),
-            None => vec![[0.0; 2]; p.indices.len()],
-        };
-        let corner_positions: Vec<[f32; 3]> =
-            p.indices.iter().map(|i| p.positions[*i as usize]).collect();
-        let tangents: Option<Vec<[f32; 4]>> = match (&p.tangents, settings.tangents) {
-            (Some(t), true) => Some(p.indices.iter().map(|i| t[*i as usize]).collect()),
-            (None, true) if input.wants_tangents && p.uvs.is_some() => {
-                // MikkTSpace-compatible: glTF normal maps are baked against MikkTSpace tangents.
-                Some(meshopt::generate_tangents(
-                    None,
-                    &corner_positions,
-                    &normals,
-                    &uvs,
-                    meshopt::TangentOptions::Compatible,
-                ))
-            }
-            _ => None,
-        };
-        has_tangents |= tangents.is_some();
-        let corners: Vec<Corner> = (0..p.indices.len())
-            .map(|k| {
-                let (joints, weights) = match &p.skin {
-                    Some(skin) => skin[p.indices[k] as usize],
-                    None => ([0; 4], [1.0, 0.0, 0.0, 0.0]),
-                };
-                let vertex = GpuVertex {
-                    position: corner_positions[k],
-                    normal: oct_encode(normals[k]),
-                    tangent: tangents
-                        .as_ref()
-                        .map(|t| oct_encode_tangent([t[k][0], t[k][1], t[k][2]], t[k][3]))
-                        .unwrap_or([0, 0]),
-                    uv: uvs[k],
-                };
-                Corner {
-                    vertex,
-                    joints,
-                    weights,
-                }
-            })
-            .collect();
-        let (unique, remap) = meshopt::generate_vertex_remap(&corners, None);
-        let local_vertices = meshopt::remap_vertex_buffer(&corners, unique, &remap);
+    for (local_vertices, local_indices, tangents) in built {
+        has_tangents |= tangents;
         let base = vertices.len() as u32;
         let first = indices.len();
-        indices.extend(
-            meshopt::remap_index_buffer(None, corners.len(), &remap)
-                .into_iter()
-                .map(|i| i + base),
-        );
+        indices.extend(local_indices.into_iter().map(|i| i + base));
         vertices.extend(local_vertices);
         ranges.push((first, indices.len() - first));
         vertex_ranges.push(base as usize..vertices.len());
@@ -338,21 +449,27 @@ pub fn build(
         // vertex cache optimizer only looks at the vertices the indices name, and the overdraw
         // optimizer also needs the whole mesh's centroid, which its port takes as a parameter.
         let centroid = overdraw::mesh_centroid(vertices.iter().map(|c| c.vertex.position));
-        let mut positions: Vec<[f32; 3]> = Vec::new();
-        for (&(first, len), vertex_range) in ranges.iter().zip(&vertex_ranges) {
-            let range = &mut indices[first..first + len];
+        // The submeshes' index ranges follow each other: one mutable slice each, optimized
+        // in parallel.
+        let mut parts: Vec<(&mut [u32], Range<usize>)> = Vec::with_capacity(ranges.len());
+        let mut rest: &mut [u32] = &mut indices;
+        for (&(_, len), vertex_range) in ranges.iter().zip(&vertex_ranges) {
+            let (range, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            parts.push((range, vertex_range.clone()));
+            rest = tail;
+        }
+        let vertices_ref = &vertices;
+        parts.into_par_iter().for_each(|(range, vertex_range)| {
             let base = vertex_range.start as u32;
             range.iter_mut().for_each(|i| *i -= base);
             meshopt::optimize_vertex_cache_in_place(range, vertex_range.len());
-            positions.clear();
-            positions.extend(
-                vertices[vertex_range.clone()]
-                    .iter()
-                    .map(|c| c.vertex.position),
-            );
+            let positions: Vec<[f32; 3]> = vertices_ref[vertex_range]
+                .iter()
+                .map(|c| c.vertex.position)
+                .collect();
             overdraw::optimize_overdraw(range, &positions, centroid, settings.overdraw_threshold);
             range.iter_mut().for_each(|i| *i += base);
-        }
+        });
         vertices = meshopt::optimize_vertex_fetch(&mut indices, &vertices);
     }
 
@@ -363,6 +480,22 @@ pub fn build(
         .collect();
     let scope =
         (!lod_targets.is_empty()).then(|| SimplifyScope::new(&vertices, submeshes.len() <= 1));
+    // Each submesh's meshlets and LODs are built in parallel on the bake's pool, then
+    // appended in submesh order.
+    let details: Vec<SubmeshDetail> = ranges
+        .par_iter()
+        .zip(&vertex_ranges)
+        .map(|(&(first, len), vertex_range)| {
+            submesh_detail(
+                &indices[first..first + len],
+                &vertices,
+                vertex_range.clone(),
+                scope.as_ref(),
+                &lod_targets,
+                settings,
+            )
+        })
+        .collect();
     let mut meshlets = Vec::new();
     let mut meshlet_vertices = Vec::new();
     let mut meshlet_triangles: Vec<u8> = Vec::new();
@@ -370,88 +503,27 @@ pub fn build(
     let mut subm = Vec::with_capacity(submeshes.len());
     let mut lod_indices: Vec<u32> = Vec::new();
     let mut lod_table = Vec::new();
-    let mut local: Vec<u32> = Vec::new();
-    for ((input, &(first, len)), vertex_range) in submeshes.iter().zip(&ranges).zip(&vertex_ranges)
-    {
-        let sub = &indices[first..first + len];
-        let own = &vertices[vertex_range.clone()];
-        let base = vertex_range.start as u32;
-        debug_assert!(sub.iter().all(|i| vertex_range.contains(&(*i as usize))));
-        local.clear();
-        local.extend(sub.iter().map(|i| i - base));
+    for ((input, &(first, len)), detail) in submeshes.iter().zip(&ranges).zip(details) {
         let first_meshlet = meshlets.len() as u32;
-        if !sub.is_empty() {
-            // meshoptimizer's clusterizer only looks at the vertices the indices name: its
-            // meshlets over the submesh's own vertices are the ones over the whole buffer,
-            // less `base`.
-            let built = meshopt::build_meshlets(
-                &local,
-                &adapter(own),
-                MESHLET_MAX_VERTICES,
-                MESHLET_MAX_TRIANGLES,
-                MESHLET_CONE_WEIGHT,
-            );
-            for m in built.iter() {
-                let b = meshopt::compute_meshlet_bounds(m, &adapter(own));
-                meshlets.push(Meshlet {
-                    vertex_offset: meshlet_vertices.len() as u32,
-                    vertex_count: m.vertices.len() as u32,
-                    triangle_offset: (meshlet_triangles.len() / 3) as u32,
-                    triangle_count: (m.triangles.len() / 3) as u32,
-                });
-                meshlet_vertices.extend(m.vertices.iter().map(|v| v + base));
-                meshlet_triangles.extend_from_slice(m.triangles);
-                meshlet_bounds.push(MeshletBounds {
-                    center: b.center,
-                    radius: b.radius,
-                    cone_axis: b.cone_axis,
-                    cone_cutoff: b.cone_cutoff,
-                });
-            }
-        }
-        let simplify_input = match &scope {
-            Some(scope) if !sub.is_empty() => {
-                Some(scope.input(&vertices, vertex_range.clone(), sub))
-            }
-            _ => None,
-        };
-        let mut previous = len;
-        for target in &lod_targets {
-            // meshoptimizer's simplify takes a target *index* count.
-            // Never below `lod.min_triangles`, and never above the source (meshoptimizer
-            // asserts on a target larger than its input).
-            let target_indices = ((len as f32 * target) as usize / 3 * 3)
-                .max(settings.lod.min_triangles as usize * 3)
-                .min(len);
-            let options = if settings.lod.lock_border {
-                meshopt::SimplifyOptions::LockBorder
-            } else {
-                meshopt::SimplifyOptions::empty()
-            };
-            let simplified = match &simplify_input {
-                Some(input) if target_indices < previous => {
-                    input.simplify(target_indices, settings.lod.target_error, options)
-                }
-                _ => Vec::new(),
-            };
+        let (vertex_offset, triangle_offset) = (
+            meshlet_vertices.len() as u32,
+            (meshlet_triangles.len() / 3) as u32,
+        );
+        meshlets.extend(detail.meshlets.iter().map(|m| Meshlet {
+            vertex_offset: m.vertex_offset + vertex_offset,
+            triangle_offset: m.triangle_offset + triangle_offset,
+            ..*m
+        }));
+        meshlet_vertices.extend(detail.meshlet_vertices);
+        meshlet_triangles.extend(detail.meshlet_triangles);
+        meshlet_bounds.extend(detail.meshlet_bounds);
+        for level in detail.lods {
             // A level that made no progress over the previous one is written as stalled (0).
-            let stalled = simplified.is_empty() || simplified.len() >= previous;
-            let row = if stalled {
-                MeshLod {
-                    first_index: lod_indices.len() as u32,
-                    index_count: 0,
-                }
-            } else {
-                previous = simplified.len();
-                MeshLod {
-                    first_index: lod_indices.len() as u32,
-                    index_count: simplified.len() as u32,
-                }
-            };
-            if !stalled {
-                lod_indices.extend_from_slice(&simplified);
-            }
-            lod_table.push(row);
+            lod_table.push(MeshLod {
+                first_index: lod_indices.len() as u32,
+                index_count: level.len() as u32,
+            });
+            lod_indices.extend(level);
         }
         subm.push(SubMesh {
             first_index: first as u32,
@@ -460,7 +532,7 @@ pub fn build(
             meshlet_count: meshlets.len() as u32 - first_meshlet,
             material_slot: input.material_slot,
             base_vertex: 0,
-            bounds: bounds_of(sub.iter().map(|i| vertices[*i as usize].vertex.position)),
+            bounds: detail.bounds,
         });
     }
 
