@@ -72,13 +72,11 @@ impl Setup {
     }
 }
 
-/// Builds pak-side (release, its own lock and target folder) and returns its binary.
+/// Builds pak-side (release, its own lock, in the workspace target's `tmp/pak-side`) and
+/// returns its binary.
 fn build_pak_side() -> PathBuf {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("pak-side");
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => PathBuf::from(dir).join("pak-side"),
-        None => crate_dir.join("target"),
-    };
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pak-side");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .args([

@@ -251,8 +251,62 @@ fn submesh_vertices(
     settings: &MeshSettings,
 ) -> (Vec<Corner>, Vec<u32>, bool) {
     let p = input.primitive;
-    // Per-corner streams, so generated normals and tangents can differ per face, then
-    // meshoptimizer's remap merges identical corners back into shared vertices.
+    let generates_normals = settings.normals && p.normals.is_none();
+    let generates_tangents =
+        settings.tangents && p.tangents.is_none() && input.wants_tangents && p.uvs.is_some();
+    if generates_normals || generates_tangents {
+        vertices_from_corners(input, settings)
+    } else {
+        vertices_from_source(p, settings)
+    }
+}
+
+/// [`submesh_vertices`] when every attribute is the source vertex's: each vertex is built
+/// once and the remap, which numbers vertices by first use through the indices just as it
+/// numbers expanded corners, merges identical ones: the same buffers as
+/// [`vertices_from_corners`], from a third to a sixth of the vertices.
+fn vertices_from_source(p: &Primitive, settings: &MeshSettings) -> (Vec<Corner>, Vec<u32>, bool) {
+    let source: Vec<Corner> = (0..p.positions.len())
+        .map(|v| Corner {
+            vertex: GpuVertex {
+                position: p.positions[v],
+                normal: oct_encode(match &p.normals {
+                    Some(n) if settings.normals => n[v],
+                    _ => [0.0, 0.0, 1.0],
+                }),
+                tangent: match &p.tangents {
+                    Some(t) if settings.tangents => {
+                        oct_encode_tangent([t[v][0], t[v][1], t[v][2]], t[v][3])
+                    }
+                    _ => [0, 0],
+                },
+                uv: p.uvs.as_ref().map_or([0.0; 2], |uv| uv[v]),
+            },
+            joints: p.skin.as_ref().map_or([0; 4], |skin| skin[v].0),
+            weights: p
+                .skin
+                .as_ref()
+                .map_or([1.0, 0.0, 0.0, 0.0], |skin| skin[v].1),
+        })
+        .collect();
+    let (unique, remap) = meshopt::generate_vertex_remap(&source, Some(&p.indices));
+    let local_vertices = meshopt::remap_vertex_buffer(&source, unique, &remap);
+    let local_indices = meshopt::remap_index_buffer(Some(&p.indices), source.len(), &remap);
+    (
+        local_vertices,
+        local_indices,
+        settings.tangents && p.tangents.is_some(),
+    )
+}
+
+/// [`submesh_vertices`] through per-corner streams, so generated normals and tangents can
+/// differ per face; meshoptimizer's remap then merges identical corners back into shared
+/// vertices.
+fn vertices_from_corners(
+    input: &SubmeshInput<'_>,
+    settings: &MeshSettings,
+) -> (Vec<Corner>, Vec<u32>, bool) {
+    let p = input.primitive;
     let normals: Vec<[f32; 3]> = match (&p.normals, settings.normals) {
         (Some(n), true) => p.indices.iter().map(|i| n[*i as usize]).collect(),
         (_, true) => {
@@ -688,6 +742,56 @@ fn shadow_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-vertex path builds exactly the buffers the per-corner path builds, on a
+    /// primitive with source normals, tangents, UVs and skin, two vertices with identical
+    /// attributes (merged), a vertex no triangle names (dropped), and indices that reach
+    /// vertices out of order.
+    #[test]
+    fn source_vertices_and_corners_build_the_same_buffers() {
+        let mut positions: Vec<[f32; 3]> = (0..10)
+            .map(|i| [(i % 3) as f32, (i / 3) as f32, (i * i) as f32 * 0.1])
+            .collect();
+        let mut normals = vec![[0.6, 0.0, 0.8]; 10];
+        normals[2] = [0.0, 0.6, 0.8];
+        let tangents = vec![[1.0, 0.0, 0.0, -1.0]; 10];
+        let mut uvs: Vec<[f32; 2]> = (0..10).map(|i| [i as f32 / 10.0, 0.5]).collect();
+        let mut skin: Vec<([u16; 4], [f32; 4])> = (0..10)
+            .map(|i| ([i as u16 % 2, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]))
+            .collect();
+        // Vertex 7 duplicates vertex 4 in every attribute; no triangle names vertex 9.
+        positions[7] = positions[4];
+        uvs[7] = uvs[4];
+        skin[7] = skin[4];
+        let primitive = Primitive {
+            positions,
+            normals: Some(normals),
+            tangents: Some(tangents),
+            uvs: Some(uvs),
+            indices: vec![4, 0, 1, 8, 7, 5, 2, 7, 6, 0, 4, 3],
+            material: None,
+            skin: Some(skin),
+        };
+        let input = SubmeshInput {
+            primitive: &primitive,
+            material_slot: 0,
+            wants_tangents: true,
+        };
+        for (normals, tangents) in [(true, true), (false, true), (true, false)] {
+            let settings = MeshSettings {
+                normals,
+                tangents,
+                ..MeshSettings::default()
+            };
+            let from_source = vertices_from_source(&primitive, &settings);
+            let from_corners = vertices_from_corners(&input, &settings);
+            assert_eq!(
+                from_source, from_corners,
+                "normals {normals}, tangents {tangents}"
+            );
+            assert_eq!(from_source.0.len(), 8, "7 merged into 4, 9 dropped");
+        }
+    }
 
     /// A vertex at `position` (the rest zeroed: only positions matter to the simplifier).
     fn corner(position: [f32; 3]) -> Corner {
