@@ -113,6 +113,34 @@ fn meshopt_alone(p: &Primitive) -> usize {
     meshlets.len() + lod1.len() + lod2.len() + bounds
 }
 
+/// The primitive's positions deduplicated and in vertex cache and fetch order (what hearth
+/// clusters), with their indices.
+fn optimized_positions(p: &Primitive) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let (unique, remap) = meshopt::generate_vertex_remap(&p.positions, Some(&p.indices));
+    let mut indices = meshopt::remap_index_buffer(Some(&p.indices), p.positions.len(), &remap);
+    let vertices = meshopt::remap_vertex_buffer(&p.positions, unique, &remap);
+    meshopt::optimize_vertex_cache_in_place(&mut indices, vertices.len());
+    let vertices = meshopt::optimize_vertex_fetch(&mut indices, &vertices);
+    (vertices, indices)
+}
+
+/// meshoptimizer's meshlets and their bounds alone, as hearth builds them.
+fn meshlets_alone(vertices: &[[f32; 3]], indices: &[u32]) -> usize {
+    let adapter = meshopt::VertexDataAdapter::new(bytemuck::cast_slice(vertices), 12, 0).unwrap();
+    let meshlets = meshopt::build_meshlets(
+        indices,
+        &adapter,
+        MESHLET_MAX_VERTICES,
+        MESHLET_MAX_TRIANGLES,
+        MESHLET_CONE_WEIGHT,
+    );
+    meshlets
+        .iter()
+        .map(|m| meshopt::compute_meshlet_bounds(m, &adapter).radius as usize)
+        .sum::<usize>()
+        + meshlets.len()
+}
+
 fn hearth_build(p: &Primitive) -> Vec<u8> {
     let input = [SubmeshInput {
         primitive: p,
@@ -178,6 +206,40 @@ fn sheen_cloth(c: &mut Criterion) {
     g.bench_function("meshopt_alone", |b| {
         b.iter(|| scene.primitives.iter().map(meshopt_alone).sum::<usize>())
     });
+    // gltfpack's work (import, dedup, vertex cache and fetch order, write) plus the meshlets
+    // hearth always builds: hearth without LODs, and the meshlets alone to subtract.
+    let no_lods = MeshSettings {
+        lod: hearth::bake::settings::LodSettings {
+            levels: 0,
+            ..MeshSettings::default().lod
+        },
+        ..MeshSettings::default()
+    };
+    g.bench_function("hearth_import_and_build_no_lods", |b| {
+        b.iter(|| {
+            let scene = import(black_box(&bytes), &mut read, &options).unwrap();
+            let inputs: Vec<SubmeshInput<'_>> = scene
+                .primitives
+                .iter()
+                .map(|p| SubmeshInput {
+                    primitive: p,
+                    material_slot: u32::MAX,
+                    wants_tangents: false,
+                })
+                .collect();
+            build(&inputs, &[], None, &no_lods).unwrap()
+        })
+    });
+    let optimized: Vec<(Vec<[f32; 3]>, Vec<u32>)> =
+        scene.primitives.iter().map(optimized_positions).collect();
+    g.bench_function("meshlets_alone", |b| {
+        b.iter(|| {
+            optimized
+                .iter()
+                .map(|(vertices, indices)| meshlets_alone(vertices, indices))
+                .sum::<usize>()
+        })
+    });
     if let Some(gltfpack) = gltfpack() {
         let out = tempfile::tempdir().unwrap();
         g.bench_function("gltfpack_cli", |b| {
@@ -205,7 +267,12 @@ fn sheen_cloth(c: &mut Criterion) {
     g.finish();
 }
 
+/// `GLTFPACK` from the environment (a native build, say), else the npm one in
+/// `~/.asset-tools`, else `gltfpack` on the PATH.
 fn gltfpack() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("GLTFPACK") {
+        return Some(PathBuf::from(path));
+    }
     let home = std::env::var_os("HOME")?;
     let local = Path::new(&home).join(".asset-tools/node_modules/.bin/gltfpack");
     if local.exists() {

@@ -527,7 +527,6 @@ impl PakReader {
     /// Entry `index` (below `len`) of a v3+ pack, validated; its path too unless
     /// `path_checked` says that was done before (by the hash index build, or by a lookup that
     /// matched it against a query).
-    #[inline]
     fn v3_entry<'s>(
         &'s self,
         layout: &'s V3Layout,
