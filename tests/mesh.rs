@@ -863,7 +863,7 @@ fn malformed_gltf_structures_are_named_errors_not_panics() {
 fn bake_generated(files: &[(&str, &[u8])], stem: &str) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
     let src = tempfile::tempdir().unwrap();
     common::write_files(src.path(), files);
-    let (out, report) = bake_dir(src.path(), "\"*.obj\", \"*.glb\"", "");
+    let (out, report) = bake_dir(src.path(), "\"*.obj\", \"*.glb\", \"*.gltf\"", "");
     let report = report.unwrap();
     assert_eq!(report.assets, 1);
     let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
@@ -974,4 +974,198 @@ fn thousands_of_objects_materials_and_meshes_bake_correctly() {
             hearth::hash_asset_ref(&format!("meshes/mat_{m}"))
         );
     }
+}
+
+/// `uv` under a `KHR_texture_transform`, written from the extension's text (translation ·
+/// rotation · scale, with the rotation that maps its worked example, offset [0, 1], rotation
+/// π/2, scale 0.5, onto the image's lower-left quadrant).
+fn khr_texture_transform(
+    uv: [f32; 2],
+    offset: [f32; 2],
+    rotation: f32,
+    scale: [f32; 2],
+) -> [f32; 2] {
+    let (x, y) = (uv[0] * scale[0], uv[1] * scale[1]);
+    let (s, c) = rotation.sin_cos();
+    [offset[0] + c * x + s * y, offset[1] - s * x + c * y]
+}
+
+#[test]
+fn the_texture_transform_formula_maps_the_extensions_worked_example() {
+    // "This example utilizes only the lower left quadrant of the source image, rotated
+    // clockwise 90°" (UV origin at the image's top left, v down).
+    for corner in [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]] {
+        let [u, v] =
+            khr_texture_transform(corner, [0.0, 1.0], std::f32::consts::FRAC_PI_2, [0.5, 0.5]);
+        assert!(
+            (-1e-6..=0.5 + 1e-6).contains(&u) && (0.5 - 1e-6..=1.0 + 1e-6).contains(&v),
+            "{corner:?} -> {u}, {v}"
+        );
+    }
+}
+
+/// TextureTransformTest: every material uses one transform on its one texture, so the bake
+/// moves the UVs of its quad by it (checked vertex by vertex against the source through the
+/// node translations) and warns about nothing.
+#[test]
+fn texture_transforms_are_baked_into_the_uvs() {
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus("gltf/TextureTransformTest"), &src.path().join("tt"));
+    let (out, report) = bake_dir(src.path(), "\"tt/*.gltf\"", "");
+    let report = report.unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .all(|w| !w.contains("texture") && !w.contains("TEXCOORD")),
+        "{:?}",
+        report.warnings
+    );
+    let (document, buffers, _) = gltf_import(&src.path().join("tt/TextureTransformTest.gltf"));
+    let key = |p: [f32; 3]| p.map(|c| (c * 1e4).round() as i64);
+    let mut expected: BTreeMap<[i64; 3], [f32; 2]> = BTreeMap::new();
+    // Column-major 4x4 products: each node's world matrix is its parent's times its own.
+    let multiply = |a: [[f32; 4]; 4], b: [[f32; 4]; 4]| {
+        let mut m = [[0.0f32; 4]; 4];
+        for (col, out) in m.iter_mut().enumerate() {
+            for (row, value) in out.iter_mut().enumerate() {
+                *value = (0..4).map(|k| a[k][row] * b[col][k]).sum();
+            }
+        }
+        m
+    };
+    let identity = [
+        [1., 0., 0., 0.],
+        [0., 1., 0., 0.],
+        [0., 0., 1., 0.],
+        [0., 0., 0., 1.],
+    ];
+    let mut stack: Vec<(gltf::Node<'_>, [[f32; 4]; 4])> = document
+        .default_scene()
+        .unwrap()
+        .nodes()
+        .map(|n| (n, identity))
+        .collect();
+    let mut transformed = 0;
+    while let Some((node, parent)) = stack.pop() {
+        let world = multiply(parent, node.transform().matrix());
+        stack.extend(node.children().map(|c| (c, world)));
+        let Some(mesh) = node.mesh() else { continue };
+        for primitive in mesh.primitives() {
+            let info = primitive
+                .material()
+                .pbr_metallic_roughness()
+                .base_color_texture()
+                .unwrap();
+            let (offset, rotation, scale) = match info.texture_transform() {
+                Some(t) => (t.offset(), t.rotation(), t.scale()),
+                None => ([0.0, 0.0], 0.0, [1.0, 1.0]),
+            };
+            transformed += usize::from(info.texture_transform().is_some());
+            let reader = primitive.reader(|b| Some(&buffers[b.index()].0[..]));
+            for (p, uv) in reader
+                .read_positions()
+                .unwrap()
+                .zip(reader.read_tex_coords(0).unwrap().into_f32())
+            {
+                let at: [f32; 3] = std::array::from_fn(|r| {
+                    (0..3).map(|k| world[k][r] * p[k]).sum::<f32>() + world[3][r]
+                });
+                expected.insert(key(at), khr_texture_transform(uv, offset, rotation, scale));
+            }
+        }
+    }
+    assert!(transformed >= 6, "the model's six transformed quads");
+    let bytes = std::fs::read(out.path().join("tt/TextureTransformTest.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let mut moved = 0;
+    for v in mesh.vertices.iter() {
+        let want = expected[&key(v.position)];
+        assert!(
+            (v.uv[0] - want[0]).abs() < 1e-5 && (v.uv[1] - want[1]).abs() < 1e-5,
+            "vertex at {:?}: uv {:?}, expected {want:?}",
+            v.position,
+            v.uv
+        );
+        moved += usize::from(
+            want[0] < -1e-3 || want[0] > 1.0 + 1e-3 || want[1] < -1e-3 || want[1] > 1.0 + 1e-3,
+        );
+    }
+    assert!(
+        moved > 0,
+        "some UVs left [0, 1]: the transforms were applied"
+    );
+}
+
+/// A material whose base color and normal textures use different transforms keeps each in
+/// the `.hmat` (v2 property records, one pair of ids per slot) and leaves the UVs alone.
+#[test]
+fn different_texture_transforms_of_one_material_are_kept_in_the_material() {
+    use base64::Engine;
+    let base64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(4, 4, image::Rgba([200, 100, 50, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let mut buffer: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+        .iter()
+        .chain(&[0f32, 0., 1., 0., 0., 1.])
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    buffer.extend([0u16, 1, 2].iter().flat_map(|i| i.to_le_bytes()));
+    buffer.extend([0u8; 2]);
+    let image = format!("data:image/png;base64,{}", base64(&png));
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_texture_transform"],
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2, "material": 0}]}],
+        "materials": [{
+            "name": "atlas",
+            "pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "extensions": {
+                "KHR_texture_transform": {"offset": [0.5, 0.25], "scale": [0.5, 0.5], "rotation": 0.25}}}},
+            "normalTexture": {"index": 1, "extensions": {
+                "KHR_texture_transform": {"scale": [4.0, 4.0]}}}
+        }],
+        "textures": [{"source": 0}, {"source": 1}],
+        "images": [{"uri": image}, {"uri": image}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"},
+            {"bufferView": 2, "componentType": 5123, "count": 3, "type": "SCALAR"}
+        ],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 24},
+            {"buffer": 0, "byteOffset": 60, "byteLength": 6}
+        ],
+        "buffers": [{"byteLength": buffer.len(), "uri": format!("data:application/octet-stream;base64,{}", base64(&buffer))}]
+    });
+    let (_out, mesh, hmat) =
+        bake_generated(&[("atlas.gltf", gltf.to_string().as_bytes())], "atlas");
+    let mesh = MeshView::parse(&mesh).unwrap();
+    let mut uvs: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv).collect();
+    uvs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(
+        uvs,
+        [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]],
+        "UVs as the source has them"
+    );
+    let table = MaterialTable::parse(&hmat).unwrap();
+    use hearth::format::hmat::property::{UV_ROTATION, UV_TRANSFORM};
+    let row = &table.rows[0];
+    let base = table.property(0, UV_TRANSFORM[0]).unwrap();
+    assert_eq!(base.value, [0.5, 0.25, 0.5, 0.5]);
+    assert_eq!(base.texture, row.base_color_tex);
+    let rotation = table.property(0, UV_ROTATION[0]).unwrap();
+    assert_eq!(rotation.value[0], 0.25);
+    let normal = table.property(0, UV_TRANSFORM[2]).unwrap();
+    assert_eq!(normal.value, [0.0, 0.0, 4.0, 4.0]);
+    assert_eq!(normal.texture, row.normal_tex);
+    assert!(
+        table.property(0, UV_ROTATION[2]).is_none(),
+        "no rotation, no record"
+    );
+    assert_eq!(table.properties.len(), 3);
 }

@@ -113,6 +113,17 @@ pub mod property {
     /// Transmission (as `KHR_materials_transmission`): `value[0]` the factor; `texture` its
     /// linear map (R), multiplied in.
     pub const TRANSMISSION: u32 = 2;
+    /// A texture slot's UV transform (`KHR_texture_transform`), one id per slot in row order
+    /// (base color, metallic-roughness, normal, occlusion, emissive): `value` = offset u, v,
+    /// scale u, v; `texture` the slot's texture. Written only for a material whose textures
+    /// use different transforms (one shared transform is baked into the mesh's UVs instead).
+    /// With the slot's rotation `r` ([`UV_ROTATION`], 0 when absent) the slot samples at
+    /// `u' = offset.u + cos r · scale.u · u + sin r · scale.v · v`,
+    /// `v' = offset.v − sin r · scale.u · u + cos r · scale.v · v`.
+    pub const UV_TRANSFORM: [u32; 5] = [3, 4, 5, 6, 7];
+    /// A texture slot's UV rotation in radians (`value[0]`; counter-clockwise in UV space, as
+    /// `KHR_texture_transform`), one id per slot as [`UV_TRANSFORM`]; written only when not 0.
+    pub const UV_ROTATION: [u32; 5] = [8, 9, 10, 11, 12];
 }
 
 /// One `.hmat` v2 property record (32 B): a value and texture of a row that the 96-byte row

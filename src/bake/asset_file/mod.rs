@@ -53,7 +53,8 @@ impl Pipeline for AssetFile {
     fn version(&self) -> u32 {
         // 2: `[mesh]` and `[animation]` are baked, no longer kept as blobs.
         // 3: pak's scene conventions (Euler order, tags), materials' height and transmission.
-        3
+        // 4: `[mesh]` models apply KHR_texture_transform.
+        4
     }
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]

@@ -68,6 +68,72 @@ pub struct Material {
     pub occlusion_tex: Option<TextureRef>,
     /// Emissive texture.
     pub emissive_tex: Option<TextureRef>,
+    /// Each texture slot's `KHR_texture_transform` (base color, metallic-roughness, normal,
+    /// occlusion, emissive), kept only when the material's textures use different transforms;
+    /// one transform shared by all of them is baked into the UVs of the material's
+    /// primitives instead, and these are `None`.
+    pub texture_transforms: [Option<UvTransform>; 5],
+}
+
+/// A `KHR_texture_transform`: a texture samples at
+/// `offset + [[cos r, sin r], [−sin r, cos r]] · (scale ⊙ uv)`, the extension's
+/// `translation · rotation · scale` (its rotation turns UVs counter-clockwise, the image
+/// clockwise).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UvTransform {
+    /// Offset of the UV origin.
+    pub offset: [f32; 2],
+    /// Rotation in radians.
+    pub rotation: f32,
+    /// Scale of each UV component.
+    pub scale: [f32; 2],
+}
+
+impl UvTransform {
+    /// The identity.
+    pub const IDENTITY: Self = Self {
+        offset: [0.0, 0.0],
+        rotation: 0.0,
+        scale: [1.0, 1.0],
+    };
+
+    /// `uv` transformed.
+    pub fn apply(&self, uv: [f32; 2]) -> [f32; 2] {
+        let (sin, cos) = self.rotation.sin_cos();
+        let (u, v) = (uv[0] * self.scale[0], uv[1] * self.scale[1]);
+        [
+            self.offset[0] + cos * u + sin * v,
+            self.offset[1] - sin * u + cos * v,
+        ]
+    }
+
+    /// Reads the extension's object (absent members take their defaults); `None` for the
+    /// identity. A `texCoord` override other than 0 is returned beside it.
+    fn from_json(value: &gltf::json::Value) -> (Option<Self>, Option<u64>) {
+        let pair = |key: &str, default: [f32; 2]| {
+            value
+                .get(key)
+                .and_then(|v| v.as_array())
+                .and_then(|a| Some([a.first()?.as_f64()? as f32, a.get(1)?.as_f64()? as f32]))
+                .unwrap_or(default)
+        };
+        let transform = Self {
+            offset: pair("offset", [0.0, 0.0]),
+            rotation: value
+                .get("rotation")
+                .and_then(|r| r.as_f64())
+                .unwrap_or(0.0) as f32,
+            scale: pair("scale", [1.0, 1.0]),
+        };
+        let tex_coord = value
+            .get("texCoord")
+            .and_then(|t| t.as_u64())
+            .filter(|t| *t != 0);
+        (
+            (transform != Self::IDENTITY).then_some(transform),
+            tex_coord,
+        )
+    }
 }
 
 /// What an import yields.
@@ -480,6 +546,7 @@ fn read_scene(
         }
     }
 
+    let mut uv_transforms: std::collections::HashMap<usize, UvTransform> = Default::default();
     for material in document.materials() {
         let pbr = material.pbr_metallic_roughness();
         let texture = |info: Option<gltf::texture::Info<'_>>| {
@@ -487,17 +554,6 @@ fn read_scene(
                 image: i.texture().source().index(),
             })
         };
-        if material
-            .pbr_metallic_roughness()
-            .base_color_texture()
-            .and_then(|t| t.texture_transform())
-            .is_some()
-        {
-            scene.warnings.push(format!(
-                "material {:?}: KHR_texture_transform is not applied (UVs are baked as they are)",
-                material.name().unwrap_or("")
-            ));
-        }
         let emissive_strength = material.emissive_strength().unwrap_or(1.0);
         let alpha_mode = match material.alpha_mode() {
             gltf::material::AlphaMode::Opaque => 0,
@@ -527,7 +583,20 @@ fn read_scene(
                 image: o.texture().source().index(),
             }),
             emissive_tex: texture(material.emissive_texture()),
+            texture_transforms: [None; 5],
         });
+        let baked = scene.materials.len() - 1;
+        if let Some(shared) = texture_transforms(&material, &mut scene) {
+            uv_transforms.insert(baked, shared);
+        }
+    }
+    // One transform shared by all of a material's textures goes into its primitives' UVs
+    // (each primitive has vertices of its own, so no other material's UVs move).
+    for primitive in &mut scene.primitives {
+        let shared = primitive.material.and_then(|m| uv_transforms.get(&m));
+        if let (Some(shared), Some(uvs)) = (shared, &mut primitive.uvs) {
+            uvs.iter_mut().for_each(|uv| *uv = shared.apply(*uv));
+        }
     }
 
     if let Some(skin) = &skin {
@@ -587,6 +656,73 @@ pub fn transform_primitive(p: &mut Primitive, m: &Mat4) {
 }
 
 /// Weights renormalized to sum 1; a weightless vertex binds rigidly to joint 0.
+/// The `KHR_texture_transform` of each textured slot of `material` (the last one pushed to
+/// `scene.materials`): one transform shared by every textured slot is returned, to be baked
+/// into the UVs; different ones are kept in the material's `texture_transforms`. A slot that
+/// asks for another UV set than the first is warned about (.hmesh keeps one).
+fn texture_transforms(material: &gltf::Material<'_>, scene: &mut Scene) -> Option<UvTransform> {
+    let typed = |info: Option<gltf::texture::Info<'_>>| {
+        info.map(|info| {
+            let Some(t) = info.texture_transform() else {
+                return (
+                    None,
+                    (info.tex_coord() != 0).then_some(info.tex_coord() as u64),
+                );
+            };
+            let transform = UvTransform {
+                offset: t.offset(),
+                rotation: t.rotation(),
+                scale: t.scale(),
+            };
+            let tex_coord = t.tex_coord().unwrap_or(info.tex_coord());
+            (
+                (transform != UvTransform::IDENTITY).then_some(transform),
+                (tex_coord != 0).then_some(tex_coord as u64),
+            )
+        })
+    };
+    let raw = |value: Option<&gltf::json::Value>, tex_coord: u32| match value {
+        Some(value) => {
+            let (transform, set) = UvTransform::from_json(value);
+            (
+                transform,
+                set.or((tex_coord != 0).then_some(tex_coord as u64)),
+            )
+        }
+        None => (None, (tex_coord != 0).then_some(tex_coord as u64)),
+    };
+    let pbr = material.pbr_metallic_roughness();
+    let slots: [Option<(Option<UvTransform>, Option<u64>)>; 5] = [
+        typed(pbr.base_color_texture()),
+        typed(pbr.metallic_roughness_texture()),
+        material
+            .normal_texture()
+            .map(|n| raw(n.extension_value("KHR_texture_transform"), n.tex_coord())),
+        material
+            .occlusion_texture()
+            .map(|o| raw(o.extension_value("KHR_texture_transform"), o.tex_coord())),
+        typed(material.emissive_texture()),
+    ];
+    let name = material.name().unwrap_or("");
+    for (_, set) in slots.iter().flatten() {
+        if let Some(set) = set {
+            scene.warnings.push(format!(
+                "material {name:?}: a texture samples TEXCOORD_{set}, which is not kept (.hmesh vertices carry one UV set); it samples TEXCOORD_0"
+            ));
+        }
+    }
+    let used: Vec<Option<UvTransform>> = slots.iter().flatten().map(|(t, _)| *t).collect();
+    let first = *used.first()?;
+    if used.iter().all(|t| *t == first) {
+        return first;
+    }
+    let kept = slots.map(|slot| slot.and_then(|(t, _)| t));
+    if let Some(baked) = scene.materials.last_mut() {
+        baked.texture_transforms = kept;
+    }
+    None
+}
+
 fn normalize_weights(joints: [u16; 4], weights: [f32; 4]) -> ([u16; 4], [f32; 4]) {
     let weights = weights.map(|w| if w.is_finite() && w > 0.0 { w } else { 0.0 });
     let sum: f32 = weights.iter().sum();

@@ -13,7 +13,9 @@ use crate::bake::settings::{MeshSettings, TextureSettings};
 use crate::bake::texture::{self, pixels::DecodedImage, TextureMode, TextureShape};
 use crate::format::hash::hash_asset_ref;
 use crate::format::hman::AssetKind;
-use crate::format::hmat::{self, GpuMaterial, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED};
+use crate::format::hmat::{
+    self, property, GpuMaterial, MaterialProperty, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED,
+};
 use crate::format::hmesh::NO_MATERIAL;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -300,8 +302,38 @@ fn bake_scene(
             .unwrap_or(0)
     };
     let mut rows = Vec::with_capacity(slots.len());
-    for &m in &slots {
+    let mut properties = Vec::new();
+    for (row, &m) in slots.iter().enumerate() {
         let s = &scene.materials[m];
+        // Textures of one material with different UV transforms: each slot's transform as a
+        // property record (a shared one is already in the UVs).
+        let textures = [
+            s.base_color_tex,
+            s.metallic_roughness_tex,
+            s.normal_tex,
+            s.occlusion_tex,
+            s.emissive_tex,
+        ];
+        for (slot, (transform, texture)) in s.texture_transforms.iter().zip(textures).enumerate() {
+            let (Some(t), Some(texture)) = (transform, texture) else {
+                continue;
+            };
+            let texture = texture_ref(Some(texture));
+            properties.push(MaterialProperty {
+                row: row as u32,
+                id: property::UV_TRANSFORM[slot],
+                value: [t.offset[0], t.offset[1], t.scale[0], t.scale[1]],
+                texture,
+            });
+            if t.rotation != 0.0 {
+                properties.push(MaterialProperty {
+                    row: row as u32,
+                    id: property::UV_ROTATION[slot],
+                    value: [t.rotation, 0.0, 0.0, 0.0],
+                    texture,
+                });
+            }
+        }
         rows.push(GpuMaterial {
             base_color_factor: s.base_color,
             emissive_factor: s.emissive,
@@ -347,7 +379,7 @@ fn bake_scene(
     cx.emit(Output::new(
         format!("{stem}.hmat"),
         AssetKind::MATERIAL,
-        hmat::write(&rows),
+        hmat::write_with_properties(&rows, &properties),
     ));
     if scene.skeleton.is_some() && !scene.clips.is_empty() {
         cx.emit(Output::new(

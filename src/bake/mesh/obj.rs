@@ -144,6 +144,7 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
             normal_tex: image_of(&bump, &mut scene),
             occlusion_tex: None,
             emissive_tex: image_of(&emissive_map, &mut scene),
+            texture_transforms: [None; 5],
         };
         scene.materials.push(material);
     }

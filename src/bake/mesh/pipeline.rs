@@ -16,7 +16,8 @@ impl Pipeline for Model {
         "model"
     }
     fn version(&self) -> u32 {
-        1
+        // 2: KHR_texture_transform applied (in the UVs, or as .hmat property records).
+        2
     }
     fn claims(&self) -> Vec<Claim> {
         ["*.gltf", "*.glb", "*.obj"].map(Claim::file).to_vec()
