@@ -1097,10 +1097,9 @@ fn texture_transforms_are_baked_into_the_uvs() {
     );
 }
 
-/// A material whose base color and normal textures use different transforms keeps each in
-/// the `.hmat` (v2 property records, one pair of ids per slot) and leaves the UVs alone.
-#[test]
-fn different_texture_transforms_of_one_material_are_kept_in_the_material() {
+/// A one-triangle glTF (UVs (0, 0), (1, 0), (0, 1)) with `material` and two 4x4 PNG
+/// textures, 0 and 1.
+fn textured_triangle(material: serde_json::Value) -> String {
     use base64::Engine;
     let base64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     let mut png = Vec::new();
@@ -1115,19 +1114,12 @@ fn different_texture_transforms_of_one_material_are_kept_in_the_material() {
     buffer.extend([0u16, 1, 2].iter().flat_map(|i| i.to_le_bytes()));
     buffer.extend([0u8; 2]);
     let image = format!("data:image/png;base64,{}", base64(&png));
-    let gltf = serde_json::json!({
+    serde_json::json!({
         "asset": {"version": "2.0"},
-        "extensionsUsed": ["KHR_texture_transform"],
         "scenes": [{"nodes": [0]}],
         "nodes": [{"mesh": 0}],
         "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2, "material": 0}]}],
-        "materials": [{
-            "name": "atlas",
-            "pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "extensions": {
-                "KHR_texture_transform": {"offset": [0.5, 0.25], "scale": [0.5, 0.5], "rotation": 0.25}}}},
-            "normalTexture": {"index": 1, "extensions": {
-                "KHR_texture_transform": {"scale": [4.0, 4.0]}}}
-        }],
+        "materials": [material],
         "textures": [{"source": 0}, {"source": 1}],
         "images": [{"uri": image}, {"uri": image}],
         "accessors": [
@@ -1141,9 +1133,22 @@ fn different_texture_transforms_of_one_material_are_kept_in_the_material() {
             {"buffer": 0, "byteOffset": 60, "byteLength": 6}
         ],
         "buffers": [{"byteLength": buffer.len(), "uri": format!("data:application/octet-stream;base64,{}", base64(&buffer))}]
-    });
-    let (_out, mesh, hmat) =
-        bake_generated(&[("atlas.gltf", gltf.to_string().as_bytes())], "atlas");
+    })
+    .to_string()
+}
+
+/// A material whose base color and normal textures use different transforms keeps each in
+/// the `.hmat` (v2 property records, one pair of ids per slot) and leaves the UVs alone.
+#[test]
+fn different_texture_transforms_of_one_material_are_kept_in_the_material() {
+    let gltf = textured_triangle(serde_json::json!({
+        "name": "atlas",
+        "pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "extensions": {
+            "KHR_texture_transform": {"offset": [0.5, 0.25], "scale": [0.5, 0.5], "rotation": 0.25}}}},
+        "normalTexture": {"index": 1, "extensions": {
+            "KHR_texture_transform": {"scale": [4.0, 4.0]}}}
+    }));
+    let (_out, mesh, hmat) = bake_generated(&[("atlas.gltf", gltf.as_bytes())], "atlas");
     let mesh = MeshView::parse(&mesh).unwrap();
     let mut uvs: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv).collect();
     uvs.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -1168,4 +1173,93 @@ fn different_texture_transforms_of_one_material_are_kept_in_the_material() {
         "no rotation, no record"
     );
     assert_eq!(table.properties.len(), 3);
+}
+
+/// The PBR extensions a material carries come out as `.hmat` property records with the
+/// source's numbers (defaults where the source leaves them out) and their textures baked.
+#[test]
+fn pbr_extensions_are_kept_as_material_properties() {
+    let gltf = textured_triangle(serde_json::json!({
+        "name": "coat",
+        "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+        "extensions": {
+            "KHR_materials_clearcoat": {"clearcoatFactor": 0.75, "clearcoatRoughnessFactor": 0.125,
+                "clearcoatNormalTexture": {"index": 1, "scale": 0.5}},
+            "KHR_materials_transmission": {"transmissionFactor": 0.25, "transmissionTexture": {"index": 1}},
+            "KHR_materials_ior": {"ior": 1.25},
+            "KHR_materials_specular": {"specularColorFactor": [0.5, 0.25, 1.0], "specularColorTexture": {"index": 0}},
+            "KHR_materials_volume": {"thicknessFactor": 2.0, "attenuationColor": [0.5, 0.5, 0.25]},
+            "KHR_materials_unlit": {}
+        }
+    }));
+    let (out, _mesh, hmat) = bake_generated(&[("coat.gltf", gltf.as_bytes())], "coat");
+    let table = MaterialTable::parse(&hmat).unwrap();
+    use hearth::format::hmat::property::*;
+    let value = |id| {
+        table
+            .property(0, id)
+            .unwrap_or_else(|| panic!("property {id}"))
+            .value
+    };
+    assert_eq!(value(CLEARCOAT), [0.75, 0.125, 0.0, 0.0]);
+    assert_eq!(value(CLEARCOAT_NORMAL), [0.5, 0.0, 0.0, 0.0]);
+    assert_eq!(value(TRANSMISSION), [0.25, 0.0, 0.0, 0.0]);
+    assert_eq!(value(IOR), [1.25, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        value(SPECULAR),
+        [1.0, 0.0, 0.0, 0.0],
+        "the specular factor's default"
+    );
+    assert_eq!(value(SPECULAR_COLOR), [0.5, 0.25, 1.0, 0.0]);
+    assert_eq!(
+        value(VOLUME),
+        [2.0, 0.0, 0.0, 0.0],
+        "infinite attenuation distance reads 0"
+    );
+    assert_eq!(value(VOLUME_ATTENUATION), [0.5, 0.5, 0.25, 0.0]);
+    assert_eq!(value(UNLIT), [0.0; 4]);
+    assert!(table.property(0, SHEEN).is_none() && table.property(0, CLEARCOAT_ROUGHNESS).is_none());
+    // Images 0 and 1 are each baked once and named by the records that use them.
+    let tex = |i: usize| hearth::format::hash::hash_asset_ref(&format!("coat/tex_{i}"));
+    assert_eq!(table.property(0, CLEARCOAT_NORMAL).unwrap().texture, tex(1));
+    assert_eq!(table.property(0, TRANSMISSION).unwrap().texture, tex(1));
+    assert_eq!(table.property(0, SPECULAR_COLOR).unwrap().texture, tex(0));
+    assert_eq!(
+        table.property(0, CLEARCOAT).unwrap().texture,
+        0,
+        "no clearcoat map"
+    );
+    assert!(out.path().join("coat/tex_1.ktx2").is_file());
+}
+
+/// SheenCloth: its sheen comes out as property records whose textures are baked, and its one
+/// texture transform (scale 30, -30 on every texture, sheen's included) is in the UVs.
+#[test]
+fn sheen_cloth_keeps_its_sheen_and_its_tiling() {
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus("gltf/SheenCloth"), &src.path().join("cloth"));
+    let (out, report) = bake_dir(src.path(), "\"cloth/*.gltf\"", "");
+    let report = report.unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let hmat = std::fs::read(out.path().join("cloth/SheenCloth.hmat")).unwrap();
+    let table = MaterialTable::parse(&hmat).unwrap();
+    use hearth::format::hmat::property::{SHEEN, SHEEN_ROUGHNESS};
+    let sheen = table.property(0, SHEEN).unwrap();
+    assert_eq!(sheen.value, [1.0, 1.0, 1.0, 1.0]);
+    let texture = hearth::format::hash::hash_asset_ref("cloth/sheencloth/tex_3");
+    assert_eq!(sheen.texture, texture);
+    assert_eq!(table.property(0, SHEEN_ROUGHNESS).unwrap().texture, texture);
+    assert!(out.path().join("cloth/SheenCloth/tex_3.ktx2").is_file());
+    let mesh = std::fs::read(out.path().join("cloth/SheenCloth.hmesh")).unwrap();
+    let mesh = MeshView::parse(&mesh).unwrap();
+    let (low, high) = mesh
+        .vertices
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), v| {
+            (lo.min(v.uv[1]), hi.max(v.uv[1]))
+        });
+    assert!(
+        high - low > 20.0,
+        "v spans {low}..{high}: the 30x tiling is in the UVs"
+    );
 }

@@ -124,6 +124,34 @@ pub mod property {
     /// A texture slot's UV rotation in radians (`value[0]`; counter-clockwise in UV space, as
     /// `KHR_texture_transform`), one id per slot as [`UV_TRANSFORM`]; written only when not 0.
     pub const UV_ROTATION: [u32; 5] = [8, 9, 10, 11, 12];
+    /// `KHR_materials_clearcoat`: `value` = clearcoat factor, clearcoat roughness factor;
+    /// `texture` the clearcoat map (R).
+    pub const CLEARCOAT: u32 = 13;
+    /// `KHR_materials_clearcoat`'s roughness map (G): `texture` only.
+    pub const CLEARCOAT_ROUGHNESS: u32 = 14;
+    /// `KHR_materials_clearcoat`'s normal map: `value[0]` its scale; `texture` the map.
+    pub const CLEARCOAT_NORMAL: u32 = 15;
+    /// `KHR_materials_sheen`: `value` = sheen color (linear RGB), sheen roughness factor;
+    /// `texture` the sheen color map (sRGB).
+    pub const SHEEN: u32 = 16;
+    /// `KHR_materials_sheen`'s roughness map (A; encoded as color like the sheen color map it
+    /// often shares, alpha staying linear): `texture` only.
+    pub const SHEEN_ROUGHNESS: u32 = 17;
+    /// `KHR_materials_ior`: `value[0]` the index of refraction.
+    pub const IOR: u32 = 18;
+    /// `KHR_materials_specular`: `value[0]` the specular factor; `texture` its map (A; encoded
+    /// as color like the specular color map it often shares).
+    pub const SPECULAR: u32 = 19;
+    /// `KHR_materials_specular`'s color: `value` = specular color factor (linear RGB);
+    /// `texture` the specular color map (sRGB).
+    pub const SPECULAR_COLOR: u32 = 20;
+    /// `KHR_materials_volume`: `value` = thickness factor, attenuation distance (0 for the
+    /// extension's default, infinite); `texture` the thickness map (G).
+    pub const VOLUME: u32 = 21;
+    /// `KHR_materials_volume`'s attenuation color: `value` = linear RGB.
+    pub const VOLUME_ATTENUATION: u32 = 22;
+    /// `KHR_materials_unlit`: present = the material is unlit (base color only); no value.
+    pub const UNLIT: u32 = 23;
 }
 
 /// One `.hmat` v2 property record (32 B): a value and texture of a row that the 96-byte row

@@ -6,8 +6,17 @@ use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
 use crate::format::hmesh::GpuJoint;
 
 /// Extensions hearth reads or can safely ignore when a file lists them as required.
-pub const SUPPORTED_REQUIRED: [&str; 2] =
-    ["KHR_texture_transform", "KHR_materials_emissive_strength"];
+pub const SUPPORTED_REQUIRED: [&str; 9] = [
+    "KHR_texture_transform",
+    "KHR_materials_emissive_strength",
+    "KHR_materials_clearcoat",
+    "KHR_materials_sheen",
+    "KHR_materials_transmission",
+    "KHR_materials_ior",
+    "KHR_materials_specular",
+    "KHR_materials_volume",
+    "KHR_materials_unlit",
+];
 
 /// One triangle-list primitive, in the space `merge` asks for.
 #[derive(Debug, Clone, Default)]
@@ -73,6 +82,34 @@ pub struct Material {
     /// one transform shared by all of them is baked into the UVs of the material's
     /// primitives instead, and these are `None`.
     pub texture_transforms: [Option<UvTransform>; 5],
+    /// The PBR extensions hearth keeps (clearcoat, sheen, transmission, ior, specular,
+    /// volume, unlit), each as an `.hmat` property record.
+    pub extensions: Vec<MaterialExtension>,
+}
+
+/// How a material extension's texture is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureUse {
+    /// sRGB color.
+    Color,
+    /// Linear data.
+    Linear,
+    /// A normal map.
+    Normal,
+}
+
+/// One material extension's record: an [`hmat::property`](crate::format::hmat::property) id,
+/// its numbers, and its texture when it has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialExtension {
+    /// The property id.
+    pub id: u32,
+    /// Up to four numbers, as the id defines them.
+    pub value: [f32; 4],
+    /// The texture and how it is encoded.
+    pub texture: Option<(TextureRef, TextureUse)>,
+    /// The texture's own `KHR_texture_transform`, if any.
+    pub transform: Option<UvTransform>,
 }
 
 /// A `KHR_texture_transform`: a texture samples at
@@ -584,6 +621,7 @@ fn read_scene(
             }),
             emissive_tex: texture(material.emissive_texture()),
             texture_transforms: [None; 5],
+            extensions: material_extensions(&material, document),
         });
         let baked = scene.materials.len() - 1;
         if let Some(shared) = texture_transforms(&material, &mut scene) {
@@ -711,16 +749,183 @@ fn texture_transforms(material: &gltf::Material<'_>, scene: &mut Scene) -> Optio
             ));
         }
     }
-    let used: Vec<Option<UvTransform>> = slots.iter().flatten().map(|(t, _)| *t).collect();
+    let extensions = scene
+        .materials
+        .last()
+        .map(|m| m.extensions.clone())
+        .unwrap_or_default();
+    let extension_transforms = extensions
+        .iter()
+        .filter(|e| e.texture.is_some())
+        .map(|e| e.transform);
+    let used: Vec<Option<UvTransform>> = slots
+        .iter()
+        .flatten()
+        .map(|(t, _)| *t)
+        .chain(extension_transforms)
+        .collect();
     let first = *used.first()?;
     if used.iter().all(|t| *t == first) {
         return first;
+    }
+    for extension in extensions.iter().filter(|e| e.transform.is_some()) {
+        scene.warnings.push(format!(
+            "material {name:?}: the KHR_texture_transform of extension texture (property {}) differs from the material's other textures' and is not kept",
+            extension.id
+        ));
     }
     let kept = slots.map(|slot| slot.and_then(|(t, _)| t));
     if let Some(baked) = scene.materials.last_mut() {
         baked.texture_transforms = kept;
     }
     None
+}
+
+/// The PBR extensions of `material` hearth keeps, read from their JSON (absent members take
+/// the extensions' defaults), in property id order.
+fn material_extensions(
+    material: &gltf::Material<'_>,
+    document: &gltf::Document,
+) -> Vec<MaterialExtension> {
+    use crate::format::hmat::property;
+    use gltf::json::Value;
+    let number = |v: &Value, key: &str, default: f32| {
+        v.get(key)
+            .and_then(Value::as_f64)
+            .map_or(default, |n| n as f32)
+    };
+    let rgb = |v: &Value, key: &str, default: [f32; 3]| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| {
+                Some([
+                    a.first()?.as_f64()? as f32,
+                    a.get(1)?.as_f64()? as f32,
+                    a.get(2)?.as_f64()? as f32,
+                ])
+            })
+            .unwrap_or(default)
+    };
+    let texture = |v: &Value, key: &str, usage: TextureUse| {
+        let info = v.get(key)?;
+        let texture = document
+            .textures()
+            .nth(info.get("index")?.as_u64()? as usize)?;
+        let transform = info
+            .get("extensions")
+            .and_then(|e| e.get("KHR_texture_transform"))
+            .and_then(|t| UvTransform::from_json(t).0);
+        Some((
+            (
+                TextureRef {
+                    image: texture.source().index(),
+                },
+                usage,
+            ),
+            transform,
+        ))
+    };
+    let mut out = Vec::new();
+    let mut push =
+        |id: u32,
+         value: [f32; 4],
+         found: Option<((TextureRef, TextureUse), Option<UvTransform>)>| {
+            out.push(MaterialExtension {
+                id,
+                // JSON numbers past f32's range would not be finite.
+                value: value.map(|x| if x.is_finite() { x } else { 0.0 }),
+                texture: found.map(|(t, _)| t),
+                transform: found.and_then(|(_, transform)| transform),
+            })
+        };
+    let extension = |name: &str| material.extension_value(name);
+    use TextureUse::{Color, Linear, Normal};
+    if let Some(v) = extension("KHR_materials_transmission") {
+        let factor = number(v, "transmissionFactor", 0.0);
+        push(
+            property::TRANSMISSION,
+            [factor, 0.0, 0.0, 0.0],
+            texture(v, "transmissionTexture", Linear),
+        );
+    }
+    if let Some(v) = extension("KHR_materials_clearcoat") {
+        let value = [
+            number(v, "clearcoatFactor", 0.0),
+            number(v, "clearcoatRoughnessFactor", 0.0),
+            0.0,
+            0.0,
+        ];
+        push(
+            property::CLEARCOAT,
+            value,
+            texture(v, "clearcoatTexture", Linear),
+        );
+        if let Some(found) = texture(v, "clearcoatRoughnessTexture", Linear) {
+            push(property::CLEARCOAT_ROUGHNESS, [0.0; 4], Some(found));
+        }
+        if let Some(found) = texture(v, "clearcoatNormalTexture", Normal) {
+            let scale = v
+                .get("clearcoatNormalTexture")
+                .map_or(1.0, |t| number(t, "scale", 1.0));
+            push(
+                property::CLEARCOAT_NORMAL,
+                [scale, 0.0, 0.0, 0.0],
+                Some(found),
+            );
+        }
+    }
+    if let Some(v) = extension("KHR_materials_sheen") {
+        let [r, g, b] = rgb(v, "sheenColorFactor", [0.0; 3]);
+        let roughness = number(v, "sheenRoughnessFactor", 0.0);
+        push(
+            property::SHEEN,
+            [r, g, b, roughness],
+            texture(v, "sheenColorTexture", Color),
+        );
+        // Its alpha channel: linear in sRGB textures too, so it shares the color map's
+        // encoding (the two are often one image).
+        if let Some(found) = texture(v, "sheenRoughnessTexture", Color) {
+            push(property::SHEEN_ROUGHNESS, [0.0; 4], Some(found));
+        }
+    }
+    if let Some(v) = extension("KHR_materials_ior") {
+        push(property::IOR, [number(v, "ior", 1.5), 0.0, 0.0, 0.0], None);
+    }
+    if let Some(v) = extension("KHR_materials_specular") {
+        let factor = number(v, "specularFactor", 1.0);
+        push(
+            property::SPECULAR,
+            [factor, 0.0, 0.0, 0.0],
+            // Alpha again: shares the specular color map's encoding.
+            texture(v, "specularTexture", Color),
+        );
+        let [r, g, b] = rgb(v, "specularColorFactor", [1.0; 3]);
+        push(
+            property::SPECULAR_COLOR,
+            [r, g, b, 0.0],
+            texture(v, "specularColorTexture", Color),
+        );
+    }
+    if let Some(v) = extension("KHR_materials_volume") {
+        let distance = number(v, "attenuationDistance", 0.0);
+        let value = [
+            number(v, "thicknessFactor", 0.0),
+            if distance.is_finite() { distance } else { 0.0 },
+            0.0,
+            0.0,
+        ];
+        push(
+            property::VOLUME,
+            value,
+            texture(v, "thicknessTexture", Linear),
+        );
+        let [r, g, b] = rgb(v, "attenuationColor", [1.0; 3]);
+        push(property::VOLUME_ATTENUATION, [r, g, b, 0.0], None);
+    }
+    if extension("KHR_materials_unlit").is_some() {
+        push(property::UNLIT, [0.0; 4], None);
+    }
+    out
 }
 
 fn normalize_weights(joints: [u16; 4], weights: [f32; 4]) -> ([u16; 4], [f32; 4]) {

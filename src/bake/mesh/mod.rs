@@ -250,7 +250,16 @@ fn bake_scene(
             (material.occlusion_tex, TextureMode::LinearColor),
             (material.emissive_tex, TextureMode::Color),
         ];
-        for (texture, mode) in uses {
+        let extension_uses = material.extensions.iter().filter_map(|e| {
+            let (texture, usage) = e.texture?;
+            let mode = match usage {
+                gltf::TextureUse::Color => TextureMode::Color,
+                gltf::TextureUse::Linear => TextureMode::LinearColor,
+                gltf::TextureUse::Normal => TextureMode::Normal,
+            };
+            Some((Some(texture), mode))
+        });
+        for (texture, mode) in uses.into_iter().chain(extension_uses) {
             let Some(texture) = texture else { continue };
             match image_modes.get(&texture.image) {
                 None => {
@@ -333,6 +342,14 @@ fn bake_scene(
                     texture,
                 });
             }
+        }
+        for extension in &s.extensions {
+            properties.push(MaterialProperty {
+                row: row as u32,
+                id: extension.id,
+                value: extension.value,
+                texture: texture_ref(extension.texture.map(|(t, _)| t)),
+            });
         }
         rows.push(GpuMaterial {
             base_color_factor: s.base_color,

@@ -145,6 +145,7 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
             occlusion_tex: None,
             emissive_tex: image_of(&emissive_map, &mut scene),
             texture_transforms: [None; 5],
+            extensions: Vec::new(),
         };
         scene.materials.push(material);
     }
