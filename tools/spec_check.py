@@ -951,7 +951,9 @@ class Checker:
                     self.problem(rel, "%s: %s -> %s, expected %s<image>.ktx2"
                                  % (tag, name, path, prefix))
                 self.texture_uses.setdefault((root, h), set()).add(srgb_slot.get(name, "linear"))
-        # Property textures (height, transmission): one-channel linear data, in the manifest.
+        # Property textures, in the manifest: sRGB for the sheen and specular color maps and
+        # the alpha maps that share them (README: ids 16, 17, 19, 20), linear data otherwise.
+        srgb_properties = {16, 17, 19, 20}
         for prow, pid, *rest in properties:
             h = rest[4]
             if h == 0 or manifest is None:
@@ -964,7 +966,8 @@ class Checker:
             if kind != MAN_TEXTURE or not os.path.isfile(self.abspath(self.join(root, path))):
                 self.problem(rel, "property %d of row %d: %s is not an existing texture"
                              % (pid, prow, path))
-            self.texture_uses.setdefault((root, h), set()).add("linear")
+            use = "srgb" if pid in srgb_properties else "linear"
+            self.texture_uses.setdefault((root, h), set()).add(use)
 
     # -- .hfont (README "Formats": `.hfont` v1) -----------------------------------------
 
