@@ -113,6 +113,26 @@ fn meshopt_alone(p: &Primitive) -> usize {
     meshlets.len() + lod1.len() + lod2.len() + bounds
 }
 
+/// hearth's import and build of a glTF's meshes (no materials).
+fn import_and_build(
+    bytes: &[u8],
+    read: &mut hearth::bake::mesh::gltf::ReadSide<'_>,
+    options: &ImportOptions<'_>,
+    settings: &MeshSettings,
+) -> Vec<u8> {
+    let scene = import(bytes, read, options).unwrap();
+    let inputs: Vec<SubmeshInput<'_>> = scene
+        .primitives
+        .iter()
+        .map(|p| SubmeshInput {
+            primitive: p,
+            material_slot: u32::MAX,
+            wants_tangents: false,
+        })
+        .collect();
+    build(&inputs, &[], None, settings).unwrap()
+}
+
 /// The primitive's positions deduplicated and in vertex cache and fetch order (what hearth
 /// clusters), with their indices.
 fn optimized_positions(p: &Primitive) -> (Vec<[f32; 3]>, Vec<u32>) {
@@ -190,17 +210,12 @@ fn sheen_cloth(c: &mut Criterion) {
     let mut g = group(c, "mesh_sheen_cloth", triangles);
     g.bench_function("hearth_import_and_build", |b| {
         b.iter(|| {
-            let scene = import(black_box(&bytes), &mut read, &options).unwrap();
-            let inputs: Vec<SubmeshInput<'_>> = scene
-                .primitives
-                .iter()
-                .map(|p| SubmeshInput {
-                    primitive: p,
-                    material_slot: u32::MAX,
-                    wants_tangents: false,
-                })
-                .collect();
-            build(&inputs, &[], None, &MeshSettings::default()).unwrap()
+            import_and_build(
+                black_box(&bytes),
+                &mut read,
+                &options,
+                &MeshSettings::default(),
+            )
         })
     });
     g.bench_function("meshopt_alone", |b| {
@@ -216,19 +231,7 @@ fn sheen_cloth(c: &mut Criterion) {
         ..MeshSettings::default()
     };
     g.bench_function("hearth_import_and_build_no_lods", |b| {
-        b.iter(|| {
-            let scene = import(black_box(&bytes), &mut read, &options).unwrap();
-            let inputs: Vec<SubmeshInput<'_>> = scene
-                .primitives
-                .iter()
-                .map(|p| SubmeshInput {
-                    primitive: p,
-                    material_slot: u32::MAX,
-                    wants_tangents: false,
-                })
-                .collect();
-            build(&inputs, &[], None, &no_lods).unwrap()
-        })
+        b.iter(|| import_and_build(black_box(&bytes), &mut read, &options, &no_lods))
     });
     let optimized: Vec<(Vec<[f32; 3]>, Vec<u32>)> =
         scene.primitives.iter().map(optimized_positions).collect();

@@ -412,23 +412,28 @@ fn a_v4_pack_with_game_kinds_opens_lists_reads_and_verifies() {
     assert_eq!(layout.per_kind[&AssetKind(255)], (1, 4, 4));
 }
 
+/// A v4 pack of stored blobs, each holding its own path.
+fn pack_of_paths(paths: &[impl AsRef<str>]) -> Vec<u8> {
+    let files: Vec<PackFile<'_>> = paths
+        .iter()
+        .map(|path| PackFile {
+            path: path.as_ref(),
+            kind: AssetKind::BLOB,
+            bytes: path.as_ref().as_bytes(),
+            codec: Codec::None,
+            level: None,
+        })
+        .collect();
+    hearth::bake::pack::build(4, &files)
+}
+
 /// A pack with one corrupt row (a codec byte no reader knows) and one corrupt path (not
 /// UTF-8): looking either up by hash or by path is an error or a miss naming no other entry,
 /// never a panic or a wrong entry, and every other entry is still found both ways.
 #[test]
 fn lookups_in_a_pack_with_corrupt_rows_report_them_and_find_the_rest() {
     let paths = ["a/bad_codec.bin", "a/bad_name.bin", "a/good.bin", "top.bin"];
-    let files: Vec<PackFile<'_>> = paths
-        .iter()
-        .map(|path| PackFile {
-            path,
-            kind: AssetKind::BLOB,
-            bytes: path.as_bytes(),
-            codec: Codec::None,
-            level: None,
-        })
-        .collect();
-    let mut bytes = hearth::bake::pack::build(4, &files);
+    let mut bytes = pack_of_paths(&paths);
     let header = *PakReader::from_bytes(&bytes).unwrap().v3_header().unwrap();
     let row = |index: usize| header.entries_offset as usize + index * 48;
     bytes[row(0) + 43] = 200; // codec
@@ -463,17 +468,7 @@ fn lookups_in_a_pack_with_corrupt_rows_report_them_and_find_the_rest() {
 #[test]
 fn crowded_hashes_fall_back_to_a_search_and_still_find_every_entry() {
     let paths: Vec<String> = (0..300).map(|i| format!("dir/file_{i:03}.bin")).collect();
-    let files: Vec<PackFile<'_>> = paths
-        .iter()
-        .map(|path| PackFile {
-            path,
-            kind: AssetKind::BLOB,
-            bytes: path.as_bytes(),
-            codec: Codec::None,
-            level: None,
-        })
-        .collect();
-    let mut bytes = hearth::bake::pack::build(4, &files);
+    let mut bytes = pack_of_paths(&paths);
     let header = *PakReader::from_bytes(&bytes).unwrap().v3_header().unwrap();
     let mut slot_entries = Vec::new();
     for slot in 0..paths.len() {

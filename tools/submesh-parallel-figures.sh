@@ -48,20 +48,6 @@ name = "submeshes"
 assets = ["*.obj"]
 mesh = { lod = { levels = 3 } }
 TOML
-declare -a one two
-for run in $(seq "$runs"); do
-    for jobs in 1 2; do
-        rm -rf "$work/out"
-        start=$(date +%s.%N)
-        "$bin" bake "$work/content/hearth.toml" -o "$work/out" --no-cache --quiet -j "$jobs" >/dev/null 2>&1
-        end=$(date +%s.%N)
-        seconds=$(echo "$end - $start" | bc)
-        echo "run $run -j $jobs: ${seconds} s"
-        if [ "$jobs" = 1 ]; then one+=("$seconds"); else two+=("$seconds"); fi
-    done
-done
-# The median; for an even count, the lower middle value.
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-m1=$(median "${one[@]}")
-m2=$(median "${two[@]}")
-echo "median -j 1: $m1 s, -j 2: $m2 s, ratio -j 2 / -j 1: $(echo "scale=3; $m2 / $m1" | bc)"
+# shellcheck source=tools/jobs-ratio.sh
+source tools/jobs-ratio.sh # the script runs from the repository root
+jobs_ratio "$bin" "$work/content/hearth.toml" "$work/out" "$runs"
