@@ -819,7 +819,7 @@ pub(crate) fn find_record(records: &[ManifestRecord], hash: u64) -> Option<&Mani
 }
 
 /// Where an [`Entry`]'s path is.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 enum EntryPath<'a> {
     /// v2: the whole path.
     Whole(&'a str),
@@ -831,6 +831,26 @@ enum EntryPath<'a> {
         name_offset: u32,
         name_len: u16,
     },
+}
+
+impl std::fmt::Debug for EntryPath<'_> {
+    // The row's numbers, not the layout they point into.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Whole(path) => f.debug_tuple("Whole").field(path).finish(),
+            Self::Row {
+                dir,
+                name_offset,
+                name_len,
+                ..
+            } => f
+                .debug_struct("Row")
+                .field("dir", dir)
+                .field("name_offset", name_offset)
+                .field("name_len", name_len)
+                .finish(),
+        }
+    }
 }
 
 /// One validated pack entry.
