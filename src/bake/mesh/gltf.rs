@@ -134,6 +134,14 @@ impl UvTransform {
         scale: [1.0, 1.0],
     };
 
+    /// Whether it changes UVs and every number is finite (JSON numbers past f32's range are
+    /// not, and are left out): the transforms worth keeping.
+    fn is_kept(&self) -> bool {
+        *self != Self::IDENTITY
+            && self.offset.iter().chain(&self.scale).all(|c| c.is_finite())
+            && self.rotation.is_finite()
+    }
+
     /// `uv` transformed.
     pub fn apply(&self, uv: [f32; 2]) -> [f32; 2] {
         let (sin, cos) = self.rotation.sin_cos();
@@ -145,7 +153,8 @@ impl UvTransform {
     }
 
     /// Reads the extension's object (absent members take their defaults); `None` for the
-    /// identity. A `texCoord` override other than 0 is returned beside it.
+    /// identity (or non-finite numbers). A `texCoord` override other than 0 is returned
+    /// beside it.
     fn from_json(value: &gltf::json::Value) -> (Option<Self>, Option<u64>) {
         let pair = |key: &str, default: [f32; 2]| {
             value
@@ -166,10 +175,7 @@ impl UvTransform {
             .get("texCoord")
             .and_then(|t| t.as_u64())
             .filter(|t| *t != 0);
-        (
-            (transform != Self::IDENTITY).then_some(transform),
-            tex_coord,
-        )
+        (transform.is_kept().then_some(transform), tex_coord)
     }
 }
 
@@ -714,7 +720,7 @@ fn texture_transforms(material: &gltf::Material<'_>, scene: &mut Scene) -> Optio
             };
             let tex_coord = t.tex_coord().unwrap_or(info.tex_coord());
             (
-                (transform != UvTransform::IDENTITY).then_some(transform),
+                transform.is_kept().then_some(transform),
                 (tex_coord != 0).then_some(tex_coord as u64),
             )
         })
