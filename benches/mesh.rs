@@ -65,6 +65,8 @@ fn grid(n: u32) -> Primitive {
         normals: Some(normals),
         tangents: None,
         uvs: Some(uvs),
+        uvs1: None,
+        colors: None,
         indices,
         material: None,
         skin: None,

@@ -759,6 +759,17 @@ class Checker:
         shdw = chunk(b"SHDW")
         if shdw is not None:
             self.check_shadow(shdw, scount, subm, joint_count, vtxs, indices, vcount, P)
+        # UVS1 and COLR (hearth's extensions): a second UV set (f32x2) and linear RGBA16
+        # unorm colors, each one per vertex.
+        uvs1 = chunk(b"UVS1")
+        if uvs1 is not None:
+            if len(uvs1) != vcount * 8:
+                P("UVS1 is %d bytes, expected %d vertices x 8" % (len(uvs1), vcount))
+            elif not all(math.isfinite(x) for x in struct.unpack_from("<%df" % (2 * vcount), uvs1)):
+                P("UVS1 holds a non-finite coordinate")
+        colr = chunk(b"COLR")
+        if colr is not None and len(colr) != vcount * 8:
+            P("COLR is %d bytes, expected %d vertices x 8" % (len(colr), vcount))
         return {"material_count": matcount, "joint_count": joint_count, "mtrl": mtrl}
 
     @staticmethod

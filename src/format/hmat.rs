@@ -152,6 +152,10 @@ pub mod property {
     pub const VOLUME_ATTENUATION: u32 = 22;
     /// `KHR_materials_unlit`: present = the material is unlit (base color only); no value.
     pub const UNLIT: u32 = 23;
+    /// A texture slot samples the mesh's second UV set (`.hmesh` `UVS1`) instead of the
+    /// first: one id per slot in row order as [`UV_TRANSFORM`]; `value[0]` = 1; `texture` the
+    /// slot's.
+    pub const UV_SET: [u32; 5] = [24, 25, 26, 27, 28];
 }
 
 /// One `.hmat` v2 property record (32 B): a value and texture of a row that the 96-byte row

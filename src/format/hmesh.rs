@@ -65,6 +65,12 @@ pub mod chunk {
     pub const LODT: u32 = fourcc(b"LODT");
     /// Position-only shadow geometry (hearth's extension; see [`ShadowDesc`](super::ShadowDesc)).
     pub const SHDW: u32 = fourcc(b"SHDW");
+    /// A second UV set (hearth's extension, glTF `TEXCOORD_1`): `[f32; 2]` per vertex,
+    /// parallel to VTXS (zeros for submeshes without one).
+    pub const UVS1: u32 = fourcc(b"UVS1");
+    /// Vertex colors (hearth's extension, glTF `COLOR_0`): linear RGBA, `[u16; 4]` unorm per
+    /// vertex, parallel to VTXS (white for submeshes without colors).
+    pub const COLR: u32 = fourcc(b"COLR");
 }
 
 /// `.hmesh` file header.

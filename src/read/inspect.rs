@@ -130,7 +130,8 @@ pub fn has_counts(kind: AssetKind) -> bool {
 /// - texture, LUT: `width`, `height`, `depth`, `levels`, `layers`, `faces`, `vk_format` (0 for
 ///   UASTC);
 /// - mesh: `vertices`, `indices`, `triangles`, `submeshes`, `meshlets`, `materials`, `joints`,
-///   `lods`, `shadow_vertices` (0 without a `SHDW` chunk);
+///   `lods`, `shadow_vertices` (0 without a `SHDW` chunk), `uv_sets` (1, or 2 with `UVS1`),
+///   `colors` (1 with `COLR`, else 0);
 /// - material table: `materials`;
 /// - animation: `clips`, `channels`;
 /// - manifest: `entries`;
@@ -175,6 +176,8 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
                     "shadow_vertices",
                     mesh.shadow.as_ref().map_or(0, |s| s.positions.len() as u64),
                 ),
+                ("uv_sets", 1 + u64::from(mesh.uvs1.is_some())),
+                ("colors", u64::from(mesh.colors.is_some())),
             ]
         }
         AssetKind::MATERIAL => {

@@ -123,6 +123,11 @@ pub struct MeshView<'a> {
     pub lods: Option<Lods<'a>>,
     /// SHDW: position-only geometry for shadow and depth passes, when baked with `shadow`.
     pub shadow: Option<ShadowGeometry<'a>>,
+    /// UVS1: a second UV set, parallel to the vertices, when the source has one.
+    pub uvs1: Option<Cow<'a, [[f32; 2]]>>,
+    /// COLR: linear RGBA vertex colors (`u16` unorm), parallel to the vertices, when the
+    /// source has them.
+    pub colors: Option<Cow<'a, [[u16; 4]]>>,
 }
 
 /// The `SHDW` chunk: welded positions (and skinning) with their own triangle list; see
@@ -464,6 +469,12 @@ impl<'a> MeshView<'a> {
                 ShadowGeometry::parse(b, desc.submesh_count, skeleton.as_ref().map(|s| s.len()))
             })
             .transpose()?;
+        let uvs1 = find(chunk::UVS1, ".hmesh UVS1 chunk")?
+            .map(|b| typed::<[f32; 2]>(b, vertices, ".hmesh UVS1 size"))
+            .transpose()?;
+        let colors = find(chunk::COLR, ".hmesh COLR chunk")?
+            .map(|b| typed::<[u16; 4]>(b, vertices, ".hmesh COLR size"))
+            .transpose()?;
         Ok(Self {
             desc,
             bounds,
@@ -479,6 +490,8 @@ impl<'a> MeshView<'a> {
             skeleton,
             lods,
             shadow,
+            uvs1,
+            colors,
         })
     }
 }

@@ -29,6 +29,10 @@ pub struct Primitive {
     pub tangents: Option<Vec<[f32; 4]>>,
     /// TEXCOORD_0, when present.
     pub uvs: Option<Vec<[f32; 2]>>,
+    /// TEXCOORD_1, when present.
+    pub uvs1: Option<Vec<[f32; 2]>>,
+    /// COLOR_0 as linear RGBA, when present.
+    pub colors: Option<Vec<[f32; 4]>>,
     /// Triangle list indices.
     pub indices: Vec<u32>,
     /// Source material index.
@@ -82,6 +86,8 @@ pub struct Material {
     /// one transform shared by all of them is baked into the UVs of the material's
     /// primitives instead, and these are `None`.
     pub texture_transforms: [Option<UvTransform>; 5],
+    /// Which texture slots sample TEXCOORD_1 (same order).
+    pub second_uv_set: [bool; 5],
     /// The PBR extensions hearth keeps (clearcoat, sheen, transmission, ior, specular,
     /// volume, unlit), each as an `.hmat` property record.
     pub extensions: Vec<MaterialExtension>,
@@ -495,13 +501,13 @@ fn read_scene(
                     .warnings
                     .push(format!("mesh {}: morph targets skipped", mesh.index()));
             }
-            // GpuVertex has one UV set and no color: say what is left behind.
+            // .hmesh keeps two UV sets and one color set: say what is left behind.
             for (semantic, name) in [
-                (gltf::Semantic::Colors(0), "COLOR_0"),
-                (gltf::Semantic::TexCoords(1), "TEXCOORD_1"),
+                (gltf::Semantic::Colors(1), "COLOR_1"),
+                (gltf::Semantic::TexCoords(2), "TEXCOORD_2"),
             ] {
                 if primitive.get(&semantic).is_some() {
-                    scene.warnings.push(format!("mesh {}: {name} is not kept (.hmesh vertices carry one UV set and no color)", mesh.index()));
+                    scene.warnings.push(format!("mesh {}: {name} (and any later set) is not kept (.hmesh keeps TEXCOORD_0, TEXCOORD_1 and COLOR_0)", mesh.index()));
                 }
             }
             let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
@@ -538,10 +544,18 @@ fn read_scene(
             let uvs = reader
                 .read_tex_coords(0)
                 .map(|t| t.into_f32().collect::<Vec<_>>());
+            let uvs1 = reader
+                .read_tex_coords(1)
+                .map(|t| t.into_f32().collect::<Vec<_>>());
+            let colors = reader
+                .read_colors(0)
+                .map(|c| c.into_rgba_f32().collect::<Vec<_>>());
             for (name, len) in [
                 ("NORMAL", normals.as_ref().map(|v| v.len())),
                 ("TANGENT", tangents.as_ref().map(|v| v.len())),
                 ("TEXCOORD_0", uvs.as_ref().map(|v| v.len())),
+                ("TEXCOORD_1", uvs1.as_ref().map(|v| v.len())),
+                ("COLOR_0", colors.as_ref().map(|v| v.len())),
             ] {
                 if len.is_some_and(|len| len != count) {
                     return Err(format!(
@@ -580,6 +594,8 @@ fn read_scene(
                 normals,
                 tangents,
                 uvs,
+                uvs1,
+                colors,
                 indices,
                 material: primitive.material().index(),
                 skin: skin_data,
@@ -627,6 +643,7 @@ fn read_scene(
             }),
             emissive_tex: texture(material.emissive_texture()),
             texture_transforms: [None; 5],
+            second_uv_set: [false; 5],
             extensions: material_extensions(&material, document),
         });
         let baked = scene.materials.len() - 1;
@@ -748,12 +765,23 @@ fn texture_transforms(material: &gltf::Material<'_>, scene: &mut Scene) -> Optio
         typed(material.emissive_texture()),
     ];
     let name = material.name().unwrap_or("");
-    for (_, set) in slots.iter().flatten() {
-        if let Some(set) = set {
-            scene.warnings.push(format!(
-                "material {name:?}: a texture samples TEXCOORD_{set}, which is not kept (.hmesh vertices carry one UV set); it samples TEXCOORD_0"
-            ));
+    // TEXCOORD_1 is kept (the slot says so in the material); later sets are not.
+    let mut second_set = [false; 5];
+    for (slot, (_, set)) in slots
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i, s.as_ref()?)))
+    {
+        match set {
+            Some(1) => second_set[slot] = true,
+            Some(set) => scene.warnings.push(format!(
+                "material {name:?}: a texture samples TEXCOORD_{set}, which is not kept (.hmesh keeps two UV sets); it samples TEXCOORD_0"
+            )),
+            None => {}
         }
+    }
+    if let Some(baked) = scene.materials.last_mut() {
+        baked.second_uv_set = second_set;
     }
     let extensions = scene
         .materials
@@ -771,7 +799,8 @@ fn texture_transforms(material: &gltf::Material<'_>, scene: &mut Scene) -> Optio
         .chain(extension_transforms)
         .collect();
     let first = *used.first()?;
-    if used.iter().all(|t| *t == first) {
+    // A transform goes into TEXCOORD_0 only when every texture samples that set.
+    if used.iter().all(|t| *t == first) && !second_set.contains(&true) {
         return first;
     }
     for extension in extensions.iter().filter(|e| e.transform.is_some()) {

@@ -343,6 +343,16 @@ fn bake_scene(
                 });
             }
         }
+        for (slot, texture) in textures.iter().enumerate() {
+            if let (true, Some(texture)) = (s.second_uv_set[slot], texture) {
+                properties.push(MaterialProperty {
+                    row: row as u32,
+                    id: property::UV_SET[slot],
+                    value: [1.0, 0.0, 0.0, 0.0],
+                    texture: texture_ref(Some(*texture)),
+                });
+            }
+        }
         for extension in &s.extensions {
             properties.push(MaterialProperty {
                 row: row as u32,

@@ -80,6 +80,14 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
             normals,
             tangents: None,
             uvs,
+            uvs1: None,
+            // OBJ's per-vertex colors (the `v x y z r g b` extension).
+            colors: (mesh.vertex_color.len() == count * 3).then(|| {
+                mesh.vertex_color
+                    .chunks_exact(3)
+                    .map(|c| [c[0], c[1], c[2], 1.0])
+                    .collect()
+            }),
             indices: mesh.indices.clone(),
             material,
             skin: None,
@@ -145,6 +153,7 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
             occlusion_tex: None,
             emissive_tex: image_of(&emissive_map, &mut scene),
             texture_transforms: [None; 5],
+            second_uv_set: [false; 5],
             extensions: Vec::new(),
         };
         scene.materials.push(material);

@@ -24,6 +24,52 @@ struct Corner {
     vertex: GpuVertex,
     joints: [u16; 4],
     weights: [f32; 4],
+    /// The vertex's second UV set and color: an index into its submesh's [`Extra`] table
+    /// (0 without them), so that deduplication tells apart vertices that differ only there.
+    extra: u32,
+}
+
+/// A vertex's second UV set and linear RGBA color (`u16` unorm), interned per submesh.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Extra {
+    uv1: [f32; 2],
+    color: [u16; 4],
+}
+
+impl Extra {
+    /// What a vertex without them has: UV (0, 0) and white.
+    const DEFAULT: Self = Self {
+        uv1: [0.0; 2],
+        color: [u16::MAX; 4],
+    };
+}
+
+/// Each source vertex's interned [`Extra`] and the table, in first-use order; `None` when
+/// the primitive has neither a second UV set nor colors.
+fn intern_extras(p: &Primitive) -> Option<(Vec<u32>, Vec<Extra>)> {
+    if p.uvs1.is_none() && p.colors.is_none() {
+        return None;
+    }
+    let unorm16 = |c: f32| (c.clamp(0.0, 1.0) * 65535.0).round() as u16;
+    let mut table = Vec::new();
+    let mut ids: HashMap<([u32; 2], [u16; 4]), u32> = HashMap::new();
+    let per_vertex = (0..p.positions.len())
+        .map(|v| {
+            let extra = Extra {
+                uv1: p.uvs1.as_ref().map_or([0.0; 2], |uv| uv[v]),
+                color: p
+                    .colors
+                    .as_ref()
+                    .map_or([u16::MAX; 4], |c| c[v].map(unorm16)),
+            };
+            *ids.entry((extra.uv1.map(f32::to_bits), extra.color))
+                .or_insert_with(|| {
+                    table.push(extra);
+                    table.len() as u32 - 1
+                })
+        })
+        .collect();
+    Some((per_vertex, table))
 }
 
 /// Meshlet limits (the reference implementation's): vertices.
@@ -245,27 +291,38 @@ impl SimplifyInput {
     }
 }
 
-/// One submesh's deduplicated vertices and its indices into them, and whether it has tangents.
+/// A submesh's deduplicated vertices, its indices into them, and whether it has tangents.
+type BuiltVertices = (Vec<Corner>, Vec<u32>, bool);
+
+/// One submesh's deduplicated vertices and its indices into them, whether it has tangents,
+/// and its [`Extra`] table when it has a second UV set or colors.
 fn submesh_vertices(
     input: &SubmeshInput<'_>,
     settings: &MeshSettings,
-) -> (Vec<Corner>, Vec<u32>, bool) {
+) -> (BuiltVertices, Option<Vec<Extra>>) {
     let p = input.primitive;
     let generates_normals = settings.normals && p.normals.is_none();
     let generates_tangents =
         settings.tangents && p.tangents.is_none() && input.wants_tangents && p.uvs.is_some();
-    if generates_normals || generates_tangents {
-        vertices_from_corners(input, settings)
+    let extras = intern_extras(p);
+    let ids = extras.as_ref().map(|(ids, _)| &ids[..]);
+    let built = if generates_normals || generates_tangents {
+        vertices_from_corners(input, settings, ids)
     } else {
-        vertices_from_source(p, settings)
-    }
+        vertices_from_source(p, settings, ids)
+    };
+    (built, extras.map(|(_, table)| table))
 }
 
 /// [`submesh_vertices`] when every attribute is the source vertex's: each vertex is built
 /// once and the remap, which numbers vertices by first use through the indices just as it
 /// numbers expanded corners, merges identical ones: the same buffers as
 /// [`vertices_from_corners`], from a third to a sixth of the vertices.
-fn vertices_from_source(p: &Primitive, settings: &MeshSettings) -> (Vec<Corner>, Vec<u32>, bool) {
+fn vertices_from_source(
+    p: &Primitive,
+    settings: &MeshSettings,
+    extra_ids: Option<&[u32]>,
+) -> BuiltVertices {
     let source: Vec<Corner> = (0..p.positions.len())
         .map(|v| Corner {
             vertex: GpuVertex {
@@ -287,6 +344,7 @@ fn vertices_from_source(p: &Primitive, settings: &MeshSettings) -> (Vec<Corner>,
                 .skin
                 .as_ref()
                 .map_or([1.0, 0.0, 0.0, 0.0], |skin| skin[v].1),
+            extra: extra_ids.map_or(0, |ids| ids[v]),
         })
         .collect();
     let (unique, remap) = meshopt::generate_vertex_remap(&source, Some(&p.indices));
@@ -305,7 +363,8 @@ fn vertices_from_source(p: &Primitive, settings: &MeshSettings) -> (Vec<Corner>,
 fn vertices_from_corners(
     input: &SubmeshInput<'_>,
     settings: &MeshSettings,
-) -> (Vec<Corner>, Vec<u32>, bool) {
+    extra_ids: Option<&[u32]>,
+) -> BuiltVertices {
     let p = input.primitive;
     let normals: Vec<[f32; 3]> = match (&p.normals, settings.normals) {
         (Some(n), true) => p.indices.iter().map(|i| n[*i as usize]).collect(),
@@ -358,6 +417,7 @@ fn vertices_from_corners(
                 vertex,
                 joints,
                 weights,
+                extra: extra_ids.map_or(0, |ids| ids[p.indices[k] as usize]),
             }
         })
         .collect();
@@ -482,13 +542,20 @@ pub fn build(
     let mut vertex_ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(submeshes.len());
     // Each submesh's vertices and indices are built on their own, in parallel on the bake's
     // pool, then appended in submesh order: the same buffers as building them one by one.
-    let built: Vec<(Vec<Corner>, Vec<u32>, bool)> = submeshes
+    let built: Vec<_> = submeshes
         .par_iter()
         .map(|input| submesh_vertices(input, settings))
         .collect();
     let mut has_tangents = false;
-    for (local_vertices, local_indices, tangents) in built {
+    // Every submesh's extras in one table; entry 0 is the default of submeshes without.
+    let mut extras = vec![Extra::DEFAULT];
+    for ((mut local_vertices, local_indices, tangents), local_extras) in built {
         has_tangents |= tangents;
+        if let Some(table) = local_extras {
+            let base = extras.len() as u32;
+            local_vertices.iter_mut().for_each(|c| c.extra += base);
+            extras.extend(table);
+        }
         let base = vertices.len() as u32;
         let first = indices.len();
         indices.extend(local_indices.into_iter().map(|i| i + base));
@@ -678,6 +745,28 @@ pub fn build(
     if let Some(shadow) = &shadow {
         chunks.push((chunk::SHDW, shadow));
     }
+    let uvs1: Vec<[f32; 2]> = if submeshes.iter().any(|s| s.primitive.uvs1.is_some()) {
+        vertices
+            .iter()
+            .map(|c| extras[c.extra as usize].uv1)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if !uvs1.is_empty() {
+        chunks.push((chunk::UVS1, bytemuck::cast_slice(&uvs1)));
+    }
+    let colors: Vec<[u16; 4]> = if submeshes.iter().any(|s| s.primitive.colors.is_some()) {
+        vertices
+            .iter()
+            .map(|c| extras[c.extra as usize].color)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if !colors.is_empty() {
+        chunks.push((chunk::COLR, bytemuck::cast_slice(&colors)));
+    }
     Ok(hmesh::write(&chunks))
 }
 
@@ -759,15 +848,27 @@ mod tests {
         let mut skin: Vec<([u16; 4], [f32; 4])> = (0..10)
             .map(|i| ([i as u16 % 2, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]))
             .collect();
-        // Vertex 7 duplicates vertex 4 in every attribute; no triangle names vertex 9.
+        // A second UV set and colors.
+        let mut uvs1: Vec<[f32; 2]> = (0..10).map(|i| [0.5, i as f32]).collect();
+        let mut colors = vec![[1.0, 0.5, 0.25, 1.0]; 10];
+        colors[3] = [0.0, 0.0, 0.0, 1.0];
+        // Vertex 7 duplicates vertex 4 in every attribute; vertex 3 duplicates vertex 0 in all
+        // but its color; no triangle names vertex 9.
         positions[7] = positions[4];
         uvs[7] = uvs[4];
+        uvs1[7] = uvs1[4];
         skin[7] = skin[4];
+        positions[3] = positions[0];
+        uvs[3] = uvs[0];
+        uvs1[3] = uvs1[0];
+        skin[3] = skin[0];
         let primitive = Primitive {
             positions,
             normals: Some(normals),
             tangents: Some(tangents),
             uvs: Some(uvs),
+            uvs1: Some(uvs1),
+            colors: Some(colors),
             indices: vec![4, 0, 1, 8, 7, 5, 2, 7, 6, 0, 4, 3],
             material: None,
             skin: Some(skin),
@@ -783,13 +884,19 @@ mod tests {
                 tangents,
                 ..MeshSettings::default()
             };
-            let from_source = vertices_from_source(&primitive, &settings);
-            let from_corners = vertices_from_corners(&input, &settings);
+            let extras = intern_extras(&primitive).unwrap();
+            let ids = Some(&extras.0[..]);
+            let from_source = vertices_from_source(&primitive, &settings, ids);
+            let from_corners = vertices_from_corners(&input, &settings, ids);
             assert_eq!(
                 from_source, from_corners,
                 "normals {normals}, tangents {tangents}"
             );
-            assert_eq!(from_source.0.len(), 8, "7 merged into 4, 9 dropped");
+            assert_eq!(
+                from_source.0.len(),
+                8,
+                "7 merged into 4, 3 kept apart from 0 by its color, 9 dropped"
+            );
         }
     }
 
