@@ -1,4 +1,16 @@
-# Sourced by the parallelism figure scripts: `jobs_ratio BIN MANIFEST OUT RUNS` bakes MANIFEST
+# Sourced by the parallelism figure scripts (from the repository root).
+
+# The CLI to time: $HEARTH_BIN, else a release build of it.
+hearth_binary() {
+    if [ -n "${HEARTH_BIN:-}" ]; then
+        echo "$HEARTH_BIN"
+    else
+        cargo build --release --features cli --bin hearth >&2
+        echo "${CARGO_TARGET_DIR:-target}/release/hearth"
+    fi
+}
+
+# `jobs_ratio BIN MANIFEST OUT RUNS` bakes MANIFEST
 # cold (--no-cache, OUT removed first) with -j 1 and -j 2, RUNS times each, interleaved;
 # prints each time and the -j 2 / -j 1 ratio of the medians.
 jobs_ratio() {

@@ -10,13 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-target=${CARGO_TARGET_DIR:-target}
-if [ -n "${HEARTH_BIN:-}" ]; then
-    bin=$HEARTH_BIN
-else
-    cargo build --release --features cli --bin hearth >&2
-    bin="$target/release/hearth"
-fi
+# shellcheck source=tools/jobs-ratio.sh
+source tools/jobs-ratio.sh # the script runs from the repository root
+bin=$(hearth_binary)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/content"
@@ -48,6 +44,4 @@ name = "submeshes"
 assets = ["*.obj"]
 mesh = { lod = { levels = 3 } }
 TOML
-# shellcheck source=tools/jobs-ratio.sh
-source tools/jobs-ratio.sh # the script runs from the repository root
 jobs_ratio "$bin" "$work/content/hearth.toml" "$work/out" "$runs"
