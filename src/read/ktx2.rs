@@ -4,7 +4,6 @@ use crate::format::ktx2::{self, model, supercompression, transfer, BasicDfd, Ktx
 use crate::read::error::ReadError;
 use crate::read::pak::Limits;
 use std::borrow::Cow;
-use std::io::Read;
 
 /// A validated KTX2 file: dimensions, format, levels, faces and layers, color space, and
 /// each level's bytes (zstd-decompressed on demand).
@@ -174,18 +173,8 @@ impl<'a> Ktx2<'a> {
             supercompression::ZSTD => {
                 // The declared size is under `Limits::max_ktx2_level_size` (checked in
                 // `parse_with_limits`); memory follows what really inflates, up to it.
-                let size = row.uncompressed_byte_length;
                 let mut out = Vec::new();
-                let ok = if super::zstd_context::plausible_size(stored, size) {
-                    // The thread's reused zstd context, one allocation of the level's size.
-                    super::zstd_context::decompress_exact(stored, size as usize, &mut out)
-                } else {
-                    out.reserve(size.min((stored.len() as u64).saturating_mul(32)) as usize);
-                    zstd::stream::read::Decoder::with_buffer(stored)
-                        .and_then(|d| d.take(size.saturating_add(1)).read_to_end(&mut out))
-                        .is_ok_and(|n| n as u64 == size)
-                };
-                if !ok {
+                if !super::zstd_context::inflate(stored, row.uncompressed_byte_length, &mut out) {
                     return Err(ReadError::Invalid {
                         what: "KTX2 level (zstd data does not inflate to its size)",
                     });

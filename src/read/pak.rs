@@ -969,26 +969,23 @@ impl<'a> Entry<'a> {
             codec: self.codec.name(),
             entry: self.index,
         };
-        // A (corrupt) declared size far beyond the stored bytes is decoded in a stream that
-        // stops one byte past it.
-        let plausible = super::zstd_context::plausible_size(stored, self.size);
-        if self.codec == Codec::Zstd && plausible {
+        if self.codec == Codec::Zstd {
             // The thread's reused zstd context, straight into `out`.
-            return match super::zstd_context::decompress_exact(stored, self.size as usize, out) {
+            return match super::zstd_context::inflate(stored, self.size, out) {
                 true => Ok(()),
                 false => Err(decompress_error()),
             };
         }
+        // A (corrupt) declared size far beyond the stored bytes is decoded in a stream that
+        // stops one byte past it.
         let capacity = (self.size as usize).min(stored.len().saturating_mul(32).max(4096));
         let limit = self.size + 1; // one byte more reveals an overlong stream
         out.clear();
         out.reserve(capacity);
         let result = match self.codec {
-            Codec::None => unreachable!("stored entries are not decompressed"),
-            Codec::Zstd => zstd::stream::read::Decoder::with_buffer(stored)
-                .map_err(|_| decompress_error())?
-                .take(limit)
-                .read_to_end(out),
+            Codec::None | Codec::Zstd => {
+                unreachable!("stored entries are not decompressed, zstd inflates above")
+            }
             Codec::Snap => snap::read::FrameDecoder::new(stored)
                 .take(limit)
                 .read_to_end(out),
