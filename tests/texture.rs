@@ -526,6 +526,58 @@ fn bad_images_are_clear_errors_naming_the_file() {
 }
 
 #[test]
+fn gpu_formats_that_cannot_hold_a_texture_are_errors_naming_the_file() {
+    let color = png(8, 8, pattern); // alpha below 255
+    let files: [(&str, &[u8]); 5] = [
+        ("color_bc5.png", &color),
+        ("alpha_bc1.png", &color),
+        ("gray_srgb_bc4.h.png", &color),
+        ("fine_bc7.png", &color),
+        ("normal_bc5.n.png", &color),
+    ];
+    let rules = "[[default.rules]]\nmatch = \"*_bc5*\"\ntexture = { format = \"bc5\" }\n\
+                 [[default.rules]]\nmatch = \"*_bc1*\"\ntexture = { format = \"bc1\" }\n\
+                 [[default.rules]]\nmatch = \"*_bc4*\"\n\
+                 texture = { format = \"bc4\", srgb = true }\n\
+                 [[default.rules]]\nmatch = \"*_bc7*\"\ntexture = { format = \"bc7\" }\n";
+    let (_dir, report) = bake(&files, rules);
+    let error = report.unwrap_err().to_string();
+    let expect = [
+        (
+            "color_bc5.png",
+            "keeps 2 channel(s), but this texture has 4",
+        ),
+        ("alpha_bc1.png", "is opaque, but this texture has alpha"),
+        ("gray_srgb_bc4.h.png", "has no sRGB variant"),
+    ];
+    assert!(error.starts_with("3 assets failed"), "{error}");
+    common::assert_errors_name(&error, &expect);
+    // The others bake to their formats (a failed bake writes nothing).
+    let (dir, report) = bake(&files[3..], rules);
+    report.unwrap();
+    let bc7 = read(&dir, "fine_bc7.ktx2");
+    assert_eq!(Ktx2::parse(&bc7).unwrap().vk_format(), vk::BC7_SRGB_BLOCK);
+    let bc5 = read(&dir, "normal_bc5.n.ktx2");
+    assert_eq!(Ktx2::parse(&bc5).unwrap().vk_format(), vk::BC5_UNORM_BLOCK);
+    independent_header(&bc5);
+
+    // Settings that contradict each other are a manifest error naming the key.
+    for (settings, key) in [
+        ("texture = { compress = false, format = \"bc7\" }", "format"),
+        (
+            "texture = { format = \"astc4x4\", encoder = \"direct\" }",
+            "encoder",
+        ),
+        ("texture = { format = \"bc9\" }", "unknown variant `bc9`"),
+    ] {
+        let (_dir, report) = bake(&[("a.png", &color)], &format!("[default]\n{settings}\n"));
+        let error = report.unwrap_err().to_string();
+        assert!(error.contains("default.texture"), "{settings}: {error}");
+        assert!(error.contains(key), "{settings}: {error}");
+    }
+}
+
+#[test]
 fn texture_bakes_are_deterministic_and_cached_per_folder() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");

@@ -89,8 +89,16 @@ pub const MAX_LOD_LEVELS: u32 = 32;
 settings! {
     /// Texture settings: the `texture = { … }` table.
     TextureSettings {
-        /// `true`: UASTC; `false`: raw pixels + zstd, pixel-exact.
+        /// `true`: UASTC; `false`: raw pixels + zstd, pixel-exact (`format = "rgba8"`).
         compress: bool = true,
+        /// The GPU format written: `uastc` (the default, transcoded on the device), a GPU's own
+        /// block format (`bc7`, `bc5`, `bc4`, `bc1`, `bc3`, `astc4x4`, `etc2`), or `rgba8` (raw
+        /// pixels, as `compress = false`).
+        format: TextureFormat = TextureFormat::Uastc,
+        /// How a GPU block format is made: `auto` (each format's better encoder, see the
+        /// README), `transcode` (UASTC, then Basis Universal's transcoder), `direct` (Intel's
+        /// ISPC encoders; not for `astc4x4` and `etc2`).
+        encoder: TextureEncoder = TextureEncoder::Auto,
         /// UASTC speed/quality level.
         quality: TextureQuality = TextureQuality::Faster,
         /// UASTC RDO quality scalar (0 = off; 0.5..4 trades quality for smaller zstd output).
@@ -113,6 +121,11 @@ settings! {
 }
 
 impl TextureSettings {
+    /// Whether the texture is written as raw pixels (`compress = false` or `format = "rgba8"`).
+    pub fn raw(&self) -> bool {
+        !self.compress || self.format == TextureFormat::Rgba8
+    }
+
     /// Checks every value's range; the error names the key (`` `rdo` = NaN: … ``).
     pub fn validate(&self) -> Result<(), String> {
         if !(self.rdo == 0.0 || (0.001..=50.0).contains(&self.rdo)) {
@@ -143,6 +156,22 @@ impl TextureSettings {
                 "max_pixels",
                 self.max_pixels,
                 &format!("must be 1 to {MAX_PIXELS_LIMIT} (16384²)"),
+            ));
+        }
+        if !self.compress && !matches!(self.format, TextureFormat::Uastc | TextureFormat::Rgba8) {
+            return Err(invalid(
+                "format",
+                self.format,
+                "disagrees with `compress = false` (raw pixels): leave one of them out",
+            ));
+        }
+        if self.encoder == TextureEncoder::Direct
+            && matches!(self.format, TextureFormat::Astc4x4 | TextureFormat::Etc2)
+        {
+            return Err(invalid(
+                "encoder",
+                "direct",
+                "has no ASTC or ETC2 encoder: use `transcode` (or `auto`)",
             ));
         }
         if self.swizzle.len() > 4 || self.swizzle.chars().any(|c| !"rgba01".contains(c)) {
@@ -326,6 +355,43 @@ impl LodSettings {
         }
         Ok(())
     }
+}
+
+/// The GPU format a texture is baked to (`texture.format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextureFormat {
+    /// UASTC 4x4: one file for every GPU, transcoded at load (feature `transcode`).
+    Uastc,
+    /// BC7 (desktop): RGBA, 8 bits per pixel.
+    Bc7,
+    /// BC5 (desktop): two channels, for normal maps; 8 bits per pixel.
+    Bc5,
+    /// BC4 (desktop): one channel; 4 bits per pixel.
+    Bc4,
+    /// BC1 (desktop, legacy): opaque RGB; 4 bits per pixel.
+    Bc1,
+    /// BC3 (desktop, legacy): RGB + alpha; 8 bits per pixel.
+    Bc3,
+    /// ASTC 4x4 (mobile, Apple): RGBA, 8 bits per pixel.
+    Astc4x4,
+    /// ETC2 (OpenGL ES 3, older mobile): RGB(A); one- and two-channel textures as EAC R11 and
+    /// RG11.
+    Etc2,
+    /// Raw 8-bit pixels (R8, RG8 or RGBA8 by the texture's channels), as `compress = false`.
+    Rgba8,
+}
+
+/// Which encoder makes a GPU block format (`texture.encoder`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextureEncoder {
+    /// Each format's default, chosen by measurement (README, "GPU formats").
+    Auto,
+    /// Encode UASTC, then transcode it with Basis Universal's transcoder.
+    Transcode,
+    /// Intel's ISPC texture compressor (BC1, BC3, BC4, BC5, BC7).
+    Direct,
 }
 
 /// UASTC encoder levels, fastest to slowest (basisu pack levels 0 to 4).

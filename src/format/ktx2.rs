@@ -46,6 +46,114 @@ pub mod vk {
     pub const R16G16B16A16_SFLOAT: u32 = 97;
     /// Four 32-bit floats.
     pub const R32G32B32A32_SFLOAT: u32 = 109;
+    /// BC1 (DXT1), opaque RGB: 8 bytes per 4x4 block.
+    pub const BC1_RGB_UNORM_BLOCK: u32 = 131;
+    /// BC1, opaque sRGB.
+    pub const BC1_RGB_SRGB_BLOCK: u32 = 132;
+    /// BC3 (DXT5): BC1 color after a BC4 alpha block, 16 bytes per block.
+    pub const BC3_UNORM_BLOCK: u32 = 137;
+    /// BC3, sRGB color.
+    pub const BC3_SRGB_BLOCK: u32 = 138;
+    /// BC4: one channel, 8 bytes per block.
+    pub const BC4_UNORM_BLOCK: u32 = 139;
+    /// BC5: two channels (normal maps), 16 bytes per block.
+    pub const BC5_UNORM_BLOCK: u32 = 141;
+    /// BC7, 16 bytes per block.
+    pub const BC7_UNORM_BLOCK: u32 = 145;
+    /// BC7, sRGB color.
+    pub const BC7_SRGB_BLOCK: u32 = 146;
+    /// ETC2 opaque RGB (ETC1-compatible), 8 bytes per block.
+    pub const ETC2_R8G8B8_UNORM_BLOCK: u32 = 147;
+    /// ETC2 opaque sRGB.
+    pub const ETC2_R8G8B8_SRGB_BLOCK: u32 = 148;
+    /// ETC2 RGB with EAC alpha, 16 bytes per block.
+    pub const ETC2_R8G8B8A8_UNORM_BLOCK: u32 = 151;
+    /// ETC2 sRGB with EAC alpha.
+    pub const ETC2_R8G8B8A8_SRGB_BLOCK: u32 = 152;
+    /// EAC: one 11-bit channel, 8 bytes per block.
+    pub const EAC_R11_UNORM_BLOCK: u32 = 153;
+    /// EAC: two 11-bit channels, 16 bytes per block.
+    pub const EAC_R11G11_UNORM_BLOCK: u32 = 155;
+    /// ASTC 4x4 blocks, 16 bytes each.
+    pub const ASTC_4X4_UNORM_BLOCK: u32 = 157;
+    /// ASTC 4x4, sRGB color.
+    pub const ASTC_4X4_SRGB_BLOCK: u32 = 158;
+}
+
+/// The 4x4-block formats hearth writes, as Khronos' DFD utilities (`vk2dfd`) describe them.
+struct BlockLayout {
+    vk_format: u32,
+    srgb: bool,
+    model: u8,
+    bytes: u8,
+    /// (channel id, bit offset) of each sample; every sample spans the block's bytes
+    /// divided among the samples (64 or 128 bits).
+    samples: &'static [(u8, u16)],
+}
+
+const BLOCK_LAYOUTS: &[BlockLayout] = {
+    use model::*;
+    const fn layout(
+        vk_format: u32,
+        srgb: bool,
+        model: u8,
+        bytes: u8,
+        samples: &'static [(u8, u16)],
+    ) -> BlockLayout {
+        BlockLayout {
+            vk_format,
+            srgb,
+            model,
+            bytes,
+            samples,
+        }
+    }
+    // Channel ids per model (khr_df.h): BC1A color 0; BC3 alpha 15, color 0; BC4 data 0;
+    // BC5 red 0, green 1; BC7 color 0; ETC2 red 0, green 1, color 2, alpha 15; ASTC data 0.
+    &[
+        layout(vk::BC1_RGB_UNORM_BLOCK, false, BC1A, 8, &[(0, 0)]),
+        layout(vk::BC1_RGB_SRGB_BLOCK, true, BC1A, 8, &[(0, 0)]),
+        layout(vk::BC3_UNORM_BLOCK, false, BC3, 16, &[(15, 0), (0, 64)]),
+        layout(vk::BC3_SRGB_BLOCK, true, BC3, 16, &[(15, 0), (0, 64)]),
+        layout(vk::BC4_UNORM_BLOCK, false, BC4, 8, &[(0, 0)]),
+        layout(vk::BC5_UNORM_BLOCK, false, BC5, 16, &[(0, 0), (1, 64)]),
+        layout(vk::BC7_UNORM_BLOCK, false, BC7, 16, &[(0, 0)]),
+        layout(vk::BC7_SRGB_BLOCK, true, BC7, 16, &[(0, 0)]),
+        layout(vk::ETC2_R8G8B8_UNORM_BLOCK, false, ETC2, 8, &[(2, 0)]),
+        layout(vk::ETC2_R8G8B8_SRGB_BLOCK, true, ETC2, 8, &[(2, 0)]),
+        layout(
+            vk::ETC2_R8G8B8A8_UNORM_BLOCK,
+            false,
+            ETC2,
+            16,
+            &[(15, 0), (2, 64)],
+        ),
+        layout(
+            vk::ETC2_R8G8B8A8_SRGB_BLOCK,
+            true,
+            ETC2,
+            16,
+            &[(15, 0), (2, 64)],
+        ),
+        layout(vk::EAC_R11_UNORM_BLOCK, false, ETC2, 8, &[(0, 0)]),
+        layout(
+            vk::EAC_R11G11_UNORM_BLOCK,
+            false,
+            ETC2,
+            16,
+            &[(0, 0), (1, 64)],
+        ),
+        layout(vk::ASTC_4X4_UNORM_BLOCK, false, ASTC, 16, &[(0, 0)]),
+        layout(vk::ASTC_4X4_SRGB_BLOCK, true, ASTC, 16, &[(0, 0)]),
+    ]
+};
+
+/// Bytes per 4x4 block of a block-compressed `vk_format` hearth writes (`None` for others).
+pub fn block_bytes(vk_format: u32) -> Option<u32> {
+    BLOCK_LAYOUTS
+        .iter()
+        .find(|l| l.vk_format == vk_format)
+        .map(|l| l.bytes as u32)
 }
 
 /// Supercompression schemes.
@@ -66,6 +174,20 @@ pub mod model {
     pub const RGBSDA: u8 = 1;
     /// UASTC blocks.
     pub const UASTC: u8 = 166;
+    /// BC1 with optional punch-through alpha.
+    pub const BC1A: u8 = 128;
+    /// BC3 (DXT4/5).
+    pub const BC3: u8 = 130;
+    /// BC4.
+    pub const BC4: u8 = 131;
+    /// BC5.
+    pub const BC5: u8 = 132;
+    /// BC7.
+    pub const BC7: u8 = 134;
+    /// ETC2 and EAC.
+    pub const ETC2: u8 = 161;
+    /// ASTC.
+    pub const ASTC: u8 = 162;
 }
 
 /// KTX2 header (little-endian host assumed, as everywhere in hearth).
@@ -259,6 +381,42 @@ impl BasicDfd {
                 upper: u32::MAX,
             }],
         }
+    }
+
+    /// The DFD of a 4x4 block-compressed `vk_format` ([`block_bytes`] knows it), exactly as
+    /// Khronos' `vk2dfd` writes it (`None` for other formats).
+    pub fn block_compressed(vk_format: u32) -> Option<Self> {
+        let layout = BLOCK_LAYOUTS.iter().find(|l| l.vk_format == vk_format)?;
+        let bits = layout.bytes as u16 * 8 / layout.samples.len() as u16;
+        Some(Self {
+            color_model: layout.model,
+            color_primaries: 1,
+            transfer_function: if layout.srgb {
+                transfer::SRGB
+            } else {
+                transfer::LINEAR
+            },
+            flags: 0,
+            texel_block_dimensions: [3, 3, 0, 0],
+            bytes_planes: [layout.bytes, 0, 0, 0, 0, 0, 0, 0],
+            samples: layout
+                .samples
+                .iter()
+                .map(|&(channel_id, bit_offset)| DfdSample {
+                    bit_offset,
+                    bit_length: (bits - 1) as u8,
+                    // As vk2dfd: an sRGB format's alpha sample is marked linear.
+                    channel_type: if layout.srgb && channel_id == channel::A {
+                        channel_id | channel::LINEAR
+                    } else {
+                        channel_id
+                    },
+                    position: [0; 4],
+                    lower: 0,
+                    upper: u32::MAX,
+                })
+                .collect(),
+        })
     }
 
     /// The whole DFD: `dfdTotalSize` followed by this one basic block.

@@ -131,20 +131,25 @@ impl<'a> Ktx2<'a> {
             what: "KTX2 dimensions (level size overflows)",
         };
         let images = self.layers() as u64 * self.faces() as u64;
+        let blocks = |block_bytes: u64| {
+            [h.div_ceil(4) as u64, d as u64, block_bytes, images]
+                .iter()
+                .try_fold(w.div_ceil(4) as u64, |size, n| size.checked_mul(*n))
+                .map(Some)
+                .ok_or(overflow.clone())
+        };
         let per_texel = match self.vk_format() {
             ktx2::vk::R8_UNORM | ktx2::vk::R8_SRGB => 1,
             ktx2::vk::R8G8_UNORM | ktx2::vk::R8G8_SRGB => 2,
             ktx2::vk::R8G8B8A8_UNORM | ktx2::vk::R8G8B8A8_SRGB => 4,
             ktx2::vk::R16G16B16A16_SFLOAT => 8,
             ktx2::vk::R32G32B32A32_SFLOAT => 16,
-            ktx2::vk::UNDEFINED if self.is_uastc() => {
-                return [h.div_ceil(4) as u64, d as u64, 16, images]
-                    .iter()
-                    .try_fold(w.div_ceil(4) as u64, |size, n| size.checked_mul(*n))
-                    .map(Some)
-                    .ok_or(overflow);
-            }
-            _ => return Ok(None),
+            // 4x4 blocks: UASTC's 16 bytes (VK_FORMAT_UNDEFINED) or a GPU format's.
+            ktx2::vk::UNDEFINED if self.is_uastc() => return blocks(16),
+            format => match ktx2::block_bytes(format) {
+                Some(bytes) => return blocks(bytes as u64),
+                None => return Ok(None),
+            },
         };
         [h as u64, d as u64, per_texel, images]
             .iter()

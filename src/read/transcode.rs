@@ -14,6 +14,20 @@ pub enum TranscodeTarget {
     Astc4x4,
     /// ETC2 RGBA (EAC alpha): 16 bytes per 4x4 block.
     Etc2Rgba,
+    /// ETC2 opaque RGB (ETC1 blocks, which ETC2 decoders read): 8 bytes per 4x4 block.
+    Etc2Rgb,
+    /// BC1 opaque RGB: 8 bytes per block.
+    Bc1,
+    /// BC3 (BC4 alpha + BC1 color): 16 bytes per block.
+    Bc3,
+    /// BC4 of the red channel: 8 bytes per block.
+    Bc4,
+    /// BC5 of the red and green channels (hearth's two-channel layout): 16 bytes per block.
+    Bc5,
+    /// EAC R11 of the red channel: 8 bytes per block.
+    EacR11,
+    /// EAC RG11 of the red and green channels: 16 bytes per block.
+    EacRg11,
     /// Uncompressed RGBA8: 4 bytes per pixel, `width * height` pixels.
     Rgba8,
 }
@@ -24,7 +38,32 @@ impl TranscodeTarget {
             Self::Bc7 => TranscoderBlockFormat::BC7,
             Self::Astc4x4 => TranscoderBlockFormat::ASTC_4x4,
             Self::Etc2Rgba => TranscoderBlockFormat::ETC2_RGBA,
+            Self::Etc2Rgb => TranscoderBlockFormat::ETC1,
+            Self::Bc1 => TranscoderBlockFormat::BC1,
+            Self::Bc3 => TranscoderBlockFormat::BC3,
+            Self::Bc4 => TranscoderBlockFormat::BC4,
+            Self::Bc5 => TranscoderBlockFormat::BC5,
+            Self::EacR11 => TranscoderBlockFormat::ETC2_EAC_R11,
+            Self::EacRg11 => TranscoderBlockFormat::ETC2_EAC_RG11,
             Self::Rgba8 => TranscoderBlockFormat::RGBA32,
+        }
+    }
+
+    /// Bytes per 4x4 block (per pixel for [`Rgba8`](Self::Rgba8)).
+    pub fn block_bytes(self) -> u32 {
+        match self {
+            Self::Etc2Rgb | Self::Bc1 | Self::Bc4 | Self::EacR11 => 8,
+            Self::Rgba8 => 4,
+            _ => 16,
+        }
+    }
+
+    /// The channels a one- or two-channel target reads: red and green for hearth's RG
+    /// layout (normal maps are `rg01`), else basisu's defaults (red, alpha).
+    fn channels(self) -> (i32, i32) {
+        match self {
+            Self::Bc5 | Self::EacRg11 => (0, 1),
+            _ => (0, 3),
         }
     }
 }
@@ -81,11 +120,12 @@ impl Drop for Transcoder {
     }
 }
 
-/// Transcodes one slice of `blocks_x * blocks_y` UASTC blocks. The `basis-universal` crate's
+/// Transcodes one slice of `blocks_x * blocks_y` UASTC blocks (the baker's GPU-format targets
+/// come through here too). The `basis-universal` crate's
 /// own `transcode_slice` passes the row pitch in blocks even for uncompressed targets, which
 /// sizes the RGBA32 buffer at a quarter of what the transcoder writes (heap corruption): hearth
 /// calls the transcoder with the pitch in pixels for RGBA8 and in blocks for block formats.
-fn transcode_slice(
+pub(crate) fn transcode_slice(
     blocks: &[u8],
     blocks_x: u32,
     blocks_y: u32,
@@ -97,7 +137,15 @@ fn transcode_slice(
     let format = target.block_format();
     let (stride, pitch, rows, size) = match target {
         TranscodeTarget::Rgba8 => (4, width, height, width as u64 * height as u64 * 4),
-        _ => (16, blocks_x, 0, blocks_x as u64 * blocks_y as u64 * 16),
+        _ => {
+            let block = target.block_bytes();
+            (
+                block,
+                blocks_x,
+                0,
+                blocks_x as u64 * blocks_y as u64 * block as u64,
+            )
+        }
     };
     let size = usize::try_from(size).map_err(|_| ReadError::LimitExceeded {
         what: "transcoded image size",
@@ -114,12 +162,14 @@ fn transcode_slice(
         blocks_x == width.div_ceil(4) && blocks_y == height.div_ceil(4),
         "slice dimensions"
     );
+    let (channel0, channel1) = target.channels();
     let mut out = vec![0u8; size];
     basis_universal::transcoder_init();
     // SAFETY: the transcoder is created here and freed by `Transcoder`'s drop. The input is
     // `blocks_x * blocks_y` 16-byte UASTC blocks (asserted above) and the output buffer holds
-    // exactly what the transcoder writes for these arguments: `blocks_x * blocks_y` 16-byte
-    // blocks with a pitch of `blocks_x` blocks for block formats, or `width * height` 4-byte
+    // exactly what the transcoder writes for these arguments: `blocks_x * blocks_y` blocks of
+    // the target's size (`stride`: 8 or 16 bytes, basisu's own size for each of these
+    // formats) with a pitch of `blocks_x` blocks for block formats, or `width * height` 4-byte
     // pixels with a pitch of `width` pixels and `height` rows for RGBA32. A null state is
     // allowed (the transcoder then uses a local one).
     let ok = unsafe {
@@ -140,8 +190,8 @@ fn transcode_slice(
             pitch,
             std::ptr::null_mut(),
             rows,
-            0,
-            3,
+            channel0,
+            channel1,
             DecodeFlags::HIGH_QUALITY.bits(),
         )
     };

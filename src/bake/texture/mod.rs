@@ -8,6 +8,7 @@
 //!   (`compress = false`, pixel-exact at level 0); both zstd-supercompressed in the KTX2.
 //! - glTF-embedded textures reuse [`encode`] with the mode their material slot dictates.
 
+pub mod gpu_format;
 pub mod lut;
 pub mod pipelines;
 pub mod pixels;
@@ -279,7 +280,8 @@ impl Levels {
         } else {
             1
         };
-        let uastc = settings.compress;
+        // Every format but raw pixels starts from RGBA8 levels.
+        let uastc = !settings.raw();
         let mut data: Vec<Vec<Vec<u8>>> = (0..level_count)
             .map(|level| {
                 let bytes = mip_size(w, level) as usize
@@ -351,46 +353,83 @@ impl Levels {
             TextureShape::Cubemap => (0, 6),
             TextureShape::Array => (image_count as u32, 1),
         };
-        let (vk_format, block_bytes, dfd, data) = if settings.compress {
-            let options = uastc::UastcOptions {
-                level: settings.quality.level(),
-                rdo: (settings.rdo > 0.0).then_some(settings.rdo),
-                perceptual: srgb,
-                normal_map: mode == TextureMode::Normal,
+        let uastc_options = uastc::UastcOptions {
+            level: settings.quality.level(),
+            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
+            perceptual: srgb,
+            normal_map: mode == TextureMode::Normal,
+        };
+        let block_target = if settings.raw() {
+            None
+        } else {
+            // Alpha decides BC1's and ETC2's variant, and the direct BC7 encoder's settings.
+            let has_alpha = channels == 4
+                && levels[0]
+                    .iter()
+                    .any(|image| image.chunks_exact(4).any(|px| px[3] < 255));
+            gpu_format::resolve(settings.format, settings.encoder, channels, srgb, has_alpha)?
+                .map(|target| (target, has_alpha))
+        };
+        let (vk_format, block_bytes, dfd, data) = if let Some((target, has_alpha)) = block_target {
+            let data = match target.encoder {
+                gpu_format::Encoder::Transcode(transcode_target) => {
+                    let (uastc_levels, _) =
+                        encode_uastc_levels(levels, w, h, image_count, &uastc_options)?;
+                    uastc_levels
+                        .iter()
+                        .enumerate()
+                        .map(|(level, slices)| {
+                            let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
+                            let mut out = Vec::new();
+                            for slice in slices {
+                                out.extend(
+                                    crate::read::transcode::transcode_slice(
+                                        &slice.data,
+                                        slice.blocks_x,
+                                        slice.blocks_y,
+                                        lw,
+                                        lh,
+                                        has_alpha,
+                                        transcode_target,
+                                    )
+                                    .map_err(|e| format!("transcoding UASTC: {e}"))?,
+                                );
+                            }
+                            Ok(out)
+                        })
+                        .collect::<Result<Vec<_>, String>>()?
+                }
+                gpu_format::Encoder::Direct(direct) => levels
+                    .into_iter()
+                    .enumerate()
+                    .map(|(level, images)| {
+                        let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
+                        images
+                            .iter()
+                            .flat_map(|rgba| {
+                                gpu_format::encode_direct(
+                                    direct,
+                                    settings.quality,
+                                    has_alpha,
+                                    lw,
+                                    lh,
+                                    rgba,
+                                )
+                            })
+                            .collect()
+                    })
+                    .collect(),
             };
-            // basisu copies every slice it encodes (twice), so level 0 goes one image at a
-            // time, each 8-bit level dropped as soon as basisu has its copy; the smaller levels
-            // (a third of level 0 together) go in one call. UASTC blocks do not depend on
-            // other slices: the blocks are the same either way.
-            let level_count = levels.len();
-            let mut levels = levels.into_iter();
-            let mut has_alpha = false;
-            let mut level0 = Vec::with_capacity(image_count);
-            for pixels in levels.next().into_iter().flatten() {
-                let (slice, alpha) = uastc::encode_owned(vec![(w, h, pixels)], &options)?;
-                has_alpha |= alpha;
-                level0.extend(slice);
-            }
-            let rest: Vec<(u32, u32, Vec<u8>)> = levels
-                .enumerate()
-                .flat_map(|(l, images)| {
-                    let (lw, lh) = (mip_size(w, l as u32 + 1), mip_size(h, l as u32 + 1));
-                    images.into_iter().map(move |pixels| (lw, lh, pixels))
-                })
+            let dfd = BasicDfd::block_compressed(target.vk_format)
+                .ok_or("internal: a block format without a DFD")?;
+            (target.vk_format, target.block_bytes, dfd, data)
+        } else if !settings.raw() {
+            let (uastc_levels, has_alpha) =
+                encode_uastc_levels(levels, w, h, image_count, &uastc_options)?;
+            let data: Vec<Vec<u8>> = uastc_levels
+                .into_iter()
+                .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
                 .collect();
-            let rest = if rest.is_empty() {
-                Vec::new()
-            } else {
-                let (slices, alpha) = uastc::encode_owned(rest, &options)?;
-                has_alpha |= alpha;
-                slices
-            };
-            let mut data: Vec<Vec<u8>> = Vec::with_capacity(level_count);
-            data.push(level0.into_iter().flat_map(|s| s.data).collect());
-            data.extend(
-                rest.chunks(image_count)
-                    .map(|slices| slices.iter().flat_map(|s| s.data.iter().copied()).collect()),
-            );
             let uastc_channel = match channels {
                 1 => channel::UASTC_RRR,
                 2 => channel::UASTC_RG,
@@ -458,6 +497,52 @@ impl Levels {
             },
         })
     }
+}
+
+/// Encodes RGBA8 levels (`levels[level][image]`, level 0 `w x h`) to UASTC: the slices of
+/// each level in image order, and whether any has alpha below 255.
+///
+/// basisu copies every slice it encodes (twice), so level 0 goes one image at a time, each
+/// 8-bit level dropped as soon as basisu has its copy; the smaller levels (a third of level 0
+/// together) go in one call. UASTC blocks do not depend on other slices: the blocks are the
+/// same either way.
+fn encode_uastc_levels(
+    levels: Vec<Vec<Vec<u8>>>,
+    w: u32,
+    h: u32,
+    image_count: usize,
+    options: &uastc::UastcOptions,
+) -> Result<(Vec<Vec<uastc::UastcSlice>>, bool), String> {
+    let level_count = levels.len();
+    let mut levels = levels.into_iter();
+    let mut has_alpha = false;
+    let mut level0 = Vec::with_capacity(image_count);
+    for pixels in levels.next().into_iter().flatten() {
+        let (slice, alpha) = uastc::encode_owned(vec![(w, h, pixels)], options)?;
+        has_alpha |= alpha;
+        level0.extend(slice);
+    }
+    let rest: Vec<(u32, u32, Vec<u8>)> = levels
+        .enumerate()
+        .flat_map(|(l, images)| {
+            let (lw, lh) = (mip_size(w, l as u32 + 1), mip_size(h, l as u32 + 1));
+            images.into_iter().map(move |pixels| (lw, lh, pixels))
+        })
+        .collect();
+    let rest = if rest.is_empty() {
+        Vec::new()
+    } else {
+        let (slices, alpha) = uastc::encode_owned(rest, options)?;
+        has_alpha |= alpha;
+        slices
+    };
+    let mut out = Vec::with_capacity(level_count);
+    out.push(level0);
+    let mut rest = rest.into_iter();
+    for _ in 1..level_count {
+        out.push(rest.by_ref().take(image_count).collect());
+    }
+    Ok((out, has_alpha))
 }
 
 /// One finished working-space row `y` of level `k` (`outs[0]`): written out, and filtered
