@@ -92,8 +92,8 @@ settings! {
         /// `true`: UASTC; `false`: raw pixels + zstd, pixel-exact (`format = "rgba8"`).
         compress: bool = true,
         /// The GPU format written: `uastc` (the default, transcoded on the device), a GPU's own
-        /// block format (`bc7`, `bc5`, `bc4`, `bc1`, `bc3`, `astc4x4`, `etc2`), or `rgba8` (raw
-        /// pixels, as `compress = false`).
+        /// block format (`bc7`, `bc5`, `bc4`, `bc1`, `bc3`, `astc4x4`, `etc2`; `bcn` picks bc7,
+        /// bc5 or bc4 by the texture's channels), or `rgba8` (raw pixels, as `compress = false`).
         format: TextureFormat = TextureFormat::Uastc,
         /// How a GPU block format is made: `auto` (each format's better encoder, see the
         /// README), `transcode` (UASTC, then Basis Universal's transcoder), `direct` (Intel's
@@ -363,6 +363,9 @@ impl LodSettings {
 pub enum TextureFormat {
     /// UASTC 4x4: one file for every GPU, transcoded at load (feature `transcode`).
     Uastc,
+    /// The BC family by channels (a desktop preset's one setting): BC7 for color and RGBA
+    /// data, BC5 for two channels (normal maps), BC4 for one (grayscale).
+    Bcn,
     /// BC7 (desktop): RGBA, 8 bits per pixel.
     Bc7,
     /// BC5 (desktop): two channels, for normal maps; 8 bits per pixel.

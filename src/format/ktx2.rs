@@ -148,6 +148,37 @@ const BLOCK_LAYOUTS: &[BlockLayout] = {
     ]
 };
 
+/// The Vulkan name of a `vk_format` hearth writes, without `VK_FORMAT_` (`None` for others).
+pub fn vk_format_name(vk_format: u32) -> Option<&'static str> {
+    Some(match vk_format {
+        vk::R8_UNORM => "R8_UNORM",
+        vk::R8_SRGB => "R8_SRGB",
+        vk::R8G8_UNORM => "R8G8_UNORM",
+        vk::R8G8_SRGB => "R8G8_SRGB",
+        vk::R8G8B8A8_UNORM => "R8G8B8A8_UNORM",
+        vk::R8G8B8A8_SRGB => "R8G8B8A8_SRGB",
+        vk::R16G16B16A16_SFLOAT => "R16G16B16A16_SFLOAT",
+        vk::R32G32B32A32_SFLOAT => "R32G32B32A32_SFLOAT",
+        vk::BC1_RGB_UNORM_BLOCK => "BC1_RGB_UNORM_BLOCK",
+        vk::BC1_RGB_SRGB_BLOCK => "BC1_RGB_SRGB_BLOCK",
+        vk::BC3_UNORM_BLOCK => "BC3_UNORM_BLOCK",
+        vk::BC3_SRGB_BLOCK => "BC3_SRGB_BLOCK",
+        vk::BC4_UNORM_BLOCK => "BC4_UNORM_BLOCK",
+        vk::BC5_UNORM_BLOCK => "BC5_UNORM_BLOCK",
+        vk::BC7_UNORM_BLOCK => "BC7_UNORM_BLOCK",
+        vk::BC7_SRGB_BLOCK => "BC7_SRGB_BLOCK",
+        vk::ETC2_R8G8B8_UNORM_BLOCK => "ETC2_R8G8B8_UNORM_BLOCK",
+        vk::ETC2_R8G8B8_SRGB_BLOCK => "ETC2_R8G8B8_SRGB_BLOCK",
+        vk::ETC2_R8G8B8A8_UNORM_BLOCK => "ETC2_R8G8B8A8_UNORM_BLOCK",
+        vk::ETC2_R8G8B8A8_SRGB_BLOCK => "ETC2_R8G8B8A8_SRGB_BLOCK",
+        vk::EAC_R11_UNORM_BLOCK => "EAC_R11_UNORM_BLOCK",
+        vk::EAC_R11G11_UNORM_BLOCK => "EAC_R11G11_UNORM_BLOCK",
+        vk::ASTC_4X4_UNORM_BLOCK => "ASTC_4x4_UNORM_BLOCK",
+        vk::ASTC_4X4_SRGB_BLOCK => "ASTC_4x4_SRGB_BLOCK",
+        _ => return None,
+    })
+}
+
 /// Bytes per 4x4 block of a block-compressed `vk_format` hearth writes (`None` for others).
 pub fn block_bytes(vk_format: u32) -> Option<u32> {
     BLOCK_LAYOUTS

@@ -298,7 +298,10 @@ pub fn describe_ktx2(bytes: &[u8]) -> Result<String, crate::ReadError> {
     let format = if ktx.is_uastc() {
         "UASTC".to_owned()
     } else {
-        format!("vk {}", ktx.vk_format())
+        match crate::format::ktx2::vk_format_name(ktx.vk_format()) {
+            Some(name) => name.to_owned(),
+            None => format!("vk {}", ktx.vk_format()),
+        }
     };
     let mut shape = format!("{}x{}", ktx.width(), ktx.height());
     if ktx.depth() > 1 {

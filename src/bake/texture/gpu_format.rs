@@ -79,6 +79,14 @@ pub fn resolve(
     has_alpha: bool,
 ) -> Result<Option<BlockTarget>, String> {
     use TranscodeTarget as T;
+    if format == TextureFormat::Bcn {
+        let by_channels = match channels {
+            1 => TextureFormat::Bc4,
+            2 => TextureFormat::Bc5,
+            _ => TextureFormat::Bc7,
+        };
+        return resolve(by_channels, encoder, channels, srgb, has_alpha);
+    }
     let name = format!("{format:?}").to_ascii_lowercase();
     let linear_only = |what: &str| {
         if srgb {
@@ -104,6 +112,7 @@ pub fn resolve(
     // (vkFormat, transcoder target, the direct encoder's format if it has one)
     let (vk_format, transcoded, direct) = match format {
         TextureFormat::Uastc | TextureFormat::Rgba8 => return Ok(None),
+        TextureFormat::Bcn => unreachable!("resolved by channels above"),
         TextureFormat::Bc7 => (
             pick(vk::BC7_UNORM_BLOCK, vk::BC7_SRGB_BLOCK),
             T::Bc7,
@@ -332,6 +341,27 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("texture.encoder"), "{e}");
+    }
+
+    #[test]
+    fn bcn_follows_the_channels() {
+        let vk_of = |channels, srgb| {
+            resolve(
+                TextureFormat::Bcn,
+                TextureEncoder::Auto,
+                channels,
+                srgb,
+                false,
+            )
+            .unwrap()
+            .unwrap()
+            .vk_format
+        };
+        assert_eq!(vk_of(1, false), vk::BC4_UNORM_BLOCK);
+        assert_eq!(vk_of(2, false), vk::BC5_UNORM_BLOCK);
+        assert_eq!(vk_of(4, true), vk::BC7_SRGB_BLOCK);
+        // One sRGB channel has no BC4 form: an error, not a silent BC7.
+        assert!(resolve(TextureFormat::Bcn, TextureEncoder::Auto, 1, true, false).is_err());
     }
 
     #[test]
