@@ -70,6 +70,7 @@ fn grid(n: u32) -> Primitive {
         indices,
         material: None,
         skin: None,
+        morph: None,
     }
 }
 
@@ -132,7 +133,7 @@ fn import_and_build(
             wants_tangents: false,
         })
         .collect();
-    build(&inputs, &[], None, settings).unwrap()
+    build(&inputs, &[], None, &[], settings).unwrap()
 }
 
 /// The primitive's positions deduplicated and in vertex cache and fetch order (what hearth
@@ -169,7 +170,7 @@ fn hearth_build(p: &Primitive) -> Vec<u8> {
         material_slot: u32::MAX,
         wants_tangents: false,
     }];
-    build(&input, &[], None, &MeshSettings::default()).unwrap()
+    build(&input, &[], None, &[], &MeshSettings::default()).unwrap()
 }
 
 fn group<'a>(

@@ -353,12 +353,12 @@ fn an_animation_asset_file_bakes_one_clip_less_excluded_joints() {
     let joints = MeshView::parse(&man).unwrap().skeleton.unwrap().len() as u32;
     assert_eq!(joints, 19);
     let all = get(dir.path(), "anim/all.hanim").expect("[animation] → <name>.hanim");
-    let all = AnimClips::parse(&all, joints).unwrap();
+    let all = AnimClips::parse(&all, joints, 0).unwrap();
     assert_eq!(all.clips.len(), 1);
     assert_eq!(all.clips[0].channels.len(), 57);
     // Skeleton_neck_joint_1 is the skin's joint 3, animated by three channels.
     let some = get(dir.path(), "anim/some.hanim").unwrap();
-    let some = AnimClips::parse(&some, joints).unwrap();
+    let some = AnimClips::parse(&some, joints, 0).unwrap();
     assert_eq!(some.clips[0].channels.len(), 54);
     assert!(some.clips[0].channels.iter().all(|c| c.joint != 3));
     // A name that matches no joint is a warning: a typo would otherwise pass silently.

@@ -500,7 +500,7 @@ fn skinned_models_carry_skin_skeleton_and_clips() {
             "{stem}: a root joint"
         );
         let anim = std::fs::read(out.path().join(format!("{stem}.hanim"))).unwrap();
-        let clips = hearth::AnimClips::parse(&anim, skeleton.len() as u32).unwrap();
+        let clips = hearth::AnimClips::parse(&anim, skeleton.len() as u32, 0).unwrap();
         let described = hearth::read::inspect::describe_hanim(&anim).unwrap();
         assert!(
             described.starts_with(&format!("{} clips", clips.clips.len())),
@@ -1358,4 +1358,209 @@ fn second_uv_sets_and_vertex_colors_are_kept() {
     assert!(UV_SET[..4]
         .iter()
         .all(|id| table.property(0, *id).is_none()));
+}
+
+/// MorphPrimitivesTest's target (POSITION deltas on both primitives, default weight 0.5)
+/// lands in the `.hmesh` MRPH chunk: every baked vertex carries its source vertex's delta,
+/// in the mesh's own space (`merge = false`) and moved by the node transforms when merged;
+/// no "morph targets skipped" warning is left.
+#[test]
+fn morph_targets_are_kept_as_deltas() {
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(
+        &corpus("gltf/MorphPrimitivesTest"),
+        &src.path().join("morph"),
+    );
+    let model = src.path().join("morph/MorphPrimitivesTest.glb");
+    let (document, buffers, _) = gltf_import(&model);
+    // Source (position, position + delta) pairs.
+    let mut source: Vec<([f32; 3], [f32; 3])> = Vec::new();
+    for primitive in document
+        .meshes()
+        .flat_map(|m| m.primitives().collect::<Vec<_>>())
+    {
+        let reader = primitive.reader(|b| Some(&buffers[b.index()].0[..]));
+        let (deltas, _, _) = reader.read_morph_targets().next().expect("one target");
+        for (p, d) in reader.read_positions().unwrap().zip(deltas.unwrap()) {
+            source.push((p, [p[0] + d[0], p[1] + d[1], p[2] + d[2]]));
+        }
+    }
+    // The mesh node's world matrix (column-major), for the merged bake.
+    let mut world = None;
+    let mut stack: Vec<(gltf::Node<'_>, [[f32; 4]; 4])> = document
+        .default_scene()
+        .unwrap()
+        .nodes()
+        .map(|n| (n, IDENTITY))
+        .collect();
+    while let Some((node, parent)) = stack.pop() {
+        let m = mat_mul(&parent, &node.transform().matrix());
+        if node.mesh().is_some() {
+            world = Some(m);
+        }
+        stack.extend(node.children().map(|c| (c, m)));
+    }
+    // Merged, with the mesh settings' non-uniform scale after the node transforms (the
+    // node alone only moves the mesh, which deltas do not see).
+    let scale = [
+        [1., 0., 0., 0.],
+        [0., 2., 0., 0.],
+        [0., 0., 3., 0.],
+        [0., 0., 0., 1.],
+    ];
+    let world = mat_mul(&scale, &world.unwrap());
+    for (settings, matrix) in [
+        ("merge = false", IDENTITY),
+        ("merge = true, scale = [1.0, 2.0, 3.0]", world),
+    ] {
+        let merge = settings;
+        let (out, report) = bake_dir(
+            src.path(),
+            "\"*/*.glb\"",
+            &format!("mesh = {{ {settings} }}\n"),
+        );
+        let report = report.unwrap();
+        assert!(
+            !report.warnings.iter().any(|w| w.contains("morph")),
+            "{:?}",
+            report.warnings
+        );
+        let bytes = std::fs::read(out.path().join("morph/MorphPrimitivesTest.hmesh")).unwrap();
+        let mesh = MeshView::parse(&bytes).unwrap();
+        let morph = mesh.morph_targets.as_ref().expect("an MRPH chunk");
+        assert_eq!(morph.weights[..], [0.5], "the mesh's default weight");
+        assert_eq!(morph.targets.len(), 1);
+        let target = &morph.targets[0];
+        assert!(
+            target.normals.is_none() && target.tangents.is_none(),
+            "the source target moves positions only"
+        );
+        let moved: Vec<([f32; 3], [f32; 3])> = source
+            .iter()
+            .map(|(p, q)| (mat_point(&matrix, *p), mat_point(&matrix, *q)))
+            .collect();
+        let mut moving = 0;
+        for (v, delta) in mesh.vertices.iter().zip(target.positions.iter()) {
+            let p = v.position;
+            let q = [p[0] + delta[0], p[1] + delta[1], p[2] + delta[2]];
+            let close = |a: [f32; 3], b: [f32; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-4);
+            assert!(
+                moved.iter().any(|(sp, sq)| close(*sp, p) && close(*sq, q)),
+                "{merge}: vertex {p:?} with delta {delta:?} is no source vertex's"
+            );
+            moving += usize::from(delta.iter().any(|c| c.abs() > 1e-6));
+        }
+        assert!(moving > 0, "the target moves some vertices");
+        // `hearth info --json` counts them.
+        let counts =
+            hearth::read::inspect::file_counts(hearth::format::hman::AssetKind::MESH, &bytes)
+                .unwrap();
+        assert!(counts.contains(&("morph_targets", 1)), "{counts:?}");
+    }
+}
+
+const IDENTITY: [[f32; 4]; 4] = [
+    [1., 0., 0., 0.],
+    [0., 1., 0., 0.],
+    [0., 0., 1., 0.],
+    [0., 0., 0., 1.],
+];
+
+fn mat_mul(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
+    std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
+}
+
+fn mat_point(m: &[[f32; 4]; 4], p: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r])
+}
+
+/// A quad with two morph targets (position, normal and tangent deltas), on a node scaled by
+/// 2 and animated by a weights channel per interpolation: the deltas scale with the node, the
+/// normal and tangent deltas survive their quantization within 1e-4, two vertices that differ
+/// only in their deltas stay two vertices, and the `.hanim` (v2) carries the weight keys.
+#[test]
+fn morph_weight_animation_and_normal_deltas() {
+    use common::morph_quad::*;
+    let gltf = common::morph_quad::gltf();
+    let (out, mesh, _) = bake_generated(&[("morph.gltf", gltf.as_bytes())], "morph");
+    let mesh = MeshView::parse(&mesh).unwrap();
+    assert_eq!(
+        mesh.vertices.len(),
+        4,
+        "vertices 1 and 3 differ only in their deltas"
+    );
+    let morph = mesh.morph_targets.as_ref().unwrap();
+    assert_eq!(morph.weights[..], [0.25, 0.75]);
+    let (t0, t1) = (&morph.targets[0], &morph.targets[1]);
+    assert!(t0.normals.is_some() && t0.tangents.is_some());
+    let close = |a: [f32; 3], b: [f32; 3], eps: f32| (0..3).all(|i| (a[i] - b[i]).abs() < eps);
+    let mut seen = 0;
+    for (v, vertex) in mesh.vertices.iter().enumerate() {
+        let p = vertex.position;
+        // Source vertex by its scaled position and target 0's delta (1 and 3 share a spot).
+        let source = (0..4)
+            .find(|&s| {
+                close(
+                    p,
+                    [POSITIONS[3 * s] * 2., POSITIONS[3 * s + 1] * 2., 0.],
+                    1e-6,
+                ) && close(
+                    t0.positions[v],
+                    [0., 0., T0_POSITIONS[3 * s + 2] * 2.],
+                    1e-6,
+                )
+            })
+            .unwrap_or_else(|| panic!("vertex {p:?} is no source vertex"));
+        seen |= 1 << source;
+        let d = |a: &[f32], s: usize| [a[3 * s], a[3 * s + 1], a[3 * s + 2]];
+        assert!(close(
+            t1.positions[v],
+            d(&T1_POSITIONS, source).map(|c| c * 2.),
+            1e-6
+        ));
+        // A uniform scale leaves normal and tangent deltas as they are (the base vectors are
+        // renormalized by the same factor).
+        assert!(
+            close(t0.normal(v), d(&T0_NORMALS, source), 1e-4),
+            "{:?}",
+            t0.normal(v)
+        );
+        assert!(
+            close(t0.tangent(v), d(&T0_TANGENTS, source), 1e-4),
+            "{:?}",
+            t0.tangent(v)
+        );
+        assert_eq!(t1.normal(v), [0.0; 3]);
+    }
+    assert_eq!(seen, 0b1111, "every source vertex is baked once");
+
+    let anim = std::fs::read(out.path().join("morph.hanim")).unwrap();
+    assert_eq!(
+        anim[4..8],
+        hearth::format::hanim::VERSION_WEIGHTS.to_le_bytes()
+    );
+    let clips = hearth::AnimClips::parse(&anim, 0, 2).unwrap().clips;
+    assert!(
+        hearth::AnimClips::parse(&anim, 0, 1).is_err(),
+        "two targets needed"
+    );
+    use hearth::format::hanim::{ChannelPath, Interpolation};
+    let by_name = |name: &str| clips.iter().find(|c| c.name == name).unwrap().channels[0].clone();
+    for (name, interpolation, values) in [
+        ("linear", Interpolation::Linear, LINEAR_WEIGHTS.to_vec()),
+        ("step", Interpolation::Step, STEP_WEIGHTS.to_vec()),
+        // CUBICSPLINE keeps each key's value (LINEAR), as joint channels do.
+        (
+            "cubic",
+            Interpolation::Linear,
+            vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        ),
+    ] {
+        let channel = by_name(name);
+        assert_eq!(channel.path, ChannelPath::Weights, "{name}");
+        assert_eq!((channel.joint, channel.morph_targets), (0, 2), "{name}");
+        assert_eq!(channel.interpolation, interpolation, "{name}");
+        assert_eq!(channel.times, TIMES, "{name}");
+        assert_eq!(channel.values, values, "{name}");
+    }
 }

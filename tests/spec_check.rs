@@ -51,10 +51,15 @@ fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
     }
 }
 
-/// Copies the corpus into `content`.
+/// Copies the corpus into `content`, with a generated quad whose clips animate morph weights
+/// (no corpus model does; `.hanim` v2).
 fn copy_corpus(content: &Path) {
     copy_dir(&corpus("gltf"), &content.join("gltf"), REJECTED);
     copy_dir(&corpus("obj"), &content.join("obj"), &[]);
+    common::write_files(
+        &content.join("morph"),
+        &[("morph_quad.gltf", common::morph_quad::gltf().as_bytes())],
+    );
 }
 
 /// Writes the content's manifest (`extra` first) and bakes it into `out` (with the cache).

@@ -770,7 +770,51 @@ class Checker:
         colr = chunk(b"COLR")
         if colr is not None and len(colr) != vcount * 8:
             P("COLR is %d bytes, expected %d vertices x 8" % (len(colr), vcount))
-        return {"material_count": matcount, "joint_count": joint_count, "mtrl": mtrl}
+        # MRPH (hearth's extension): morph targets, MorphDesc {targetCount, flags, vertexCount,
+        # reserved}, f32 default weights, then per target f32x3 position deltas and (flags bit
+        # 0, bit 1) i16x4 normal and tangent deltas (snorm16 of delta / 2, w = 0).
+        mrph = chunk(b"MRPH")
+        target_count = 0
+        if mrph is not None:
+            target_count = self.check_morph(mrph, vcount, P)
+        return {"material_count": matcount, "joint_count": joint_count, "mtrl": mtrl,
+                "morph_targets": target_count}
+
+    @staticmethod
+    def check_morph(mrph, vcount, P):
+        if len(mrph) < 16:
+            P("MRPH is %d bytes, shorter than its header" % len(mrph))
+            return 0
+        targets, flags, mcount, reserved = struct.unpack_from("<IIII", mrph, 0)
+        if mcount != vcount:
+            P("MRPH vertexCount %d, DESC says %d" % (mcount, vcount))
+        if flags & ~3 or reserved != 0:
+            P("MRPH flags %d / reserved %d: only bits 0-1 are defined, reserved is 0"
+              % (flags, reserved))
+        quantized = bin(flags & 3).count("1")
+        per_target = vcount * (12 + 8 * quantized)
+        want = 16 + 4 * targets + targets * per_target
+        if len(mrph) != want:
+            P("MRPH is %d bytes, expected %d (%d targets, %d vertices, flags %d)"
+              % (len(mrph), want, targets, vcount, flags))
+            return targets
+        weights = struct.unpack_from("<%df" % targets, mrph, 16)
+        if not finite(*weights):
+            P("MRPH holds a non-finite default weight")
+        at = 16 + 4 * targets
+        for t in range(targets):
+            deltas = struct.unpack_from("<%df" % (3 * vcount), mrph, at)
+            if not finite(*deltas):
+                P("MRPH target %d holds a non-finite position delta" % t)
+            at += 12 * vcount
+            for q in range(quantized):
+                packed = struct.unpack_from("<%dh" % (4 * vcount), mrph, at)
+                if any(packed[4 * v + 3] != 0 for v in range(vcount)):
+                    P("MRPH target %d: a quantized delta's w is not 0" % t)
+                if any(x == -32768 for x in packed):
+                    P("MRPH target %d: -32768 is outside snorm16's symmetric range" % t)
+                at += 8 * vcount
+        return targets
 
     @staticmethod
     def check_shadow(shdw, scount, subm, joint_count, vtxs, indices, vcount, P):
@@ -1182,20 +1226,22 @@ class Checker:
         magic, version, clips, reserved = r.take("<4sIII", 16)
         if magic != b"HANM":
             raise Bad("magic %r, expected b'HANM'" % magic)
-        if version != 1:
-            raise Bad("version %d, expected 1" % version)
+        if version not in (1, 2):
+            raise Bad("version %d, expected 1 (or 2, README: morph weights)" % version)
         if reserved != 0:
             self.problem(rel, "header reserved = %d, expected 0" % reserved)
         mesh_rel = rel[:-len(".hanim")] + ".hmesh"
         joint_count = None
+        morph_targets = 0
+        weight_channels = 0
         if mesh_rel not in self.files:
             self.problem(rel, "no companion %s" % mesh_rel)
         else:
             mesh = self.mesh(mesh_rel)
             if mesh is not None:
                 joint_count = mesh["joint_count"]
-                if joint_count is None:
-                    self.problem(rel, "companion %s has no SKEL chunk" % mesh_rel)
+                morph_targets = mesh.get("morph_targets", 0)
+        joint_channels = 0
         want_components = {0: 3, 1: 4, 2: 3}
         for c in range(clips):
             n = r.u16()
@@ -1214,17 +1260,27 @@ class Checker:
             for ch in range(channels):
                 joint, path, interp, comps, pad, keys = r.take("<IBBBBI", 12)
                 ctag = "%s channel %d" % (tag, ch)
-                if path not in want_components:
-                    raise Bad("%s: path %d, expected 0..2" % (ctag, path))
-                if comps != want_components[path]:
+                if path == 3 and version == 2:
+                    # Morph weights: target = first MRPH target, comps = its mesh's count.
+                    weight_channels += 1
+                    if comps == 0:
+                        raise Bad("%s: a weight channel with 0 components" % ctag)
+                    if joint + comps > morph_targets:
+                        self.problem(rel, "%s: targets %d..%d beyond the mesh's %d MRPH targets"
+                                     % (ctag, joint, joint + comps, morph_targets))
+                elif path not in want_components:
+                    raise Bad("%s: path %d, expected 0..2 (3 in v2)" % (ctag, path))
+                elif comps != want_components[path]:
                     raise Bad("%s: %d components for path %d, expected %d"
                               % (ctag, comps, path, want_components[path]))
+                else:
+                    joint_channels += 1
                 if interp not in (0, 1):
                     self.problem(rel, "%s: interp %d, expected 0 (STEP) or 1 (LINEAR)"
                                  % (ctag, interp))
                 if pad != 0:
                     self.problem(rel, "%s: _pad %d, expected 0" % (ctag, pad))
-                if joint_count is not None and joint >= joint_count:
+                if path != 3 and joint_count is not None and joint >= joint_count:
                     self.problem(rel, "%s: joint %d >= SKEL joint count %d"
                                  % (ctag, joint, joint_count))
                 if keys == 0:
@@ -1243,6 +1299,10 @@ class Checker:
                              % (tag, fmt(duration), fmt(max_time)))
         if r.pos != len(data):
             self.problem(rel, "%d trailing bytes after %d clips" % (len(data) - r.pos, clips))
+        if joint_channels and mesh_rel in self.files and joint_count is None:
+            self.problem(rel, "joint channels, but companion %s has no SKEL chunk" % mesh_rel)
+        if version == 2 and weight_channels == 0:
+            self.problem(rel, "version 2 without weight channels (v1 is written then)")
 
     # -- .ktx2 -----------------------------------------------------------------------------
 

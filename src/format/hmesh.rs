@@ -71,6 +71,9 @@ pub mod chunk {
     /// Vertex colors (hearth's extension, glTF `COLOR_0`): linear RGBA, `[u16; 4]` unorm per
     /// vertex, parallel to VTXS (white for submeshes without colors).
     pub const COLR: u32 = fourcc(b"COLR");
+    /// Morph targets (hearth's extension, glTF `targets`): per-vertex position, normal and
+    /// tangent deltas; see [`MorphDesc`](super::MorphDesc).
+    pub const MRPH: u32 = fourcc(b"MRPH");
 }
 
 /// `.hmesh` file header.
@@ -508,5 +511,120 @@ pub fn write_shadow(
         out.extend_from_slice(bytemuck::cast_slice(skin));
     }
     out.extend_from_slice(bytemuck::cast_slice(indices));
+    out
+}
+
+/// `MorphDesc::flags` bit: normal deltas follow each target's position deltas.
+pub const MORPH_NORMALS: u32 = 1;
+/// `MorphDesc::flags` bit: tangent deltas follow (after the normal deltas, when present).
+pub const MORPH_TANGENTS: u32 = 2;
+
+/// Head of the optional `MRPH` chunk (16 B): glTF morph targets as deltas on the VTXS
+/// vertices. hearth's extension of `.hmesh` v2: readers that do not know it skip it.
+///
+/// ```text
+/// MorphDesc (16 B)
+/// f32 x targetCount                 default weights (the glTF mesh's `weights`, else 0)
+/// per target, in order:
+///   [f32; 3] x vertexCount          position deltas, exact
+///   [i16; 4] x vertexCount          normal deltas (MORPH_NORMALS): snorm16 of delta / 2, w = 0
+///   [i16; 4] x vertexCount          tangent deltas (MORPH_TANGENTS): the same
+/// ```
+///
+/// A vertex is `base + Σ weight_t · delta_t`; normals and tangents are renormalized after
+/// (the octahedral VTXS normal decoded first). Normal and tangent deltas of unit vectors lie in
+/// [-2, 2]: halved and stored as snorm16 they keep 3.1e-5 of precision
+/// ([`quantize_morph_delta`]). Vertices of submeshes without targets have zero deltas.
+/// Several glTF meshes merged into one `.hmesh` have their targets one after another; a
+/// `.hanim` weight channel names its mesh's first target and count.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq, Default)]
+pub struct MorphDesc {
+    /// Targets.
+    pub target_count: u32,
+    /// [`MORPH_NORMALS`] | [`MORPH_TANGENTS`].
+    pub flags: u32,
+    /// Equal to DESC's vertex count.
+    pub vertex_count: u32,
+    /// 0.
+    pub reserved: u32,
+}
+const _: () = assert!(std::mem::size_of::<MorphDesc>() == 16);
+
+/// A normal or tangent delta component (in [-2, 2]) as MRPH stores it.
+pub fn quantize_morph_delta(d: f32) -> i16 {
+    ((d * 0.5).clamp(-1.0, 1.0) * 32767.0).round() as i16
+}
+
+/// The inverse of [`quantize_morph_delta`].
+pub fn dequantize_morph_delta(q: i16) -> f32 {
+    (q.max(-32767) as f32 / 32767.0) * 2.0
+}
+
+/// Morph targets to write: `positions[t]` (and `normals[t]`, `tangents[t]` when present)
+/// hold target `t`'s delta for every vertex.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphTargetData {
+    /// Default weights, one per target.
+    pub weights: Vec<f32>,
+    /// Position deltas per target.
+    pub positions: Vec<Vec<[f32; 3]>>,
+    /// Normal deltas per target.
+    pub normals: Option<Vec<Vec<[f32; 3]>>>,
+    /// Tangent deltas per target.
+    pub tangents: Option<Vec<Vec<[f32; 3]>>>,
+}
+
+/// Serializes an `MRPH` chunk (see [`MorphDesc`]) for `vertex_count` vertices.
+///
+/// # Panics
+/// When a target's delta count is not `vertex_count`, or the per-target lists disagree in
+/// length (caller bugs).
+pub fn write_morph(data: &MorphTargetData, vertex_count: usize) -> Vec<u8> {
+    let targets = data.weights.len();
+    assert_eq!(data.positions.len(), targets, "morph position targets");
+    let flags = if data.normals.is_some() {
+        MORPH_NORMALS
+    } else {
+        0
+    } | if data.tangents.is_some() {
+        MORPH_TANGENTS
+    } else {
+        0
+    };
+    let desc = MorphDesc {
+        target_count: targets as u32,
+        flags,
+        vertex_count: vertex_count as u32,
+        reserved: 0,
+    };
+    let mut out = bytemuck::bytes_of(&desc).to_vec();
+    out.extend_from_slice(bytemuck::cast_slice(&data.weights));
+    let quantized = |deltas: &[[f32; 3]], out: &mut Vec<u8>| {
+        assert_eq!(deltas.len(), vertex_count, "morph deltas per vertex");
+        for d in deltas {
+            let q = [
+                quantize_morph_delta(d[0]),
+                quantize_morph_delta(d[1]),
+                quantize_morph_delta(d[2]),
+                0,
+            ];
+            out.extend_from_slice(bytemuck::bytes_of(&q));
+        }
+    };
+    for t in 0..targets {
+        assert_eq!(
+            data.positions[t].len(),
+            vertex_count,
+            "morph deltas per vertex"
+        );
+        out.extend_from_slice(bytemuck::cast_slice(&data.positions[t]));
+        if let Some(normals) = &data.normals {
+            quantized(&normals[t], &mut out);
+        }
+        if let Some(tangents) = &data.tangents {
+            quantized(&tangents[t], &mut out);
+        }
+    }
     out
 }

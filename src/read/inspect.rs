@@ -178,6 +178,12 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
                 ),
                 ("uv_sets", 1 + u64::from(mesh.uvs1.is_some())),
                 ("colors", u64::from(mesh.colors.is_some())),
+                (
+                    "morph_targets",
+                    mesh.morph_targets
+                        .as_ref()
+                        .map_or(0, |m| m.targets.len() as u64),
+                ),
             ]
         }
         AssetKind::MATERIAL => {
@@ -185,7 +191,7 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
             vec![("materials", table.rows.len() as u64)]
         }
         AssetKind::ANIMATION => {
-            let clips = crate::format::hanim::parse(bytes, u32::MAX)?;
+            let clips = crate::format::hanim::parse(bytes, u32::MAX, u32::MAX)?;
             let channels: usize = clips.iter().map(|c| c.channels.len()).sum();
             vec![("clips", clips.len() as u64), ("channels", channels as u64)]
         }
@@ -521,7 +527,7 @@ pub fn describe_hmat(bytes: &[u8]) -> Result<String, crate::ReadError> {
 /// A one-line description of an `.hanim`: clips, channels, longest duration. (Joint indices
 /// are checked against the skeleton by [`check_output`], not here.)
 pub fn describe_hanim(bytes: &[u8]) -> Result<String, crate::ReadError> {
-    let clips = crate::format::hanim::parse(bytes, u32::MAX)?;
+    let clips = crate::format::hanim::parse(bytes, u32::MAX, u32::MAX)?;
     let channels: usize = clips.iter().map(|c| c.channels.len()).sum();
     let duration = clips.iter().map(|c| c.duration).fold(0.0f32, f32::max);
     let names: Vec<&str> = clips
@@ -558,9 +564,14 @@ fn check_mesh(
     let anim_rel = format!("{}.hanim", rel.trim_end_matches(".hmesh"));
     if let Ok(anim) = std::fs::read(root.join(&anim_rel)) {
         let joints = mesh.skeleton.as_ref().map(|s| s.len() as u32).unwrap_or(0);
-        if let Err(e) = crate::read::mesh::AnimClips::parse(&anim, joints) {
+        let targets = mesh
+            .morph_targets
+            .as_ref()
+            .map(|m| m.targets.len() as u32)
+            .unwrap_or(0);
+        if let Err(e) = crate::read::mesh::AnimClips::parse(&anim, joints, targets) {
             problems.push(format!(
-                "`{anim_rel}`: {e} (skeleton of `{rel}` has {joints} joints)"
+                "`{anim_rel}`: {e} (`{rel}` has {joints} joints and {targets} morph targets)"
             ));
         }
     }

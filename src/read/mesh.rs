@@ -6,7 +6,8 @@ use crate::format::hanim::{self, Clip};
 use crate::format::hmat::{self, GpuMaterial, MaterialProperty};
 use crate::format::hmesh::{
     chunk, parse_chunks, GpuJoint, GpuSkinVertex, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
-    MeshLod, Meshlet, MeshletBounds, ShadowDesc, SubMesh, NO_MATERIAL, SHADOW_SKINNED,
+    MeshLod, Meshlet, MeshletBounds, MorphDesc, ShadowDesc, SubMesh, MORPH_NORMALS, MORPH_TANGENTS,
+    NO_MATERIAL, SHADOW_SKINNED,
 };
 use crate::read::error::ReadError;
 use bytemuck::Pod;
@@ -128,6 +129,105 @@ pub struct MeshView<'a> {
     /// COLR: linear RGBA vertex colors (`u16` unorm), parallel to the vertices, when the
     /// source has them.
     pub colors: Option<Cow<'a, [[u16; 4]]>>,
+    /// MRPH: morph targets, when the source has them.
+    pub morph_targets: Option<MorphTargets<'a>>,
+}
+
+/// The `MRPH` chunk: morph targets as per-vertex deltas (see [`MorphDesc`]).
+#[derive(Debug, Clone)]
+pub struct MorphTargets<'a> {
+    /// Default weights, one per target.
+    pub weights: Cow<'a, [f32]>,
+    /// The targets, in order.
+    pub targets: Vec<MorphTarget<'a>>,
+}
+
+/// One morph target's deltas, parallel to the vertices.
+#[derive(Debug, Clone)]
+pub struct MorphTarget<'a> {
+    /// Position deltas, exact.
+    pub positions: Cow<'a, [[f32; 3]]>,
+    /// Normal deltas, quantized ([`MorphTarget::normal`] decodes one).
+    pub normals: Option<Cow<'a, [[i16; 4]]>>,
+    /// Tangent deltas, quantized ([`MorphTarget::tangent`] decodes one).
+    pub tangents: Option<Cow<'a, [[i16; 4]]>>,
+}
+
+impl MorphTarget<'_> {
+    /// Vertex `v`'s normal delta (zero when the target has none or `v` is out of range).
+    pub fn normal(&self, v: usize) -> [f32; 3] {
+        Self::decode(self.normals.as_deref(), v)
+    }
+
+    /// Vertex `v`'s tangent delta (zero when the target has none or `v` is out of range).
+    pub fn tangent(&self, v: usize) -> [f32; 3] {
+        Self::decode(self.tangents.as_deref(), v)
+    }
+
+    fn decode(deltas: Option<&[[i16; 4]]>, v: usize) -> [f32; 3] {
+        match deltas.and_then(|d| d.get(v)) {
+            Some(q) => std::array::from_fn(|i| crate::format::hmesh::dequantize_morph_delta(q[i])),
+            None => [0.0; 3],
+        }
+    }
+}
+
+impl<'a> MorphTargets<'a> {
+    fn parse(bytes: &'a [u8], vertices: usize) -> Result<Self, ReadError> {
+        let desc: MorphDesc =
+            bytemuck::pod_read_unaligned(bytes.get(..16).ok_or(ReadError::Truncated {
+                what: ".hmesh MRPH header",
+            })?);
+        if desc.vertex_count as usize != vertices
+            || desc.reserved != 0
+            || desc.flags & !(MORPH_NORMALS | MORPH_TANGENTS) != 0
+        {
+            return Err(ReadError::Invalid {
+                what: ".hmesh MRPH header (vertex count, flags)",
+            });
+        }
+        let targets = desc.target_count as usize;
+        let quantized = [MORPH_NORMALS, MORPH_TANGENTS]
+            .iter()
+            .filter(|bit| desc.flags & **bit != 0)
+            .count();
+        let per_target = vertices.checked_mul(12 + 8 * quantized);
+        let expected = per_target
+            .and_then(|p| p.checked_mul(targets))
+            .and_then(|t| t.checked_add(16 + 4 * targets));
+        if expected != Some(bytes.len()) {
+            return Err(ReadError::Invalid {
+                what: ".hmesh MRPH size",
+            });
+        }
+        let weights_end = 16 + 4 * targets;
+        let weights = typed::<f32>(&bytes[16..weights_end], targets, ".hmesh MRPH weights")?;
+        let mut at = weights_end;
+        let mut take = |size: usize| {
+            let slice = &bytes[at..at + vertices * size];
+            at += vertices * size;
+            slice
+        };
+        let mut list = Vec::with_capacity(targets);
+        for _ in 0..targets {
+            let positions = typed::<[f32; 3]>(take(12), vertices, ".hmesh MRPH positions")?;
+            let normals = (desc.flags & MORPH_NORMALS != 0)
+                .then(|| typed::<[i16; 4]>(take(8), vertices, ".hmesh MRPH normals"))
+                .transpose()?;
+            let tangents = (desc.flags & MORPH_TANGENTS != 0)
+                .then(|| typed::<[i16; 4]>(take(8), vertices, ".hmesh MRPH tangents"))
+                .transpose()?;
+            list.push(MorphTarget {
+                positions,
+                normals,
+                tangents,
+            });
+        }
+        Ok(Self {
+            weights,
+            targets: list,
+        })
+    }
 }
 
 /// The `SHDW` chunk: welded positions (and skinning) with their own triangle list; see
@@ -475,6 +575,9 @@ impl<'a> MeshView<'a> {
         let colors = find(chunk::COLR, ".hmesh COLR chunk")?
             .map(|b| typed::<[u16; 4]>(b, vertices, ".hmesh COLR size"))
             .transpose()?;
+        let morph_targets = find(chunk::MRPH, ".hmesh MRPH chunk")?
+            .map(|b| MorphTargets::parse(b, vertices))
+            .transpose()?;
         Ok(Self {
             desc,
             bounds,
@@ -492,6 +595,7 @@ impl<'a> MeshView<'a> {
             shadow,
             uvs1,
             colors,
+            morph_targets,
         })
     }
 }
@@ -543,7 +647,7 @@ impl<'a> MaterialTable<'a> {
     }
 }
 
-/// Animation clips, validated against a skeleton's joint count.
+/// Animation clips, validated against a skeleton's joint count and a mesh's morph targets.
 #[derive(Debug, Clone)]
 pub struct AnimClips {
     /// The clips.
@@ -551,10 +655,16 @@ pub struct AnimClips {
 }
 
 impl AnimClips {
-    /// Parses clips whose channels must index a skeleton of `joint_count` joints.
-    pub fn parse(bytes: &[u8], joint_count: u32) -> Result<Self, ReadError> {
+    /// Parses clips whose joint channels must index a skeleton of `joint_count` joints and
+    /// whose weight channels must fall within `morph_target_count` targets (the companion
+    /// mesh's [`MeshView::morph_targets`] count).
+    pub fn parse(
+        bytes: &[u8],
+        joint_count: u32,
+        morph_target_count: u32,
+    ) -> Result<Self, ReadError> {
         Ok(Self {
-            clips: hanim::parse(bytes, joint_count)?,
+            clips: hanim::parse(bytes, joint_count, morph_target_count)?,
         })
     }
 }

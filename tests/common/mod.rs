@@ -170,3 +170,98 @@ pub fn spec_check(out: &Path) -> (bool, String) {
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
 }
+
+/// A quad with two morph targets (position, normal and tangent deltas) on a node scaled by 2,
+/// and three clips animating its weights (LINEAR, STEP, CUBICSPLINE): no corpus model
+/// animates morph weights. Vertices 1 and 3 sit at the same spot with the same attributes,
+/// told apart only by target 0's deltas.
+pub mod morph_quad {
+    // Four vertices; 1 and 3 sit at the same spot with the same attributes, told apart only
+    // by target 0's deltas.
+    pub const POSITIONS: [f32; 12] = [0.0, 0., 0., 1., 0., 0., 1., 1., 0., 1., 0., 0.];
+    pub const NORMALS: [f32; 12] = [0.0, 0., 1., 0., 0., 1., 0., 0., 1., 0., 0., 1.];
+    pub const TANGENTS: [f32; 16] = [
+        1.0, 0., 0., 1., 1., 0., 0., 1., 1., 0., 0., 1., 1., 0., 0., 1.,
+    ];
+    pub const T0_POSITIONS: [f32; 12] = [0.0, 0., 0., 0., 0., 0.5, 0., 0., 0., 0., 0., 0.];
+    pub const T0_NORMALS: [f32; 12] = [0.0, 0., 0., 0.3, 0., -0.1, 0., 0., 0., 0., 0., 0.];
+    pub const T0_TANGENTS: [f32; 12] = [0.0, 0., 0., 0., 0.25, 0., 0., 0., 0., 0., 0., 0.];
+    pub const T1_POSITIONS: [f32; 12] = [0.0, 0., 0.25, 0., 0., 0., 0., 0., 0., 0., 0., 0.];
+    pub const TIMES: [f32; 3] = [0.0, 1., 2.];
+    pub const LINEAR_WEIGHTS: [f32; 6] = [0.0, 0., 1., 0.5, 0., 1.];
+    pub const STEP_WEIGHTS: [f32; 6] = [1.0, 0., 0., 1., 1., 1.];
+    // CUBICSPLINE: (in-tangent, value, out-tangent) per key, each 2 weights.
+    pub const CUBIC_WEIGHTS: [f32; 18] = [
+        0.0, 0., 0.1, 0.2, 0., 0., 0., 0., 0.3, 0.4, 0., 0., 0., 0., 0.5, 0.6, 0., 0.,
+    ];
+
+    /// The glTF (JSON, buffer embedded).
+    pub fn gltf() -> String {
+        use base64::Engine;
+        let base64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let f32s = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+        let indices = [0u16, 1, 2, 0, 2, 3];
+        let mut buffer = Vec::new();
+        let mut views = Vec::new();
+        for chunk in [
+            f32s(&POSITIONS),
+            f32s(&NORMALS),
+            f32s(&TANGENTS),
+            f32s(&T0_POSITIONS),
+            f32s(&T0_NORMALS),
+            f32s(&T0_TANGENTS),
+            f32s(&T1_POSITIONS),
+            f32s(&TIMES),
+            f32s(&LINEAR_WEIGHTS),
+            f32s(&STEP_WEIGHTS),
+            f32s(&CUBIC_WEIGHTS),
+            indices.iter().flat_map(|i| i.to_le_bytes()).collect(),
+        ] {
+            views.push(
+                serde_json::json!({"buffer": 0, "byteOffset": buffer.len(), "byteLength": chunk.len()}),
+            );
+            buffer.extend(chunk);
+            buffer.resize(buffer.len().next_multiple_of(4), 0);
+        }
+        let vec3 = |view: usize| serde_json::json!({"bufferView": view, "componentType": 5126, "count": 4, "type": "VEC3"});
+        let scalar = |view: usize, count: usize| serde_json::json!({"bufferView": view, "componentType": 5126, "count": count, "type": "SCALAR"});
+        let mut position = vec3(0);
+        position["min"] = serde_json::json!([0, 0, 0]);
+        position["max"] = serde_json::json!([1, 1, 0]);
+        serde_json::json!({
+            "asset": {"version": "2.0"},
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0, "scale": [2, 2, 2]}],
+            "meshes": [{
+                "primitives": [{
+                    "attributes": {"POSITION": 0, "NORMAL": 1, "TANGENT": 2},
+                    "indices": 11,
+                    "targets": [
+                        {"POSITION": 3, "NORMAL": 4, "TANGENT": 5},
+                        {"POSITION": 6}
+                    ]
+                }],
+                "weights": [0.25, 0.75]
+            }],
+            "animations": [
+                {"name": "linear", "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
+                 "samplers": [{"input": 7, "output": 8, "interpolation": "LINEAR"}]},
+                {"name": "step", "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
+                 "samplers": [{"input": 7, "output": 9, "interpolation": "STEP"}]},
+                {"name": "cubic", "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
+                 "samplers": [{"input": 7, "output": 10, "interpolation": "CUBICSPLINE"}]}
+            ],
+            "accessors": [
+                position, vec3(1),
+                {"bufferView": 2, "componentType": 5126, "count": 4, "type": "VEC4"},
+                vec3(3), vec3(4), vec3(5), vec3(6),
+                {"bufferView": 7, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0], "max": [2]},
+                scalar(8, 6), scalar(9, 6), scalar(10, 18),
+                {"bufferView": 11, "componentType": 5123, "count": 6, "type": "SCALAR"}
+            ],
+            "bufferViews": views,
+            "buffers": [{"byteLength": buffer.len(), "uri": format!("data:application/octet-stream;base64,{}", base64(&buffer))}]
+        })
+        .to_string()
+    }
+}

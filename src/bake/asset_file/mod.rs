@@ -54,7 +54,8 @@ impl Pipeline for AssetFile {
         // 2: `[mesh]` and `[animation]` are baked, no longer kept as blobs.
         // 3: pak's scene conventions (Euler order, tags), materials' height and transmission.
         // 4: `[mesh]` models apply KHR_texture_transform.
-        4
+        // 5: `[mesh]` models keep morph targets and morph-weight clips.
+        5
     }
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]

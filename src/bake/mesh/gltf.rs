@@ -4,6 +4,7 @@
 
 use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
 use crate::format::hmesh::GpuJoint;
+use std::collections::HashMap;
 
 /// Extensions hearth reads or can safely ignore when a file lists them as required.
 pub const SUPPORTED_REQUIRED: [&str; 9] = [
@@ -39,6 +40,24 @@ pub struct Primitive {
     pub material: Option<usize>,
     /// Per-vertex joints (into the skeleton) and weights summing to 1, for skinned primitives.
     pub skin: Option<Vec<([u16; 4], [f32; 4])>>,
+    /// Morph targets, when the source mesh has them.
+    pub morph: Option<MorphDeltas>,
+}
+
+/// A primitive's morph targets: per target, a delta per source vertex (in the primitive's
+/// space, moved with it by [`transform_primitive`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphDeltas {
+    /// Index of the primitive's first target among the scene's ([`Scene::morph_weights`]);
+    /// the primitives of one glTF mesh instance share their targets.
+    pub first_target: u32,
+    /// Position deltas, per target.
+    pub positions: Vec<Vec<[f32; 3]>>,
+    /// Normal deltas, per target (when the primitive has normals and a target moves them).
+    pub normals: Option<Vec<Vec<[f32; 3]>>>,
+    /// Tangent deltas (xyz), per target (when the primitive has tangents and a target moves
+    /// them).
+    pub tangents: Option<Vec<Vec<[f32; 3]>>>,
 }
 
 /// A texture slot of a material: the source image and the texture coordinate set.
@@ -200,6 +219,9 @@ pub struct Scene {
     pub clips: Vec<Clip>,
     /// The name of each skeleton joint's node (empty when unnamed), parallel to `skeleton`.
     pub joint_names: Vec<String>,
+    /// Every mesh instance's morph targets, one after another: their default weights (the
+    /// node's `weights`, else the mesh's, else 0). [`MorphDeltas::first_target`] indexes it.
+    pub morph_weights: Vec<f32>,
     /// Warnings.
     pub warnings: Vec<String>,
 }
@@ -277,6 +299,10 @@ fn transform_point(m: &Mat4, p: [f32; 3]) -> [f32; 3] {
 
 fn transform_vector(m: &Mat4, v: [f32; 3]) -> [f32; 3] {
     std::array::from_fn(|r| m[0][r] * v[0] + m[1][r] * v[1] + m[2][r] * v[2])
+}
+
+fn length(v: [f32; 3]) -> f32 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
 fn normalize(v: [f32; 3]) -> [f32; 3] {
@@ -396,7 +422,8 @@ fn read_scene(
         [0., 0., 1., 0.],
         [0., 0., 0., 1.],
     ];
-    let mut instances: Vec<(gltf::Mesh<'_>, Mat4)> = Vec::new();
+    // (mesh, matrix, the node when each node is its own instance)
+    let mut instances: Vec<(gltf::Mesh<'_>, Mat4, Option<gltf::Node<'_>>)> = Vec::new();
     let wanted = |node: Option<&gltf::Node<'_>>, mesh: &gltf::Mesh<'_>| match options.mesh_name {
         None => true,
         Some(name) => match node {
@@ -436,23 +463,23 @@ fn read_scene(
                 if !options.merge {
                     // A scene picked by name without merging: each of its meshes once, in
                     // its own space.
-                    if !instances.iter().any(|(m, _)| m.index() == mesh.index()) {
+                    if !instances.iter().any(|(m, _, _)| m.index() == mesh.index()) {
                         let skinned = skinned_meshes.contains(&mesh.index());
-                        instances.push((mesh, if skinned { identity } else { *user }));
+                        instances.push((mesh, if skinned { identity } else { *user }, None));
                     }
                 } else if node.skin().is_some() {
                     // Skinned meshes are never baked into world space (glTF ignores their node
                     // transform), nor moved by the mesh settings (their bind matrices would no
                     // longer match).
-                    instances.push((mesh, identity));
+                    instances.push((mesh, identity, Some(node.clone())));
                 } else {
-                    instances.push((mesh, mul(user, &world)));
+                    instances.push((mesh, mul(user, &world), Some(node.clone())));
                 }
             }
             stack.extend(node.children().map(|c| (c, world)));
         }
         // Depth-first order reversed by the stack: sort for a stable, source-like order.
-        instances.sort_by_key(|(mesh, _)| mesh.index());
+        instances.sort_by_key(|(mesh, _, _)| mesh.index());
     } else {
         instances = document
             .meshes()
@@ -464,7 +491,7 @@ fn read_scene(
             })
             .map(|m| {
                 let skinned = skinned_meshes.contains(&m.index());
-                (m, if skinned { identity } else { *user })
+                (m, if skinned { identity } else { *user }, None)
             })
             .collect();
     }
@@ -482,7 +509,60 @@ fn read_scene(
         ));
     }
 
-    for (mesh, world) in &instances {
+    // Node -> its mesh instance's (first target, target count), for weight channels.
+    let mut morph_of_node: HashMap<usize, (u32, u8)> = HashMap::new();
+    for (mesh, world, node) in &instances {
+        let targets = mesh
+            .primitives()
+            .map(|p| p.morph_targets().len())
+            .max()
+            .unwrap_or(0);
+        let first_target = scene.morph_weights.len() as u32;
+        if targets > 0 {
+            if targets > u8::MAX as usize {
+                return Err(format!(
+                    "mesh {}: {targets} morph targets; .hanim weight channels hold at most 255",
+                    mesh.index()
+                ));
+            }
+            if mesh
+                .primitives()
+                .any(|p| p.morph_targets().len() != targets)
+            {
+                return Err(format!(
+                    "mesh {}: its primitives have different numbers of morph targets",
+                    mesh.index()
+                ));
+            }
+            let weights: Vec<f32> = node
+                .as_ref()
+                .and_then(|n| n.weights())
+                .or(mesh.weights())
+                .map(<[f32]>::to_vec)
+                .unwrap_or_else(|| vec![0.0; targets]);
+            if weights.len() != targets || weights.iter().any(|w| !w.is_finite()) {
+                return Err(format!(
+                    "mesh {}: {} default morph weights for {targets} targets",
+                    mesh.index(),
+                    weights.len()
+                ));
+            }
+            scene.morph_weights.extend(weights);
+            let entry = (first_target, targets as u8);
+            match node {
+                Some(node) => {
+                    morph_of_node.insert(node.index(), entry);
+                }
+                // Each mesh once: every node showing it is animated through this instance.
+                None => {
+                    for n in document.nodes() {
+                        if n.mesh().is_some_and(|m| m.index() == mesh.index()) {
+                            morph_of_node.entry(n.index()).or_insert(entry);
+                        }
+                    }
+                }
+            }
+        }
         for primitive in mesh.primitives() {
             use gltf::mesh::Mode;
             let mode = primitive.mode();
@@ -495,11 +575,6 @@ fn read_scene(
                     mesh.index()
                 ));
                 continue;
-            }
-            if primitive.morph_targets().len() > 0 {
-                scene
-                    .warnings
-                    .push(format!("mesh {}: morph targets skipped", mesh.index()));
             }
             // .hmesh keeps two UV sets and one color set: say what is left behind.
             for (semantic, name) in [
@@ -589,6 +664,20 @@ fn read_scene(
             } else {
                 None
             };
+            let morph = if targets > 0 {
+                Some(
+                    read_morph_targets(
+                        &reader,
+                        count,
+                        first_target,
+                        normals.is_some(),
+                        tangents.is_some(),
+                    )
+                    .map_err(|e| format!("mesh {}: {e}", mesh.index()))?,
+                )
+            } else {
+                None
+            };
             let mut baked = Primitive {
                 positions,
                 normals,
@@ -599,6 +688,7 @@ fn read_scene(
                 indices,
                 material: primitive.material().index(),
                 skin: skin_data,
+                morph,
             };
             transform_primitive(&mut baked, world);
             scene.primitives.push(baked);
@@ -660,8 +750,13 @@ fn read_scene(
         }
     }
 
-    if let Some(skin) = &skin {
-        read_skeleton(document, buffers, skin, &mut scene)?;
+    let joint_of = match &skin {
+        Some(skin) => read_skeleton(document, buffers, skin, &mut scene)?,
+        None => HashMap::new(),
+    };
+    // `mesh.ignore_skin` leaves out animation as well as skinning.
+    if skins {
+        read_clips(document, buffers, &joint_of, &morph_of_node, &mut scene)?;
     }
 
     for image in document.images() {
@@ -690,19 +785,101 @@ fn read_scene(
     Ok(scene)
 }
 
+/// A primitive's morph targets (`count` vertices each), checked: every attribute a target
+/// has matches the vertex count and is finite; targets without an attribute get zero deltas.
+/// Normal (tangent) deltas are kept when the primitive has normals (tangents) and a target
+/// moves them.
+fn read_morph_targets<'a, 's, F>(
+    reader: &gltf::mesh::Reader<'a, 's, F>,
+    count: usize,
+    first_target: u32,
+    has_normals: bool,
+    has_tangents: bool,
+) -> Result<MorphDeltas, String>
+where
+    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    type Deltas = Vec<Vec<[f32; 3]>>;
+    let (mut positions, mut normals, mut tangents): (Deltas, Deltas, Deltas) = Default::default();
+    let (mut any_normals, mut any_tangents) = (false, false);
+    for (t, (p, n, tg)) in reader.read_morph_targets().enumerate() {
+        let take = |what: &str, values: Option<Vec<[f32; 3]>>, any: &mut bool| match values {
+            Some(values) if values.len() != count => Err(format!(
+                "morph target {t}: {what} has {} values for {count} positions",
+                values.len()
+            )),
+            Some(values) if values.iter().flatten().any(|c| !c.is_finite()) => {
+                Err(format!("morph target {t}: non-finite {what} delta"))
+            }
+            Some(values) => {
+                *any = true;
+                Ok(values)
+            }
+            None => Ok(vec![[0.0; 3]; count]),
+        };
+        let mut unused = false;
+        positions.push(take("POSITION", p.map(Iterator::collect), &mut unused)?);
+        normals.push(take("NORMAL", n.map(Iterator::collect), &mut any_normals)?);
+        tangents.push(take(
+            "TANGENT",
+            tg.map(Iterator::collect),
+            &mut any_tangents,
+        )?);
+    }
+    Ok(MorphDeltas {
+        first_target,
+        positions,
+        normals: (any_normals && has_normals).then_some(normals),
+        tangents: (any_tangents && has_tangents).then_some(tangents),
+    })
+}
+
 /// Moves a primitive by `m`: positions by `m`, normals by its inverse transpose, tangents by
 /// `m`; a mirroring `m` (negative determinant) flips the triangle winding and the tangents'
 /// handedness so surfaces keep facing their normals.
 pub fn transform_primitive(p: &mut Primitive, m: &Mat4) {
     let (normal_m, det) = normal_matrix(m);
+    let normal_transform = |n: [f32; 3]| -> [f32; 3] {
+        std::array::from_fn(|r| {
+            normal_m[0][r] * n[0] + normal_m[1][r] * n[1] + normal_m[2][r] * n[2]
+        })
+    };
+    // Morph deltas move with the vectors they change: positions by `m`'s linear part; normal
+    // and tangent deltas as their base vectors, scaled by the same factor the base vector's
+    // renormalization applies (so base + delta, renormalized, is the moved morphed vector).
+    if let Some(morph) = &mut p.morph {
+        for target in &mut morph.positions {
+            target.iter_mut().for_each(|d| *d = transform_vector(m, *d));
+        }
+        if let (Some(targets), Some(normals)) = (&mut morph.normals, &p.normals) {
+            let scales: Vec<f32> = normals
+                .iter()
+                .map(|n| 1.0 / length(normal_transform(*n)).max(1e-20))
+                .collect();
+            for target in targets {
+                for (d, scale) in target.iter_mut().zip(&scales) {
+                    *d = normal_transform(*d).map(|c| c * scale);
+                }
+            }
+        }
+        if let (Some(targets), Some(tangents)) = (&mut morph.tangents, &p.tangents) {
+            let scales: Vec<f32> = tangents
+                .iter()
+                .map(|t| 1.0 / length(transform_vector(m, [t[0], t[1], t[2]])).max(1e-20))
+                .collect();
+            for target in targets {
+                for (d, scale) in target.iter_mut().zip(&scales) {
+                    *d = transform_vector(m, *d).map(|c| c * scale);
+                }
+            }
+        }
+    }
     for position in &mut p.positions {
         *position = transform_point(m, *position);
     }
     if let Some(normals) = &mut p.normals {
         for n in normals.iter_mut() {
-            *n = normalize(std::array::from_fn(|r| {
-                normal_m[0][r] * n[0] + normal_m[1][r] * n[1] + normal_m[2][r] * n[2]
-            }));
+            *n = normalize(normal_transform(*n));
         }
     }
     if let Some(tangents) = &mut p.tangents {
@@ -979,13 +1156,12 @@ fn read_skeleton(
     buffers: &[gltf::buffer::Data],
     skin: &gltf::Skin<'_>,
     scene: &mut Scene,
-) -> Result<(), String> {
+) -> Result<HashMap<usize, usize>, String> {
     let data = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d.0[..]);
     let joint_nodes: Vec<usize> = skin.joints().map(|n| n.index()).collect();
     // Node -> joint, looked up per joint (its parent) and per animation channel. The first
     // occurrence wins, as a search of `joint_nodes` would find it.
-    let mut joint_of: std::collections::HashMap<usize, usize> =
-        std::collections::HashMap::with_capacity(joint_nodes.len());
+    let mut joint_of: HashMap<usize, usize> = HashMap::with_capacity(joint_nodes.len());
     for (joint, node) in joint_nodes.iter().enumerate() {
         joint_of.entry(*node).or_insert(joint);
     }
@@ -1040,6 +1216,20 @@ fn read_skeleton(
         .map(|node| node.name().unwrap_or("").to_owned())
         .collect();
 
+    Ok(joint_of)
+}
+
+/// Animation clips: channels on the skeleton's joints (`joint_of`: node -> joint) and
+/// morph-weight channels on mesh instances with targets (`morph_of_node`: node -> first
+/// target and count). Channels on other nodes are skipped with a warning.
+fn read_clips(
+    document: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    joint_of: &HashMap<usize, usize>,
+    morph_of_node: &HashMap<usize, (u32, u8)>,
+    scene: &mut Scene,
+) -> Result<(), String> {
+    let data = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d.0[..]);
     for animation in document.animations() {
         let name = animation.name().unwrap_or("").to_owned();
         if name.len() > u16::MAX as usize {
@@ -1055,9 +1245,20 @@ fn read_skeleton(
             duration: 0.0,
             channels: Vec::new(),
         };
-        let (mut skipped_nodes, mut skipped_weights, mut cubic) = (0, 0, false);
+        let (mut skipped_nodes, mut cubic) = (0, false);
         for channel in animation.channels() {
-            let Some(&joint) = joint_of.get(&channel.target().node().index()) else {
+            let node = channel.target().node().index();
+            let is_weights =
+                channel.target().property() == gltf::animation::Property::MorphTargetWeights;
+            // (target index, morph target count: 0 for joint channels)
+            let target = if is_weights {
+                morph_of_node
+                    .get(&node)
+                    .map(|&(first, count)| (first, count))
+            } else {
+                joint_of.get(&node).map(|&joint| (joint as u32, 0))
+            };
+            let Some((target, morph_targets)) = target else {
                 skipped_nodes += 1;
                 continue;
             };
@@ -1076,12 +1277,11 @@ fn read_skeleton(
                     (ChannelPath::Rotation, v.into_f32().flatten().collect())
                 }
                 ReadOutputs::Scales(v) => (ChannelPath::Scale, v.flatten().collect()),
-                ReadOutputs::MorphTargetWeights(_) => {
-                    skipped_weights += 1;
-                    continue;
+                ReadOutputs::MorphTargetWeights(v) => {
+                    (ChannelPath::Weights, v.into_f32().collect())
                 }
             };
-            let n = path.components();
+            let n = path.joint_components().unwrap_or(morph_targets as usize);
             let (interpolation, values) = match channel.sampler().interpolation() {
                 gltf::animation::Interpolation::Step => (Interpolation::Step, values),
                 gltf::animation::Interpolation::Linear => (Interpolation::Linear, values),
@@ -1103,21 +1303,18 @@ fn read_skeleton(
             }
             clip.duration = clip.duration.max(times.last().copied().unwrap_or(0.0));
             clip.channels.push(Channel {
-                joint: joint as u32,
+                joint: target,
                 path,
                 interpolation,
                 times,
                 values,
+                morph_targets,
             });
         }
         if skipped_nodes > 0 {
             scene.warnings.push(format!(
-                "animation {name:?}: {skipped_nodes} channels on non-joint nodes skipped"
-            ));
-        }
-        if skipped_weights > 0 {
-            scene.warnings.push(format!(
-                "animation {name:?}: {skipped_weights} morph-weight channels skipped"
+                "animation {name:?}: {skipped_nodes} channels on nodes that are neither joints \
+                 of the skin nor meshes with morph targets skipped"
             ));
         }
         if cubic {

@@ -400,6 +400,7 @@ fn bake_scene(
         &inputs,
         &material_refs,
         scene.skeleton.as_deref(),
+        &scene.morph_weights,
         mesh_settings,
     )?;
     cx.emit(Output::new(format!("{stem}.hmesh"), AssetKind::MESH, mesh));
@@ -408,7 +409,7 @@ fn bake_scene(
         AssetKind::MATERIAL,
         hmat::write_with_properties(&rows, &properties),
     ));
-    if scene.skeleton.is_some() && !scene.clips.is_empty() {
+    if !scene.clips.is_empty() {
         cx.emit(Output::new(
             format!("{stem}.hanim"),
             AssetKind::ANIMATION,

@@ -91,6 +91,7 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
             indices: mesh.indices.clone(),
             material,
             skin: None,
+            morph: None,
         });
     }
 

@@ -29,25 +29,31 @@ struct Corner {
     extra: u32,
 }
 
-/// A vertex's second UV set and linear RGBA color (`u16` unorm), interned per submesh.
+/// A vertex's second UV set and linear RGBA color (`u16` unorm), interned per submesh, and
+/// where its morph deltas are.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Extra {
     uv1: [f32; 2],
     color: [u16; 4],
+    /// For a vertex of a morphed primitive: its source vertex, whose deltas it takes (the
+    /// submesh is known from the vertex's range). Such vertices are never interned together:
+    /// two source vertices with different deltas must stay two vertices.
+    morph_source: Option<u32>,
 }
 
 impl Extra {
-    /// What a vertex without them has: UV (0, 0) and white.
+    /// What a vertex without them has: UV (0, 0), white, no morph deltas.
     const DEFAULT: Self = Self {
         uv1: [0.0; 2],
         color: [u16::MAX; 4],
+        morph_source: None,
     };
 }
 
 /// Each source vertex's interned [`Extra`] and the table, in first-use order; `None` when
-/// the primitive has neither a second UV set nor colors.
+/// the primitive has no second UV set, colors or morph targets.
 fn intern_extras(p: &Primitive) -> Option<(Vec<u32>, Vec<Extra>)> {
-    if p.uvs1.is_none() && p.colors.is_none() {
+    if p.uvs1.is_none() && p.colors.is_none() && p.morph.is_none() {
         return None;
     }
     let unorm16 = |c: f32| (c.clamp(0.0, 1.0) * 65535.0).round() as u16;
@@ -61,7 +67,12 @@ fn intern_extras(p: &Primitive) -> Option<(Vec<u32>, Vec<Extra>)> {
                     .colors
                     .as_ref()
                     .map_or([u16::MAX; 4], |c| c[v].map(unorm16)),
+                morph_source: p.morph.as_ref().map(|_| v as u32),
             };
+            if p.morph.is_some() {
+                table.push(extra);
+                return table.len() as u32 - 1;
+            }
             *ids.entry((extra.uv1.map(f32::to_bits), extra.color))
                 .or_insert_with(|| {
                     table.push(extra);
@@ -531,6 +542,7 @@ pub fn build(
     submeshes: &[SubmeshInput<'_>],
     material_refs: &[u64],
     skeleton: Option<&[GpuJoint]>,
+    morph_weights: &[f32],
     settings: &MeshSettings,
 ) -> Result<Vec<u8>, String> {
     let mut vertices: Vec<Corner> = Vec::new();
@@ -767,7 +779,76 @@ pub fn build(
     if !colors.is_empty() {
         chunks.push((chunk::COLR, bytemuck::cast_slice(&colors)));
     }
+    let morph = morph_chunk(
+        submeshes,
+        &vertices,
+        &vertex_ranges,
+        &extras,
+        morph_weights,
+        settings,
+        has_tangents,
+    );
+    if let Some(morph) = &morph {
+        chunks.push((chunk::MRPH, morph));
+    }
     Ok(hmesh::write(&chunks))
+}
+
+/// The `MRPH` chunk when a submesh has morph targets: every target's delta for every final
+/// vertex (zero for vertices of submeshes without targets, or outside a target's mesh).
+/// Normal deltas are kept when normals are; tangent deltas when the mesh has real tangents.
+fn morph_chunk(
+    submeshes: &[SubmeshInput<'_>],
+    vertices: &[Corner],
+    vertex_ranges: &[Range<usize>],
+    extras: &[Extra],
+    morph_weights: &[f32],
+    settings: &MeshSettings,
+    has_tangents: bool,
+) -> Option<Vec<u8>> {
+    let morphs: Vec<Option<&crate::bake::mesh::gltf::MorphDeltas>> = submeshes
+        .iter()
+        .map(|s| s.primitive.morph.as_ref())
+        .collect();
+    if morphs.iter().all(Option::is_none) || morph_weights.is_empty() {
+        return None;
+    }
+    let (targets, count) = (morph_weights.len(), vertices.len());
+    let zeros = || vec![vec![[0.0f32; 3]; count]; targets];
+    let with_normals = settings.normals && morphs.iter().flatten().any(|m| m.normals.is_some());
+    let with_tangents = has_tangents && morphs.iter().flatten().any(|m| m.tangents.is_some());
+    let mut data = hmesh::MorphTargetData {
+        weights: morph_weights.to_vec(),
+        positions: zeros(),
+        normals: with_normals.then(zeros),
+        tangents: with_tangents.then(zeros),
+    };
+    for (submesh, range) in vertex_ranges.iter().enumerate() {
+        let Some(morph) = morphs[submesh] else {
+            continue;
+        };
+        let first = morph.first_target as usize;
+        for v in range.clone() {
+            let Some(source) = extras[vertices[v].extra as usize].morph_source else {
+                continue;
+            };
+            let source = source as usize;
+            for (local, deltas) in morph.positions.iter().enumerate() {
+                data.positions[first + local][v] = deltas[source];
+            }
+            if let (Some(out), Some(deltas)) = (&mut data.normals, &morph.normals) {
+                for (local, deltas) in deltas.iter().enumerate() {
+                    out[first + local][v] = deltas[source];
+                }
+            }
+            if let (Some(out), Some(deltas)) = (&mut data.tangents, &morph.tangents) {
+                for (local, deltas) in deltas.iter().enumerate() {
+                    out[first + local][v] = deltas[source];
+                }
+            }
+        }
+    }
+    Some(hmesh::write_morph(&data, count))
 }
 
 /// What a shadow vertex keeps: its position, and its skinning when the mesh is skinned.
@@ -872,6 +953,7 @@ mod tests {
             indices: vec![4, 0, 1, 8, 7, 5, 2, 7, 6, 0, 4, 3],
             material: None,
             skin: Some(skin),
+            morph: None,
         };
         let input = SubmeshInput {
             primitive: &primitive,
