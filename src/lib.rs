@@ -42,6 +42,10 @@ pub mod read;
 #[cfg_attr(docsrs, doc(cfg(feature = "bake")))]
 pub mod bake;
 
+#[cfg(feature = "render")]
+#[cfg_attr(docsrs, doc(cfg(feature = "render")))]
+pub mod render;
+
 /// The README's Rust examples that are not marked `ignore` compile (and `no_run` ones are not
 /// run) as doc-tests.
 #[cfg(all(doctest, feature = "bake"))]
