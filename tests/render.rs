@@ -213,3 +213,147 @@ fn with_vertices_edited(bytes: &[u8], edit: fn(&mut GpuVertex)) -> Vec<u8> {
     }
     out
 }
+
+/// `hearth render` from a tree, a pack and a source file writes PNGs of the asked size; a mesh
+/// that is not there, a bad size and a machine without a Vulkan driver are errors that say so
+/// (exit 1, or clap's 2 for usage), never a panic.
+#[cfg(feature = "cli")]
+#[test]
+fn the_render_command_writes_pngs_and_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    copy_dir(&corpus("gltf/BoxTextured"), &src.join("box"));
+    std::fs::write(
+        src.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.gltf\"]\n",
+    )
+    .unwrap();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(args)
+            .envs(env.iter().copied())
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned()
+                + &String::from_utf8_lossy(&output.stderr),
+        )
+    };
+    let (code, text) = run(&["bake", "src/hearth.toml", "-o", "out", "-q"], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    for (args, png) in [
+        (
+            vec![
+                "render",
+                "out",
+                "box/BoxTextured.hmesh",
+                "-o",
+                "tree.png",
+                "--size",
+                "200x120",
+            ],
+            "tree.png",
+        ),
+        (
+            vec![
+                "render",
+                "out/assets.hpack",
+                "box/BoxTextured.hmesh",
+                "-o",
+                "pack.png",
+                "--size",
+                "200x120",
+            ],
+            "pack.png",
+        ),
+        (
+            vec![
+                "render",
+                "--source",
+                "src/box/BoxTextured.gltf",
+                "-o",
+                "source.png",
+                "--size",
+                "200x120",
+            ],
+            "source.png",
+        ),
+    ] {
+        let (code, text) = run(&args, &[]);
+        assert_eq!(code, Some(0), "{args:?}: {text}");
+        assert!(
+            text.contains("rendered") && text.contains("12 triangles"),
+            "{text}"
+        );
+        let image = image::open(dir.path().join(png)).unwrap().to_rgba8();
+        assert_eq!(image.dimensions(), (200, 120), "{png}");
+    }
+    let same = |a: &str, b: &str| {
+        std::fs::read(dir.path().join(a)).unwrap() == std::fs::read(dir.path().join(b)).unwrap()
+    };
+    assert!(
+        same("tree.png", "pack.png"),
+        "a tree and its pack draw the same image"
+    );
+
+    for (args, env, code, says) in [
+        (
+            vec!["render", "out", "box/Nope.hmesh", "-o", "x.png"],
+            vec![],
+            1,
+            "Nope.hmesh",
+        ),
+        (
+            vec![
+                "render",
+                "out/assets.hpack",
+                "box/Nope.hmesh",
+                "-o",
+                "x.png",
+            ],
+            vec![],
+            1,
+            "not in the pack",
+        ),
+        (
+            vec![
+                "render",
+                "out",
+                "box/BoxTextured.hmesh",
+                "-o",
+                "x.png",
+                "--size",
+                "0x10",
+            ],
+            vec![],
+            2,
+            "from 1 to",
+        ),
+        (
+            vec!["render", "--source", "src/box/missing.gltf", "-o", "x.png"],
+            vec![],
+            1,
+            "missing.gltf",
+        ),
+        (
+            vec!["render", "out", "box/BoxTextured.hmesh", "-o", "x.png"],
+            vec![
+                ("WGPU_BACKEND", "vulkan"),
+                ("VK_ICD_FILENAMES", "/nonexistent.json"),
+            ],
+            1,
+            "mesa-vulkan-drivers",
+        ),
+    ] {
+        let (got, text) = run(&args, &env);
+        assert_eq!(got, Some(code), "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{args:?}: {text}");
+        assert!(
+            !dir.path().join("x.png").exists(),
+            "{args:?} wrote an image"
+        );
+    }
+}

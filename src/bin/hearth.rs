@@ -137,6 +137,25 @@ enum Command {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+    /// Render a baked model from a pack or runtime tree (or, with --source, a source model)
+    /// to a PNG, offscreen: the same camera, lights and shaders either way.
+    Render {
+        /// A `.hpack` file or a runtime tree folder.
+        #[arg(required_unless_present = "source")]
+        target: Option<PathBuf>,
+        /// The mesh's runtime path in it, e.g. `models/chair.hmesh`.
+        #[arg(required_unless_present = "source")]
+        mesh: Option<String>,
+        /// Render this source model (.gltf, .glb, .obj) as its files say, without baking.
+        #[arg(long, value_name = "MODEL", conflicts_with_all = ["target", "mesh"])]
+        source: Option<PathBuf>,
+        /// The PNG to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Image size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "512x512", value_parser = parse_size)]
+        size: (u32, u32),
+    },
     /// Inspect .hpack files.
     Pack {
         #[command(subcommand)]
@@ -279,6 +298,19 @@ fn main() -> ExitCode {
         Command::Pack {
             command: PackCommand::Verify { key, file, json },
         } => pack_verify(&key, &file, json),
+        Command::Render {
+            target,
+            mesh,
+            source,
+            out,
+            size,
+        } => render(
+            target.as_deref(),
+            mesh.as_deref(),
+            source.as_deref(),
+            &out,
+            size,
+        ),
         Command::Presets { manifest } => presets(&manifest),
         Command::Cache { command } => cache(command),
     };
@@ -707,6 +739,68 @@ fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
             }
         }
     }
+}
+
+/// `WIDTHxHEIGHT`, each side 1 to the renderer's limit.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{text:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
+    let side = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|v| (1..=hearth::render::MAX_SIDE).contains(v))
+            .ok_or_else(|| {
+                format!(
+                    "{text:?}: each side must be a whole number from 1 to {}",
+                    hearth::render::MAX_SIDE
+                )
+            })
+    };
+    Ok((side(w)?, side(h)?))
+}
+
+fn render(
+    target: Option<&Path>,
+    mesh: Option<&str>,
+    source: Option<&Path>,
+    out: &Path,
+    (width, height): (u32, u32),
+) -> Result<(), String> {
+    use hearth::render::{RenderScene, Renderer};
+    let renderer = Renderer::new().map_err(|e| e.to_string())?;
+    let (scene, what) = match (source, target, mesh) {
+        (Some(model), _, _) => (
+            RenderScene::from_source(model).map_err(|e| e.to_string())?,
+            model.display().to_string(),
+        ),
+        (None, Some(target), Some(mesh)) => {
+            let scene = if target.is_dir() {
+                RenderScene::from_tree(target, mesh, renderer.samples_bc())
+            } else {
+                let pak = hearth::PakReader::open(target)
+                    .map_err(|e| format!("{}: {e}", target.display()))?;
+                RenderScene::from_pack(&pak, mesh, renderer.samples_bc())
+            }
+            .map_err(|e| format!("{}: {e}", target.display()))?;
+            (scene, format!("{mesh} from {}", target.display()))
+        }
+        _ => return Err("give a pack or tree and a mesh path, or --source MODEL".into()),
+    };
+    let image = renderer
+        .render(&scene, width, height)
+        .map_err(|e| format!("{what}: {e}"))?;
+    image
+        .save_png(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    outln!(
+        "rendered {what} ({} triangles) on {} -> {} ({width}x{height})",
+        scene.indices.len() / 3,
+        renderer.adapter_name(),
+        out.display()
+    );
+    Ok(())
 }
 
 fn keygen(out: &Path) -> Result<(), String> {
