@@ -170,18 +170,21 @@ impl Renderer {
     }
 
     /// Draws `scene` into a `width` x `height` RGBA8 (sRGB) image, the camera framing its
-    /// bounds from the front right, above.
+    /// bounds from the front right, above ([`View::default`]).
     pub fn render(
         &self,
         scene: &RenderScene,
         width: u32,
         height: u32,
     ) -> Result<Image, RenderError> {
-        if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
-            return Err(RenderError::Input(format!(
-                "image size {width}x{height}: each side must be 1 to {MAX_SIDE}"
-            )));
-        }
+        check_size(width, height)?;
+        let prepared = self.prepare(scene)?;
+        self.draw(&prepared, width, height, &View::default())
+    }
+
+    /// Uploads `scene` (buffers, textures, materials, pipelines) to draw it as often as wanted
+    /// ([`draw`](Self::draw)), e.g. from other views.
+    pub fn prepare(&self, scene: &RenderScene) -> Result<Prepared, RenderError> {
         if let Some(bad) = scene
             .indices
             .iter()
@@ -229,22 +232,6 @@ impl Renderer {
             usage: wgpu::BufferUsages::INDEX,
         });
 
-        let (center, radius) = scene.bounds();
-        let camera = camera(center, radius, width as f32 / height as f32);
-        let camera_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("camera"),
-            contents: bytemuck::bytes_of(&camera),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let camera_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("camera"),
-            layout: &self.camera_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: camera_buffer.as_entire_binding(),
-            }],
-        });
-
         let textures = scene
             .textures
             .iter()
@@ -264,6 +251,69 @@ impl Renderer {
             .map(|m| self.material_group(m, &textures, &white, &flat_normal, scene.has_tangents))
             .collect();
 
+        let mut pipelines: HashMap<(bool, bool), wgpu::RenderPipeline> = HashMap::new();
+        let mut draws = Vec::new();
+        for draw in scene.draw_order() {
+            if draw.index_count == 0 {
+                continue;
+            }
+            let m = draw
+                .material
+                .and_then(|m| scene.materials.get(m))
+                .unwrap_or(&default_material);
+            let key = (
+                m.alpha_mode == crate::format::hmat::ALPHA_BLEND,
+                m.double_sided,
+            );
+            pipelines
+                .entry(key)
+                .or_insert_with(|| self.pipeline(baked, key.0, key.1));
+            let group = draw
+                .material
+                .filter(|m| *m < scene.materials.len())
+                .unwrap_or(scene.materials.len());
+            draws.push((
+                draw.first_index..draw.first_index + draw.index_count,
+                group,
+                key,
+            ));
+        }
+        Ok(Prepared {
+            vertex_buffer,
+            index_buffer,
+            groups,
+            pipelines,
+            draws,
+            bounds: scene.bounds(),
+        })
+    }
+
+    /// Draws a [`prepare`](Self::prepare)d scene from `view` into a `width` x `height` RGBA8
+    /// (sRGB) image.
+    pub fn draw(
+        &self,
+        prepared: &Prepared,
+        width: u32,
+        height: u32,
+        view: &View,
+    ) -> Result<Image, RenderError> {
+        check_size(width, height)?;
+        let device = &self.device;
+        let (center, radius) = prepared.bounds;
+        let camera = camera(center, radius, width as f32 / height as f32, view);
+        let camera_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("camera"),
+            contents: bytemuck::bytes_of(&camera),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let camera_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("camera"),
+            layout: &self.camera_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: camera_buffer.as_entire_binding(),
+            }],
+        });
         let size = wgpu::Extent3d {
             width,
             height,
@@ -305,20 +355,6 @@ impl Renderer {
             depth.create_view(&Default::default()),
         );
 
-        let mut pipelines: HashMap<(bool, bool), wgpu::RenderPipeline> = HashMap::new();
-        for draw in scene.draw_order() {
-            let m = draw
-                .material
-                .and_then(|m| scene.materials.get(m))
-                .unwrap_or(&default_material);
-            let key = (
-                m.alpha_mode == crate::format::hmat::ALPHA_BLEND,
-                m.double_sided,
-            );
-            pipelines
-                .entry(key)
-                .or_insert_with(|| self.pipeline(baked, key.0, key.1));
-        }
         let mut encoder = device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -345,27 +381,12 @@ impl Renderer {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &camera_group, &[]);
-            pass.set_vertex_buffer(0, vertex_buffer.slice(..));
-            pass.set_index_buffer(index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            for draw in scene.draw_order() {
-                if draw.index_count == 0 {
-                    continue;
-                }
-                let index = draw.material.filter(|m| *m < scene.materials.len());
-                let m = index
-                    .map(|m| &scene.materials[m])
-                    .unwrap_or(&default_material);
-                let key = (
-                    m.alpha_mode == crate::format::hmat::ALPHA_BLEND,
-                    m.double_sided,
-                );
-                pass.set_pipeline(&pipelines[&key]);
-                pass.set_bind_group(1, &groups[index.unwrap_or(scene.materials.len())], &[]);
-                pass.draw_indexed(
-                    draw.first_index..draw.first_index + draw.index_count,
-                    0,
-                    0..1,
-                );
+            pass.set_vertex_buffer(0, prepared.vertex_buffer.slice(..));
+            pass.set_index_buffer(prepared.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            for (indices, group, key) in &prepared.draws {
+                pass.set_pipeline(&prepared.pipelines[key]);
+                pass.set_bind_group(1, &prepared.groups[*group], &[]);
+                pass.draw_indexed(indices.clone(), 0, 0..1);
             }
         }
         let bytes_per_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
@@ -628,6 +649,50 @@ impl Renderer {
     }
 }
 
+/// A scene on the device (see [`Renderer::prepare`]).
+pub struct Prepared {
+    vertex_buffer: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    /// One per material, then the default material's.
+    groups: Vec<wgpu::BindGroup>,
+    pipelines: HashMap<(bool, bool), wgpu::RenderPipeline>,
+    /// (index range, material group, pipeline key), blended draws last.
+    draws: Vec<(std::ops::Range<u32>, usize, (bool, bool))>,
+    bounds: ([f32; 3], f32),
+}
+
+/// Where the camera looks from. The default frames the model's bounding sphere from the front
+/// right, above; `yaw` (about +Y) and `pitch` (up), in radians, orbit it around the center and
+/// `zoom` scales the distance (below 1 comes closer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    /// Turn about the vertical axis, radians.
+    pub yaw: f32,
+    /// Tilt up (positive) or down, radians; kept short of the poles.
+    pub pitch: f32,
+    /// Distance factor, from 0.05 to 20.
+    pub zoom: f32,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        Self {
+            yaw: 0.0,
+            pitch: 0.0,
+            zoom: 1.0,
+        }
+    }
+}
+
+fn check_size(width: u32, height: u32) -> Result<(), RenderError> {
+    if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
+        return Err(RenderError::Input(format!(
+            "image size {width}x{height}: each side must be 1 to {MAX_SIDE}"
+        )));
+    }
+    Ok(())
+}
+
 fn vertex_count(vertices: &Vertices) -> usize {
     match vertices {
         Vertices::Baked(v) => v.len(),
@@ -682,14 +747,22 @@ fn block_format(vk_format: u32) -> Option<(wgpu::TextureFormat, u32)> {
     })
 }
 
-/// The camera: looking at `center` from [`VIEW_DIRECTION`], far enough that a sphere of
-/// `radius` fits the narrower field of view, near and far planes hugging it.
-fn camera(center: [f32; 3], radius: f32, aspect: f32) -> CameraUniform {
+/// The camera: looking at `center` from [`VIEW_DIRECTION`] turned by `view`, far enough that a
+/// sphere of `radius` fits the narrower field of view (times `view.zoom`), near and far planes
+/// hugging it.
+fn camera(center: [f32; 3], radius: f32, aspect: f32, view: &View) -> CameraUniform {
     let fov_y = FOV_Y.to_radians();
     let fov_x = 2.0 * ((fov_y * 0.5).tan() * aspect).atan();
-    let distance = radius / (fov_y.min(fov_x) * 0.5).sin() * 1.02;
-    let length = VIEW_DIRECTION.iter().map(|c| c * c).sum::<f32>().sqrt();
-    let eye: [f32; 3] = std::array::from_fn(|i| center[i] + VIEW_DIRECTION[i] / length * distance);
+    let distance = radius / (fov_y.min(fov_x) * 0.5).sin() * 1.02 * view.zoom.clamp(0.05, 20.0);
+    let [dx, dy, dz] = VIEW_DIRECTION;
+    let azimuth = dx.atan2(dz) + view.yaw;
+    let elevation = (dy.atan2((dx * dx + dz * dz).sqrt()) + view.pitch).clamp(-1.5, 1.5);
+    let direction = [
+        elevation.cos() * azimuth.sin(),
+        elevation.sin(),
+        elevation.cos() * azimuth.cos(),
+    ];
+    let eye: [f32; 3] = std::array::from_fn(|i| center[i] + direction[i] * distance);
     let (near, far) = (
         (distance - radius * 1.1).max(distance * 1e-3),
         distance + radius * 1.1,
@@ -748,7 +821,7 @@ mod tests {
     #[test]
     fn the_camera_frames_the_bounds() {
         let (center, radius) = ([1.0, 2.0, 3.0], 2.0);
-        let camera = camera(center, radius, 1.5);
+        let camera = camera(center, radius, 1.5, &View::default());
         let project = |p: [f32; 3]| {
             let m = camera.view_proj;
             let clip: [f32; 4] =

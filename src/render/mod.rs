@@ -29,7 +29,7 @@
 mod gpu;
 pub mod scene;
 
-pub use gpu::{Renderer, MAX_SIDE};
+pub use gpu::{Prepared, Renderer, View, MAX_SIDE};
 pub use scene::RenderScene;
 
 use crate::read::pak::PakReader;
