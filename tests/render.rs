@@ -357,3 +357,76 @@ fn the_render_command_writes_pngs_and_fails_clearly() {
         );
     }
 }
+
+/// `examples/viewer` opens a window on a real X server (Xvfb, which `.ci/run` installs; the
+/// test starts its own on a free display) and draws a baked pack's first mesh into it:
+/// `--screenshot` saves that first frame, at the window's 800x600, and exits.
+#[test]
+fn the_viewer_example_draws_in_a_window() {
+    let examples = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples");
+    let viewer = examples.join("viewer");
+    assert!(
+        viewer.is_file(),
+        "{} is missing: `cargo test --features render` builds the examples",
+        viewer.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    copy_dir(&corpus("gltf/BoxTextured"), &src.join("box"));
+    std::fs::write(
+        src.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.gltf\"]\n",
+    )
+    .unwrap();
+    let report = hearth::bake::Baker::new(src.join("hearth.toml"), dir.path().join("out"))
+        .run()
+        .unwrap();
+    // A display number nobody uses: the X lock files say which are taken.
+    let display = (90..200)
+        .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
+        .expect("a free X display number");
+    let mut xvfb = std::process::Command::new("Xvfb")
+        .args([
+            format!(":{display}").as_str(),
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("Xvfb runs (Debian: xvfb; .ci/run installs it)");
+    let socket = format!("/tmp/.X11-unix/X{display}");
+    let started = std::time::Instant::now();
+    while !Path::new(&socket).exists() && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let shot = dir.path().join("shot.png");
+    let output = std::process::Command::new(&viewer)
+        .arg(&report.pack_path)
+        .arg("--screenshot")
+        .arg(&shot)
+        .env("DISPLAY", format!(":{display}"))
+        .output()
+        .unwrap();
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let image = image::open(&shot).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (800, 600));
+    let first = *image.get_pixel(0, 0);
+    let covered = image.pixels().filter(|p| **p != first).count();
+    assert!(covered > 800 * 600 / 20, "the box covers {covered} pixels");
+}
