@@ -153,8 +153,23 @@ pub struct Report {
     pub shared_remote_hits: Vec<String>,
     /// Baked assets offered to the shared cache's tiers.
     pub shared_stored: usize,
+    /// Every asset of the plan that did not fail: how long it took and where its outputs came
+    /// from (for `hearth bake --report`).
+    pub asset_times: Vec<AssetTime>,
     /// Wall time.
     pub elapsed: Duration,
+}
+
+/// One asset's time in a bake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssetTime {
+    /// Source path relative to the content root.
+    pub rel: String,
+    /// Wall time of its job (checking the cache, baking, recording; not the write phase).
+    pub elapsed: Duration,
+    /// Where its outputs came from: `"baked"`, `"cache"` (the incremental cache),
+    /// `"shared (local)"` or `"shared (remote)"`.
+    pub origin: &'static str,
 }
 
 /// Bakes a manifest's content into a runtime tree and a pack.
@@ -219,6 +234,8 @@ struct AssetResult {
     warnings: Vec<String>,
     /// The shared cache's tier the outputs came from.
     shared: Option<TierKind>,
+    /// Wall time of the job.
+    elapsed: Duration,
 }
 
 impl Baker {
@@ -482,6 +499,7 @@ impl Baker {
                     if self.cancelled() {
                         return Err(BakeError::Cancelled);
                     }
+                    let started = Instant::now();
                     let result = bake_one(
                         job,
                         &self.registry,
@@ -489,7 +507,11 @@ impl Baker {
                         &existing,
                         &plan.root,
                         shared,
-                    );
+                    )
+                    .map(|mut asset| {
+                        asset.elapsed = started.elapsed();
+                        asset
+                    });
                     if let Some(progress) = &self.on_progress {
                         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
@@ -529,6 +551,7 @@ impl Baker {
                             cached: true,
                             warnings: Vec::new(),
                             shared: None,
+                            elapsed: Duration::ZERO,
                         }),
                         None => dropped.push(index),
                     }
@@ -631,6 +654,16 @@ impl Baker {
             report.shared_stored = shared.stored.load(Ordering::Relaxed);
         }
         for asset in &assets {
+            report.asset_times.push(AssetTime {
+                rel: asset.record.rel.clone(),
+                elapsed: asset.elapsed,
+                origin: match (asset.shared, asset.cached) {
+                    (Some(TierKind::Local), _) => "shared (local)",
+                    (Some(TierKind::Remote), _) => "shared (remote)",
+                    (None, true) => "cache",
+                    (None, false) => "baked",
+                },
+            });
             match asset.shared {
                 Some(TierKind::Local) => report.shared_local_hits.push(asset.record.rel.clone()),
                 Some(TierKind::Remote) => report.shared_remote_hits.push(asset.record.rel.clone()),
@@ -957,6 +990,7 @@ fn bake_one(
             cached: true,
             warnings: Vec::new(),
             shared: None,
+            elapsed: Duration::ZERO,
         })
     };
 
@@ -1137,6 +1171,7 @@ fn record_asset(
         cached: false,
         warnings: recorded.warnings,
         shared: None,
+        elapsed: Duration::ZERO,
     })
 }
 

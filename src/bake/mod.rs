@@ -16,6 +16,7 @@ mod output;
 pub mod pack;
 pub mod pipeline;
 pub mod plan;
+pub mod report;
 pub mod settings;
 pub mod shader;
 pub mod shared_cache;
@@ -26,7 +27,7 @@ pub mod transaction;
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub mod watch;
 
-pub use baker::{Baker, ConfigSource, Progress, Report, MAX_JOBS};
+pub use baker::{AssetTime, Baker, ConfigSource, Progress, Report, MAX_JOBS};
 pub use error::BakeError;
 pub use manifest::Config;
 pub use pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Registry, Source};

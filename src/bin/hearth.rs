@@ -94,6 +94,9 @@ enum Command {
         /// Sign the pack with this secret key (from `hearth keygen`); the pack is written as v5.
         #[arg(long, value_name = "KEY")]
         sign: Option<PathBuf>,
+        /// Also write an HTML report of the bake (files, sizes, times, cache hits, warnings).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
     },
     /// Bake, then re-bake on every change under the content folder until Ctrl-C.
     Watch {
@@ -155,6 +158,16 @@ enum Command {
         /// Image size, WIDTHxHEIGHT.
         #[arg(long, default_value = "512x512", value_parser = parse_size)]
         size: (u32, u32),
+    },
+    /// Write a self-contained HTML report of an output folder (files, kinds, sizes, pack
+    /// codecs, texture thumbnails, mesh counts, size charts).
+    Report {
+        /// Output folder.
+        #[arg(default_value = "runtime")]
+        out: PathBuf,
+        /// The HTML file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        html: PathBuf,
     },
     /// Inspect .hpack files.
     Pack {
@@ -272,6 +285,7 @@ fn main() -> ExitCode {
             verify,
             quiet,
             sign,
+            report,
         } => bake(
             &manifest,
             &out,
@@ -283,6 +297,7 @@ fn main() -> ExitCode {
                 verify,
                 quiet,
                 sign,
+                report,
             },
         ),
         Command::Keygen { out } => keygen(&out),
@@ -311,6 +326,7 @@ fn main() -> ExitCode {
             &out,
             size,
         ),
+        Command::Report { out, html } => write_report(&out, None, &html),
         Command::Presets { manifest } => presets(&manifest),
         Command::Cache { command } => cache(command),
     };
@@ -341,6 +357,7 @@ struct BakeOptions {
     verify: bool,
     quiet: bool,
     sign: Option<PathBuf>,
+    report: Option<PathBuf>,
 }
 
 fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String> {
@@ -352,6 +369,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
         verify,
         quiet,
         sign,
+        report: report_file,
     } = options;
     let bar = if quiet {
         ProgressBar::hidden()
@@ -425,6 +443,9 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
             report.files_removed
         );
         print_shared_cache(&report);
+    }
+    if let Some(file) = &report_file {
+        write_report(&report.out_dir, Some(&report), file)?;
     }
     if verify {
         let (problems, files) = check_output(&report.out_dir);
@@ -739,6 +760,32 @@ fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
             }
         }
     }
+}
+
+/// Writes the HTML report of `out` (with a bake's facts when given) to `file`, atomically.
+fn write_report(
+    out: &Path,
+    bake: Option<&hearth::bake::Report>,
+    file: &Path,
+) -> Result<(), String> {
+    let html = hearth::bake::report::html(out, bake)?;
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let temp = dir.join(format!(
+        ".{}.{}.tmp",
+        file.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&temp, html.as_bytes())
+        .and_then(|()| std::fs::rename(&temp, file))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            format!("{}: {e}", file.display())
+        })?;
+    eprintln!("report: {}", file.display());
+    Ok(())
 }
 
 /// `WIDTHxHEIGHT`, each side 1 to the renderer's limit.

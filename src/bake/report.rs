@@ -1,0 +1,376 @@
+//! The bake report: one self-contained HTML page (no script, no network) describing an output
+//! folder: every baked file with its kind, source and sizes, the pack's stored size and codec,
+//! texture thumbnails (as PNG data URIs), mesh counts, the size by kind and by folder as inline
+//! SVG bar charts, and — when made right after a bake (`hearth bake --report`) — each asset's
+//! bake time, cache hit and the bake's warnings.
+
+use crate::bake::baker::Report;
+use crate::bake::cache::Cache;
+use crate::format::hman::AssetKind;
+use crate::read::ktx2::Ktx2;
+use crate::read::mesh::MeshView;
+use crate::read::pak::PakReader;
+use crate::read::transcode::{transcode, TranscodeTarget};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+use std::time::Duration;
+
+/// Largest side of a texture thumbnail, pixels.
+const THUMBNAIL: u32 = 64;
+
+/// What the report says of one file of the tree.
+struct FileRow {
+    path: String,
+    kind: String,
+    size: u64,
+    /// (stored size, codec name) in the pack.
+    packed: Option<(u64, &'static str)>,
+    /// (source path, its size with side inputs), from the incremental cache.
+    source: Option<(String, u64)>,
+    /// (bake time, cache hit), from the bake just made.
+    bake: Option<(Duration, &'static str)>,
+    details: String,
+    thumbnail: Option<String>,
+}
+
+/// The report of the output folder `out` (the folder holding `assets.hman`), with the facts
+/// only a bake knows (times, cache hits, warnings) when `bake` is that bake's report.
+pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
+    let files =
+        crate::read::inspect::tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if files.is_empty() {
+        return Err(format!("{}: no baked files (bake first)", out.display()));
+    }
+    let kinds = crate::read::inspect::manifest_kinds(out);
+    // The packs: root `.hpack` files assets.hman does not list, read for their entries.
+    let mut packed: BTreeMap<String, (u64, &'static str)> = BTreeMap::new();
+    let mut packs = Vec::new();
+    let mut roots: Vec<_> = std::fs::read_dir(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(name, path)| {
+            name.to_ascii_lowercase().ends_with(".hpack")
+                && !kinds.contains_key(name)
+                && path.is_file()
+        })
+        .collect();
+    roots.sort();
+    for (rel, path) in &roots {
+        {
+            let pak = PakReader::open(path).map_err(|e| format!("{rel}: {e}"))?;
+            for entry in pak.entries() {
+                let entry = entry.map_err(|e| format!("{rel}: {e}"))?;
+                packed.insert(
+                    entry.path().into_owned(),
+                    (entry.stored_size(), entry.codec().name()),
+                );
+            }
+            packs.push((
+                rel.clone(),
+                std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            ));
+        }
+    }
+    let (cache, _) = Cache::load(out);
+    let mut source_of: BTreeMap<&str, (&str, u64)> = BTreeMap::new();
+    for asset in &cache.assets {
+        for output in &asset.outputs {
+            source_of.insert(
+                output.path.as_str(),
+                (asset.rel.as_str(), asset.source_size),
+            );
+        }
+    }
+    let bake_of: BTreeMap<&str, (Duration, &'static str)> = bake
+        .map(|report| {
+            report
+                .asset_times
+                .iter()
+                .map(|t| (t.rel.as_str(), (t.elapsed, t.origin)))
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let mut rows = Vec::new();
+    for (rel, path) in &files {
+        let Some(kind) = kinds
+            .get(rel)
+            .copied()
+            .or_else(|| (rel == crate::format::hman::MANIFEST_PATH).then_some(AssetKind::MANIFEST))
+        else {
+            continue; // the pack itself, shown in the summary
+        };
+        let bytes = std::fs::read(path).map_err(|e| format!("{rel}: {e}"))?;
+        let (details, thumbnail) = describe(kind, &bytes);
+        let source = source_of.get(rel.as_str()).copied();
+        rows.push(FileRow {
+            path: rel.clone(),
+            kind: kind_name(kind),
+            size: bytes.len() as u64,
+            packed: packed.get(rel).copied(),
+            source: source.map(|(s, size)| (s.to_owned(), size)),
+            bake: source.and_then(|(s, _)| bake_of.get(s).copied()),
+            details,
+            thumbnail,
+        });
+    }
+    Ok(page(out, &rows, &packs, bake))
+}
+
+fn kind_name(kind: AssetKind) -> String {
+    kind.name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("game({})", kind.0))
+}
+
+/// A file's counts in words, and a thumbnail for textures.
+fn describe(kind: AssetKind, bytes: &[u8]) -> (String, Option<String>) {
+    match kind {
+        AssetKind::TEXTURE | AssetKind::LUT => match Ktx2::parse(bytes) {
+            Ok(ktx) => {
+                let text = crate::read::inspect::describe_ktx2(bytes).unwrap_or_default();
+                (text, thumbnail(&ktx))
+            }
+            Err(e) => (format!("unreadable: {e}"), None),
+        },
+        AssetKind::MESH => match MeshView::parse(bytes) {
+            Ok(mesh) => {
+                let mut text = format!(
+                    "{} triangles, {} meshlets, {} submeshes",
+                    mesh.desc.index_count / 3,
+                    mesh.desc.meshlet_count,
+                    mesh.desc.submesh_count
+                );
+                if let Some(lods) = &mesh.lods {
+                    let levels: Vec<String> = (0..lods.header.lod_count as usize)
+                        .map(|lod| {
+                            (0..mesh.desc.submesh_count as usize)
+                                .filter_map(|s| lods.range(s, lod))
+                                .map(|r| r.index_count as u64 / 3)
+                                .sum::<u64>()
+                                .to_string()
+                        })
+                        .collect();
+                    let _ = write!(text, "; LOD triangles {}", levels.join(" / "));
+                }
+                (text, None)
+            }
+            Err(e) => (format!("unreadable: {e}"), None),
+        },
+        _ => (String::new(), None),
+    }
+}
+
+/// A PNG data URI of the first mip level no larger than [`THUMBNAIL`] (of face and layer 0),
+/// for UASTC and raw 8-bit textures; `None` for others (GPU block formats, LUTs).
+fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
+    if ktx.depth() > 1 {
+        return None;
+    }
+    let level = (0..ktx.level_count())
+        .find(|&l| {
+            let (w, h, _) = ktx.level_dimensions(l);
+            w.max(h) <= THUMBNAIL
+        })
+        .unwrap_or(ktx.level_count().checked_sub(1)?);
+    let (w, h, _) = ktx.level_dimensions(level);
+    let rgba = if ktx.is_uastc() {
+        transcode(ktx, level, 0, 0, TranscodeTarget::Rgba8).ok()?
+    } else {
+        let channels = match ktx.vk_format() {
+            crate::format::ktx2::vk::R8_UNORM | crate::format::ktx2::vk::R8_SRGB => 1,
+            crate::format::ktx2::vk::R8G8_UNORM | crate::format::ktx2::vk::R8G8_SRGB => 2,
+            crate::format::ktx2::vk::R8G8B8A8_UNORM | crate::format::ktx2::vk::R8G8B8A8_SRGB => 4,
+            _ => return None,
+        };
+        let data = ktx.level(level).ok()?;
+        let image = data.get(..(w * h) as usize * channels)?;
+        image
+            .chunks_exact(channels)
+            .flat_map(|p| match channels {
+                1 => [p[0], p[0], p[0], 255],
+                2 => [p[0], p[1], 0, 255],
+                _ => [p[0], p[1], p[2], p[3]],
+            })
+            .collect()
+    };
+    let mut png = Vec::new();
+    image::RgbaImage::from_raw(w, h, rgba)?
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .ok()?;
+    use base64::Engine;
+    Some(format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(png)
+    ))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn human(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+/// Horizontal bars of `(label, bytes)`, largest first, as inline SVG.
+fn bar_chart(title: &str, mut bars: Vec<(String, u64)>) -> String {
+    bars.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let max = bars.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+    let (row, label_width, bar_width) = (22, 220, 420);
+    let height = row * bars.len() + 8;
+    let mut svg = format!(
+        "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" \
+         width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
+        escape(title),
+        label_width + bar_width + 110,
+        escape(title)
+    );
+    for (i, (label, bytes)) in bars.iter().enumerate() {
+        let y = i * row + 4;
+        let width = ((*bytes as f64 / max as f64) * bar_width as f64).max(1.0);
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
+             <rect x=\"{}\" y=\"{y}\" width=\"{width:.1}\" height=\"{}\" class=\"bar\"/>\
+             <text x=\"{}\" y=\"{}\">{}</text>",
+            label_width - 6,
+            y + 14,
+            escape(label),
+            label_width,
+            row - 6,
+            label_width as f64 + width + 6.0,
+            y + 14,
+            human(*bytes)
+        );
+    }
+    svg.push_str("</svg></figure>");
+    svg
+}
+
+fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Report>) -> String {
+    let total: u64 = rows.iter().map(|r| r.size).sum();
+    let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_folder: BTreeMap<String, u64> = BTreeMap::new();
+    for row in rows {
+        *by_kind.entry(row.kind.clone()).or_default() += row.size;
+        let folder = row
+            .path
+            .rsplit_once('/')
+            .map(|(dir, _)| dir.to_owned())
+            .unwrap_or_else(|| "(root)".to_owned());
+        *by_folder.entry(folder).or_default() += row.size;
+    }
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>hearth bake report: {}</title><style>\
+         body{{font:14px system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}}\
+         table{{border-collapse:collapse;width:100%;background:#fff}}\
+         th,td{{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:middle}}\
+         td.n{{text-align:right;font-variant-numeric:tabular-nums}}\
+         img{{image-rendering:pixelated;max-width:64px;max-height:64px;background:#ccc}}\
+         .bar{{fill:#4a7fb5}} svg text{{font-size:12px;fill:#222}}\
+         figure{{display:inline-block;margin:0 32px 16px 0}} figcaption{{font-weight:600}}\
+         .warn{{color:#8a4b00}}</style></head><body>\
+         <h1>hearth bake report</h1><p>{}</p>",
+        escape(&out.display().to_string()),
+        escape(&out.display().to_string())
+    );
+    let _ = write!(
+        html,
+        "<p>{} files, {} in the runtime tree",
+        rows.len(),
+        human(total)
+    );
+    for (pack, size) in packs {
+        let _ = write!(
+            html,
+            "; pack <code>{}</code>: {}",
+            escape(pack),
+            human(*size)
+        );
+    }
+    html.push_str(".</p>");
+    match bake {
+        Some(report) => {
+            let _ = write!(
+                html,
+                "<p>Bake: {} assets, {} from the cache, {} baked, in {:.2} s.</p>",
+                report.assets,
+                report.cache_hits
+                    + report.shared_local_hits.len()
+                    + report.shared_remote_hits.len(),
+                report.baked.len(),
+                report.elapsed.as_secs_f64()
+            );
+        }
+        None => html.push_str(
+            "<p>Made from the output folder: bake times, cache hits and warnings are known \
+             only to a bake (<code>hearth bake --report FILE</code>).</p>",
+        ),
+    }
+    html.push_str(&bar_chart("Size by kind", by_kind.into_iter().collect()));
+    html.push_str(&bar_chart(
+        "Size by folder",
+        by_folder.into_iter().collect(),
+    ));
+    if let Some(report) = bake {
+        let _ = write!(html, "<h2>Warnings ({})</h2>", report.warnings.len());
+        if report.warnings.is_empty() {
+            html.push_str("<p>None.</p>");
+        } else {
+            html.push_str("<ul>");
+            for warning in &report.warnings {
+                let _ = write!(html, "<li class=\"warn\">{}</li>", escape(warning));
+            }
+            html.push_str("</ul>");
+        }
+    }
+    html.push_str(
+        "<h2>Files</h2><table><thead><tr><th></th><th>file</th><th>kind</th><th>source</th>\
+         <th>source size</th><th>output size</th><th>packed</th><th>codec</th>\
+         <th>bake time</th><th>cache</th><th>details</th></tr></thead><tbody>",
+    );
+    for row in rows {
+        let thumbnail = row
+            .thumbnail
+            .as_ref()
+            .map(|uri| format!("<img alt=\"\" src=\"{uri}\">"))
+            .unwrap_or_default();
+        let (source, source_size) = match &row.source {
+            Some((path, size)) => (escape(path), human(*size)),
+            None => ("—".to_owned(), "—".to_owned()),
+        };
+        let (packed, codec) = match row.packed {
+            Some((stored, codec)) => (human(stored), codec),
+            None => ("—".to_owned(), "—"),
+        };
+        let (time, cache) = match row.bake {
+            Some((elapsed, origin)) => (format!("{:.1} ms", elapsed.as_secs_f64() * 1e3), origin),
+            None => ("—".to_owned(), "—"),
+        };
+        let _ = write!(
+            html,
+            "<tr><td>{thumbnail}</td><td><code>{}</code></td><td>{}</td><td>{source}</td>\
+             <td class=\"n\">{source_size}</td><td class=\"n\">{}</td><td class=\"n\">{packed}</td>\
+             <td>{codec}</td><td class=\"n\">{time}</td><td>{cache}</td><td>{}</td></tr>",
+            escape(&row.path),
+            escape(&row.kind),
+            human(row.size),
+            escape(&row.details)
+        );
+    }
+    html.push_str("</tbody></table></body></html>\n");
+    html
+}

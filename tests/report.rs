@@ -1,0 +1,182 @@
+//! The bake report (`hearth bake --report`, `hearth report`) opened in a real browser: headless
+//! Chromium (Debian `chromium`, installed by `.ci/run`) renders it to a screenshot, which must
+//! not be blank, and dumps its DOM, which must list every file of the runtime tree, draw the
+//! size charts and texture thumbnails, and load nothing from outside the page; the page must
+//! log nothing to the console (a control page that does proves the check sees it).
+#![cfg(feature = "cli")]
+
+mod common;
+use common::{copy_dir, corpus};
+use std::path::Path;
+use std::process::Command;
+
+/// Runs headless Chromium with `args` on `page`; returns (stdout, stderr).
+fn chromium(profile: &Path, args: &[&str], page: &Path) -> (String, String) {
+    let output = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs (Debian: chromium; .ci/run installs it)");
+    assert!(
+        output.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn console_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
+}
+
+#[test]
+fn the_report_renders_in_chromium_and_lists_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = common::sample_content(
+        &dir.path().join("src"),
+        "[[content.group]]\nassets = [\"box/*.gltf\"]\n",
+    );
+    copy_dir(&corpus("gltf/BoxTextured"), &dir.path().join("src/box"));
+    let out = dir.path().join("out");
+    let hearth = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let baked = dir.path().join("baked.html");
+    let after = dir.path().join("after.html");
+    hearth(&[
+        "bake",
+        content.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--report",
+        baked.to_str().unwrap(),
+    ]);
+    hearth(&[
+        "report",
+        out.to_str().unwrap(),
+        "-o",
+        after.to_str().unwrap(),
+    ]);
+    let files = hearth::read::inspect::tree_files(&out).unwrap();
+    assert!(files.len() > 5, "{files:?}");
+
+    // The control: the check sees a page's console output.
+    let control = dir.path().join("control.html");
+    std::fs::write(
+        &control,
+        "<html><body><script>console.error('boom')</script></body></html>",
+    )
+    .unwrap();
+    let (_, stderr) = chromium(
+        &dir.path().join("profile-control"),
+        &["--dump-dom"],
+        &control,
+    );
+    assert_eq!(console_lines(&stderr).len(), 1, "{stderr}");
+
+    for (name, page) in [("bake --report", &baked), ("report", &after)] {
+        let html = std::fs::read_to_string(page).unwrap();
+        let (dom, stderr) = chromium(
+            &dir.path().join(format!("profile-{name}")),
+            &["--dump-dom"],
+            page,
+        );
+        assert!(console_lines(&stderr).is_empty(), "{name}: {stderr}");
+        for (rel, _) in &files {
+            assert!(
+                dom.contains(&format!("<code>{rel}</code>")),
+                "{name}: {rel} is not listed"
+            );
+        }
+        assert_eq!(
+            dom.matches("<svg").count(),
+            2,
+            "{name}: the two size charts"
+        );
+        assert!(dom.contains("Size by kind") && dom.contains("Size by folder"));
+        assert!(
+            dom.contains("data:image/png;base64,"),
+            "{name}: texture thumbnails"
+        );
+        assert!(
+            dom.contains("triangles") && dom.contains("meshlets"),
+            "{name}: mesh counts"
+        );
+        assert!(
+            dom.contains("zstd") || dom.contains("none"),
+            "{name}: pack codecs"
+        );
+        // Self-contained: every src is a data URI, no stylesheet or script is fetched.
+        for src in html.split("src=\"").skip(1) {
+            assert!(
+                src.starts_with("data:"),
+                "{name}: loads {}",
+                &src[..40.min(src.len())]
+            );
+        }
+        assert!(
+            !html.contains("<link") && !html.contains("<script"),
+            "{name}"
+        );
+        let shot = dir.path().join(format!("{}.png", name.replace(' ', "_")));
+        chromium(
+            &dir.path().join(format!("profile-shot-{name}")),
+            &[
+                &format!("--screenshot={}", shot.display()),
+                "--window-size=1200,900",
+            ],
+            page,
+        );
+        let image = image::open(&shot).unwrap().to_rgba8();
+        let background = *image.get_pixel(image.width() - 1, image.height() - 1);
+        let drawn = image.pixels().filter(|p| **p != background).count();
+        assert!(
+            drawn > (image.width() * image.height()) as usize / 20,
+            "{name}: the screenshot is nearly blank ({drawn} pixels drawn)"
+        );
+    }
+    // Only a bake knows times and cache hits.
+    let baked_html = std::fs::read_to_string(&baked).unwrap();
+    let after_html = std::fs::read_to_string(&after).unwrap();
+    assert!(
+        baked_html.contains(" ms</td><td>baked</td>"),
+        "bake times and origins"
+    );
+    assert!(
+        after_html.contains("hearth bake --report"),
+        "the post-hoc report says what it lacks"
+    );
+    // A folder that is not a bake is an error, not an empty page.
+    let output = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .args(["report", dir.path().join("nothing").to_str().unwrap(), "-o"])
+        .arg(dir.path().join("x.html"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(!dir.path().join("x.html").exists());
+}
