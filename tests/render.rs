@@ -430,3 +430,64 @@ fn the_viewer_example_draws_in_a_window() {
     let covered = image.pixels().filter(|p| **p != first).count();
     assert!(covered > 800 * 600 / 20, "the box covers {covered} pixels");
 }
+
+/// Inputs a preview cannot take as they are: a texture wider than the device allows starts
+/// from its first mip level that fits; indices beyond the vertices, an empty model and a
+/// degenerate (single-point) model are handled without a panic.
+#[test]
+fn oversized_textures_and_degenerate_models_do_not_panic() {
+    use hearth::render::scene::{
+        Draw, RenderMaterial, RenderTexture, SourceVertex, TextureFormat, Vertices,
+    };
+    let renderer = Renderer::new().unwrap_or_else(|e| panic!("{e}"));
+    let quad = |position: [[f32; 3]; 3]| {
+        position
+            .iter()
+            .map(|p| SourceVertex {
+                position: *p,
+                normal: [0.0, 0.0, 1.0],
+                tangent: [0.0; 4],
+                uv: [p[0], p[1]],
+            })
+            .collect::<Vec<_>>()
+    };
+    let wide = 32768u32; // beyond any adapter's 2D limit (lavapipe: 16384)
+    let levels = hearth::render::scene::rgba8_mips(wide, 4, vec![200; wide as usize * 16]);
+    let scene = |vertices, indices: Vec<u32>| RenderScene {
+        vertices: Vertices::Source(vertices),
+        draws: vec![Draw {
+            first_index: 0,
+            index_count: indices.len() as u32,
+            material: Some(0),
+        }],
+        indices,
+        materials: vec![RenderMaterial {
+            textures: [Some(0), None, None, None, None],
+            ..RenderMaterial::default()
+        }],
+        textures: vec![RenderTexture {
+            width: wide,
+            height: 4,
+            format: TextureFormat::Rgba8 { srgb: true },
+            levels: levels.clone(),
+        }],
+        has_tangents: false,
+    };
+    let triangle = quad([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    let image = renderer
+        .render(&scene(triangle.clone(), vec![0, 1, 2]), 64, 64)
+        .unwrap();
+    assert!(image.coverage() > 0.05, "the triangle is drawn");
+    let point = quad([[2.0, 2.0, 2.0]; 3]);
+    renderer
+        .render(&scene(point, vec![0, 1, 2]), 64, 64)
+        .unwrap();
+    renderer
+        .render(&scene(Vec::new(), Vec::new()), 64, 64)
+        .unwrap();
+    let error = renderer
+        .render(&scene(triangle, vec![0, 1, 7]), 64, 64)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("index 7 beyond the 3 vertices"), "{error}");
+}

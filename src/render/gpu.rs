@@ -185,6 +185,24 @@ impl Renderer {
     /// Uploads `scene` (buffers, textures, materials, pipelines) to draw it as often as wanted
     /// ([`draw`](Self::draw)), e.g. from other views.
     pub fn prepare(&self, scene: &RenderScene) -> Result<Prepared, RenderError> {
+        self.scoped(|| self.prepare_unscoped(scene))
+    }
+
+    /// Runs `f` with the device's validation and out-of-memory errors caught (wgpu's default
+    /// handler panics on them): any is returned as [`RenderError::Device`].
+    fn scoped<T>(&self, f: impl FnOnce() -> Result<T, RenderError>) -> Result<T, RenderError> {
+        let out_of_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let result = f();
+        let caught = pollster::block_on(validation.pop())
+            .or_else(|| pollster::block_on(out_of_memory.pop()));
+        match caught {
+            Some(error) => Err(RenderError::Device(error.to_string())),
+            None => result,
+        }
+    }
+
+    fn prepare_unscoped(&self, scene: &RenderScene) -> Result<Prepared, RenderError> {
         if let Some(bad) = scene
             .indices
             .iter()
@@ -212,6 +230,18 @@ impl Renderer {
             Vertices::Baked(v) => (bytemuck::cast_slice(v), true),
             Vertices::Source(v) => (bytemuck::cast_slice(v), false),
         };
+        let largest = device.limits().max_buffer_size;
+        for (what, bytes) in [
+            ("vertices", vertex_bytes.len() as u64),
+            ("indices", scene.indices.len() as u64 * 4),
+        ] {
+            if bytes > largest {
+                return Err(RenderError::Unsupported(format!(
+                    "the model's {what} take {bytes} bytes; the adapter's largest buffer is \
+                     {largest} bytes"
+                )));
+            }
+        }
         // Empty buffers are not allowed: a model without triangles draws nothing.
         let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("vertices"),
@@ -298,6 +328,22 @@ impl Renderer {
         view: &View,
     ) -> Result<Image, RenderError> {
         check_size(width, height)?;
+        let side = self.device.limits().max_texture_dimension_2d;
+        if width > side || height > side {
+            return Err(RenderError::Unsupported(format!(
+                "a {width}x{height} image: the adapter's textures are at most {side} a side"
+            )));
+        }
+        self.scoped(|| self.draw_unscoped(prepared, width, height, view))
+    }
+
+    fn draw_unscoped(
+        &self,
+        prepared: &Prepared,
+        width: u32,
+        height: u32,
+        view: &View,
+    ) -> Result<Image, RenderError> {
         let device = &self.device;
         let (center, radius) = prepared.bounds;
         let camera = camera(center, radius, width as f32 / height as f32, view);
@@ -580,33 +626,42 @@ impl Renderer {
                 self.adapter_name()
             )));
         }
-        if block.is_some() && !(t.width.is_multiple_of(4) && t.height.is_multiple_of(4)) {
-            return Err(RenderError::Unsupported(format!(
-                "{format:?} at {}x{}: a block-compressed texture's size must be a multiple of 4",
-                t.width, t.height
-            )));
+        if t.width == 0 || t.height == 0 || t.levels.is_empty() {
+            return Err(RenderError::Input("an empty texture".into()));
         }
-        if t.width > MAX_SIDE || t.height > MAX_SIDE || t.width == 0 || t.height == 0 {
+        // Larger than the device allows: start from the first mip level that fits (a preview
+        // loses nothing it can show).
+        let side = self.device.limits().max_texture_dimension_2d.min(MAX_SIDE);
+        let first = (0..t.levels.len())
+            .find(|&l| (t.width >> l).max(1) <= side && (t.height >> l).max(1) <= side)
+            .ok_or_else(|| {
+                RenderError::Unsupported(format!(
+                    "a {}x{} texture without a mip level within {side} a side",
+                    t.width, t.height
+                ))
+            })?;
+        let (width, height) = ((t.width >> first).max(1), (t.height >> first).max(1));
+        if block.is_some() && !(width.is_multiple_of(4) && height.is_multiple_of(4)) {
             return Err(RenderError::Unsupported(format!(
-                "a {}x{} texture (each side 1 to {MAX_SIDE})",
-                t.width, t.height
+                "{format:?} at {width}x{height}: a block-compressed texture's size must be a \
+                 multiple of 4"
             )));
         }
         let texture = self.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("material texture"),
             size: wgpu::Extent3d {
-                width: t.width,
-                height: t.height,
+                width,
+                height,
                 depth_or_array_layers: 1,
             },
-            mip_level_count: t.levels.len().max(1) as u32,
+            mip_level_count: (t.levels.len() - first) as u32,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format,
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
-        for (level, data) in t.levels.iter().enumerate() {
+        for (level, data) in t.levels.iter().enumerate().skip(first) {
             let (w, h) = ((t.width >> level).max(1), (t.height >> level).max(1));
             // Block formats copy whole blocks: the level's physical size.
             let (copy_w, copy_h, bytes_per_row, rows) = match block {
@@ -628,7 +683,7 @@ impl Renderer {
             self.queue.write_texture(
                 wgpu::TexelCopyTextureInfo {
                     texture: &texture,
-                    mip_level: level as u32,
+                    mip_level: (level - first) as u32,
                     origin: wgpu::Origin3d::ZERO,
                     aspect: wgpu::TextureAspect::All,
                 },
