@@ -73,6 +73,18 @@ const MODELS: &[(&str, &str)] = &[
     ),
 ];
 
+/// BoxTextured under `dir/src/box`, with a manifest baking it; returns `dir/src`.
+fn box_content(dir: &Path) -> PathBuf {
+    let src = dir.join("src");
+    copy_dir(&corpus("gltf/BoxTextured"), &src.join("box"));
+    std::fs::write(
+        src.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.gltf\"]\n",
+    )
+    .unwrap();
+    src
+}
+
 /// Where the images go (kept for looking at: `target/tmp/render/`).
 fn image_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render");
@@ -221,13 +233,7 @@ fn with_vertices_edited(bytes: &[u8], edit: fn(&mut GpuVertex)) -> Vec<u8> {
 #[test]
 fn the_render_command_writes_pngs_and_fails_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("src");
-    copy_dir(&corpus("gltf/BoxTextured"), &src.join("box"));
-    std::fs::write(
-        src.join("hearth.toml"),
-        "[[content.group]]\nassets = [\"**/*.gltf\"]\n",
-    )
-    .unwrap();
+    box_content(dir.path());
     let run = |args: &[&str], env: &[(&str, &str)]| {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
             .args(args)
@@ -377,13 +383,7 @@ fn the_viewer_example_draws_in_a_window() {
         viewer.display()
     );
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("src");
-    copy_dir(&corpus("gltf/BoxTextured"), &src.join("box"));
-    std::fs::write(
-        src.join("hearth.toml"),
-        "[[content.group]]\nassets = [\"**/*.gltf\"]\n",
-    )
-    .unwrap();
+    let src = box_content(dir.path());
     let report = hearth::bake::Baker::new(src.join("hearth.toml"), dir.path().join("out"))
         .run()
         .unwrap();
