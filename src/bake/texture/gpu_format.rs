@@ -7,8 +7,8 @@
 //! - **direct**: Intel's ISPC texture compressor (`intel_tex_2`) encodes the 8-bit levels
 //!   itself: BC1, BC3, BC4, BC5 and BC7. Not ASTC: `intel_tex_2` 0.5's ASTC encoder is a stub
 //!   (`unimplemented!()`). Not ETC2: its ETC1 kernel aborts the process (an ISPC `assert` in
-//!   `etc_pack`) on a corpus albedo at 250 x 250. ISPC picks SSE2 to AVX-512 code at run time with fast-math, so its blocks
-//!   are only promised to repeat on the same kind of CPU.
+//!   `etc_pack`) on a corpus albedo at 250 x 250. ISPC picks SSE2 to AVX-512 code at run time
+//!   with fast-math, so its blocks are only promised to repeat on the same kind of CPU.
 //!
 //! `auto` picks per format by the measurement in the README ("GPU formats").
 
@@ -55,7 +55,7 @@ pub enum DirectFormat {
 /// corpus images at full size): Intel's encoder wherever it exists. BC7 0.8 to 3.1 dB better on
 /// color than UASTC transcoded, 2.7 to 4x faster; BC5 3.4 to 6.6 dB better, 26 to 45x faster;
 /// BC4 the same quality (±0.1 dB), 145x faster; BC1 and BC3 mixed (transcoding is 2.8 dB
-/// better on a smooth color map, 1.3 dB worse on foliage with alpha) at 15x the time.
+/// better on a smooth color map, 1.2 dB worse on foliage with alpha) at 12 to 25x the time.
 /// Transcoding for ASTC 4x4 and ETC2, which it alone makes here.
 fn auto_encoder(format: TextureFormat) -> TextureEncoder {
     match format {
