@@ -491,3 +491,51 @@ fn oversized_textures_and_degenerate_models_do_not_panic() {
         .to_string();
     assert!(error.contains("index 7 beyond the 3 vertices"), "{error}");
 }
+
+/// GPU-format bakes draw as they are where the adapter samples them (BC on lavapipe: drawn
+/// and compared with the source like the UASTC bake), and are a clear error where it does not
+/// (ASTC on lavapipe), never a panic.
+#[test]
+fn gpu_format_bakes_draw_or_say_what_the_adapter_lacks() {
+    let renderer = Renderer::new().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = box_content(dir.path());
+    let model = src.join("box/BoxTextured.gltf");
+    let source = renderer
+        .render(&RenderScene::from_source(&model).unwrap(), SIZE, SIZE)
+        .unwrap();
+    for (format, family, samples) in [
+        ("bcn", "BC", renderer.samples_bc()),
+        ("astc4x4", "ASTC", false),
+    ] {
+        std::fs::write(
+            src.join("hearth.toml"),
+            format!(
+                "[[content.group]]\nassets = [\"**/*.gltf\"]\n\
+                 [default]\ntexture = {{ format = \"{format}\" }}\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join(format);
+        hearth::bake::Baker::new(src.join("hearth.toml"), &out)
+            .run()
+            .unwrap();
+        let scene =
+            RenderScene::from_tree(&out, "box/BoxTextured.hmesh", renderer.samples_bc()).unwrap();
+        match renderer.render(&scene, SIZE, SIZE) {
+            Ok(image) => {
+                let db = image.psnr(&source).unwrap();
+                println!("{format}: PSNR {db:.2} dB against the source");
+                assert!(db >= MIN_PSNR, "{format}: {db:.2} dB");
+            }
+            Err(error) => {
+                let error = error.to_string();
+                assert!(!samples, "{format}: the adapter samples it, yet: {error}");
+                assert!(
+                    error.contains(&format!("does not sample {family}")),
+                    "{error}"
+                );
+            }
+        }
+    }
+}

@@ -267,8 +267,13 @@ impl Renderer {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                self.upload(t)
-                    .map_err(|e| RenderError::Unsupported(format!("texture {i}: {e}")))
+                self.upload(t).map_err(|e| match e {
+                    RenderError::Unsupported(m) => {
+                        RenderError::Unsupported(format!("texture {i}: {m}"))
+                    }
+                    RenderError::Input(m) => RenderError::Input(format!("texture {i}: {m}")),
+                    other => other,
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let white = self.upload(&solid([255, 255, 255, 255]))?;
@@ -621,8 +626,16 @@ impl Renderer {
         };
         let needed = format.required_features();
         if !self.device.features().contains(needed) {
+            let family = if needed.contains(wgpu::Features::TEXTURE_COMPRESSION_BC) {
+                "BC"
+            } else if needed.contains(wgpu::Features::TEXTURE_COMPRESSION_ETC2) {
+                "ETC2/EAC"
+            } else {
+                "ASTC"
+            };
             return Err(RenderError::Unsupported(format!(
-                "{format:?} needs {needed:?}, which {} does not have",
+                "{format:?}: {} does not sample {family} textures (bake this preview with \
+                 another texture.format, e.g. uastc)",
                 self.adapter_name()
             )));
         }
