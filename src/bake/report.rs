@@ -10,7 +10,7 @@ use crate::format::hman::AssetKind;
 use crate::read::ktx2::Ktx2;
 use crate::read::mesh::MeshView;
 use crate::read::pak::PakReader;
-use crate::read::transcode::{transcode, TranscodeTarget};
+use crate::read::transcode::rgba8_image;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -164,7 +164,8 @@ fn describe(kind: AssetKind, bytes: &[u8]) -> (String, Option<String>) {
 }
 
 /// A PNG data URI of the first mip level no larger than [`THUMBNAIL`] (of face and layer 0),
-/// for UASTC and raw 8-bit textures; `None` for others (GPU block formats, LUTs).
+/// for UASTC and raw 8-bit textures ([`rgba8_image`]); `None` for others (GPU block formats,
+/// LUTs).
 fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
     if ktx.depth() > 1 {
         return None;
@@ -176,26 +177,7 @@ fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
         })
         .unwrap_or(ktx.level_count().checked_sub(1)?);
     let (w, h, _) = ktx.level_dimensions(level);
-    let rgba = if ktx.is_uastc() {
-        transcode(ktx, level, 0, 0, TranscodeTarget::Rgba8).ok()?
-    } else {
-        let channels = match ktx.vk_format() {
-            crate::format::ktx2::vk::R8_UNORM | crate::format::ktx2::vk::R8_SRGB => 1,
-            crate::format::ktx2::vk::R8G8_UNORM | crate::format::ktx2::vk::R8G8_SRGB => 2,
-            crate::format::ktx2::vk::R8G8B8A8_UNORM | crate::format::ktx2::vk::R8G8B8A8_SRGB => 4,
-            _ => return None,
-        };
-        let data = ktx.level(level).ok()?;
-        let image = data.get(..(w * h) as usize * channels)?;
-        image
-            .chunks_exact(channels)
-            .flat_map(|p| match channels {
-                1 => [p[0], p[0], p[0], 255],
-                2 => [p[0], p[1], 0, 255],
-                _ => [p[0], p[1], p[2], p[3]],
-            })
-            .collect()
-    };
+    let rgba = rgba8_image(ktx, level).ok()?;
     let mut png = Vec::new();
     image::RgbaImage::from_raw(w, h, rgba)?
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)

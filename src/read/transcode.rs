@@ -110,6 +110,44 @@ pub fn transcode(
     transcode_slice(image, blocks_x, blocks_y, width, height, has_alpha, target)
 }
 
+/// Image 0 (layer 0, face 0, depth slice 0) of `level` as RGBA8, for a UASTC texture
+/// (transcoded) or a raw 8-bit one (R as RRR1, RG as RG01, RGBA as is); an error for other
+/// formats (GPU blocks, floats), which have no 8-bit decode here.
+pub fn rgba8_image(ktx: &Ktx2<'_>, level: u32) -> Result<Vec<u8>, ReadError> {
+    if ktx.is_uastc() {
+        return transcode(ktx, level, 0, 0, TranscodeTarget::Rgba8);
+    }
+    use crate::format::ktx2::vk;
+    let channels = match ktx.vk_format() {
+        vk::R8_UNORM | vk::R8_SRGB => 1,
+        vk::R8G8_UNORM | vk::R8G8_SRGB => 2,
+        vk::R8G8B8A8_UNORM | vk::R8G8B8A8_SRGB => 4,
+        _ => {
+            return Err(ReadError::Invalid {
+                what: "KTX2 format (only UASTC and raw 8-bit decode to RGBA8)",
+            })
+        }
+    };
+    if level >= ktx.level_count() {
+        return Err(ReadError::OutOfBounds { what: "KTX2 level" });
+    }
+    let (width, height, _) = ktx.level_dimensions(level);
+    let data = ktx.level(level)?;
+    let image = data
+        .get(..width as usize * height as usize * channels)
+        .ok_or(ReadError::OutOfBounds {
+            what: "KTX2 level data (shorter than one image)",
+        })?;
+    Ok(match channels {
+        1 => image.iter().flat_map(|&r| [r, r, r, 255]).collect(),
+        2 => image
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[1], 0, 255])
+            .collect(),
+        _ => image.to_vec(),
+    })
+}
+
 /// Owns a basisu low-level UASTC transcoder.
 struct Transcoder(*mut sys::LowLevelUastcTranscoder);
 

@@ -206,11 +206,11 @@ impl Renderer {
         if let Some(bad) = scene
             .indices
             .iter()
-            .find(|&&i| i as usize >= vertex_count(&scene.vertices))
+            .find(|&&i| i as usize >= scene.vertices.len())
         {
             return Err(RenderError::Input(format!(
                 "index {bad} beyond the {} vertices",
-                vertex_count(&scene.vertices)
+                scene.vertices.len()
             )));
         }
         if let Some(draw) = scene
@@ -759,13 +759,6 @@ fn check_size(width: u32, height: u32) -> Result<(), RenderError> {
         )));
     }
     Ok(())
-}
-
-fn vertex_count(vertices: &Vertices) -> usize {
-    match vertices {
-        Vertices::Baked(v) => v.len(),
-        Vertices::Source(v) => v.len(),
-    }
 }
 
 /// A 1x1 linear RGBA8 texture.

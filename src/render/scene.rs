@@ -8,7 +8,7 @@ use crate::format::hmesh::{GpuVertex, FLAG_HAS_TANGENTS, NO_MATERIAL};
 use crate::format::ktx2::{self as ktx2_format, vk};
 use crate::read::ktx2::Ktx2;
 use crate::read::mesh::{Indices, MaterialTable, MeshView};
-use crate::read::transcode::{transcode, TranscodeTarget};
+use crate::read::transcode::{rgba8_image, transcode, TranscodeTarget};
 
 /// A vertex decoded from a source model: what `vs_source` reads.
 #[repr(C)]
@@ -34,6 +34,19 @@ pub enum Vertices {
 }
 
 impl Vertices {
+    /// How many vertices.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Baked(v) => v.len(),
+            Self::Source(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Every vertex's position.
     pub fn positions(&self) -> Vec<[f32; 3]> {
         match self {
@@ -261,98 +274,56 @@ impl RenderScene {
     }
 }
 
-/// A baked KTX2 (level 0 of face 0, layer 0, with its mips) as the renderer uploads it.
+/// A baked KTX2 (level 0 of face 0, layer 0, with its mips) as the renderer uploads it: UASTC
+/// as BC7 blocks when `bc7` (and level 0 is whole blocks), GPU block formats as they are,
+/// everything else as RGBA8 ([`rgba8_image`]).
 fn decode_ktx2(bytes: &[u8], bc7: bool) -> Result<RenderTexture, String> {
     let ktx = Ktx2::parse(bytes).map_err(|e| e.to_string())?;
     if ktx.depth() > 1 || ktx.faces() != 1 || ktx.is_array() {
         return Err("a cubemap, array or 3D texture on a material slot".into());
     }
     let (width, height) = (ktx.width(), ktx.height());
-    let srgb = ktx.is_srgb();
     let levels = 0..ktx.level_count();
-    if ktx.is_uastc() {
-        let blocks = bc7 && width.is_multiple_of(4) && height.is_multiple_of(4);
-        let target = if blocks {
-            TranscodeTarget::Bc7
-        } else {
-            TranscodeTarget::Rgba8
-        };
-        let levels = levels
-            .map(|level| transcode(&ktx, level, 0, 0, target).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let format = if blocks {
-            TextureFormat::Blocks {
-                vk_format: if srgb {
-                    vk::BC7_SRGB_BLOCK
-                } else {
-                    vk::BC7_UNORM_BLOCK
-                },
-            }
-        } else {
-            TextureFormat::Rgba8 { srgb }
-        };
-        return Ok(RenderTexture {
-            width,
-            height,
-            format,
-            levels,
-        });
-    }
-    let channels = match ktx.vk_format() {
-        vk::R8_UNORM | vk::R8_SRGB => 1,
-        vk::R8G8_UNORM | vk::R8G8_SRGB => 2,
-        vk::R8G8B8A8_UNORM | vk::R8G8B8A8_SRGB => 4,
-        format if ktx2_format::block_bytes(format).is_some() => {
+    let blocks = ktx2_format::block_bytes(ktx.vk_format());
+    let (format, levels) =
+        if ktx.is_uastc() && bc7 && width.is_multiple_of(4) && height.is_multiple_of(4) {
+            let vk_format = if ktx.is_srgb() {
+                vk::BC7_SRGB_BLOCK
+            } else {
+                vk::BC7_UNORM_BLOCK
+            };
+            let levels = levels
+                .map(|level| transcode(&ktx, level, 0, 0, TranscodeTarget::Bc7))
+                .collect::<Result<Vec<_>, _>>();
+            (TextureFormat::Blocks { vk_format }, levels)
+        } else if let Some(block) = blocks {
             let levels = levels
                 .map(|level| {
                     let (w, h, _) = ktx.level_dimensions(level);
-                    let image = (w.div_ceil(4) * h.div_ceil(4)) as usize
-                        * ktx2_format::block_bytes(format).unwrap_or(16) as usize;
-                    let data = ktx.level(level).map_err(|e| e.to_string())?;
-                    Ok(data
-                        .get(..image)
-                        .ok_or("level shorter than one image")?
-                        .to_vec())
+                    let image = (w.div_ceil(4) * h.div_ceil(4) * block) as usize;
+                    let data = ktx.level(level)?;
+                    data.get(..image)
+                        .map(<[u8]>::to_vec)
+                        .ok_or(crate::ReadError::OutOfBounds {
+                            what: "KTX2 level data (shorter than one image)",
+                        })
                 })
-                .collect::<Result<Vec<_>, String>>()?;
-            return Ok(RenderTexture {
-                width,
-                height,
-                format: TextureFormat::Blocks { vk_format: format },
-                levels,
-            });
-        }
-        other => return Err(format!("vkFormat {other} is not one the renderer draws")),
-    };
-    let levels = levels
-        .map(|level| {
-            let (w, h, _) = ktx.level_dimensions(level);
-            let pixels = w as usize * h as usize;
-            let data = ktx.level(level).map_err(|e| e.to_string())?;
-            let image = data
-                .get(..pixels * channels)
-                .ok_or("level shorter than one image")?;
-            Ok(widen_to_rgba8(image, channels))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+                .collect::<Result<Vec<_>, _>>();
+            let vk_format = ktx.vk_format();
+            (TextureFormat::Blocks { vk_format }, levels)
+        } else {
+            let levels = levels
+                .map(|level| rgba8_image(&ktx, level))
+                .collect::<Result<Vec<_>, _>>();
+            let srgb = ktx.is_srgb();
+            (TextureFormat::Rgba8 { srgb }, levels)
+        };
     Ok(RenderTexture {
         width,
         height,
-        format: TextureFormat::Rgba8 { srgb },
-        levels,
+        format,
+        levels: levels.map_err(|e| e.to_string())?,
     })
-}
-
-/// R as RRR1 (grayscale maps are read from R), RG as RG01 (normal maps), RGBA as is.
-fn widen_to_rgba8(pixels: &[u8], channels: usize) -> Vec<u8> {
-    match channels {
-        1 => pixels.iter().flat_map(|&r| [r, r, r, 255]).collect(),
-        2 => pixels
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[1], 0, 255])
-            .collect(),
-        _ => pixels.to_vec(),
-    }
 }
 
 /// A full mip chain of an RGBA8 image (2x2 box filter, odd edges clamped), for source images,

@@ -19,10 +19,8 @@ use crate::read::transcode::TranscodeTarget;
 /// A resolved block format: what the KTX2 says and how its blocks are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockTarget {
-    /// The KTX2 `vkFormat`.
+    /// The KTX2 `vkFormat` (its block size: [`crate::format::ktx2::block_bytes`]).
     pub vk_format: u32,
-    /// Bytes per 4x4 block.
-    pub block_bytes: u32,
     /// Encoder.
     pub encoder: Encoder,
 }
@@ -186,11 +184,7 @@ pub fn resolve(
             ))
         }
     };
-    Ok(Some(BlockTarget {
-        vk_format,
-        block_bytes: transcoded.block_bytes(),
-        encoder,
-    }))
+    Ok(Some(BlockTarget { vk_format, encoder }))
 }
 
 impl BlockTarget {

@@ -422,7 +422,9 @@ impl Levels {
             };
             let dfd = BasicDfd::block_compressed(target.vk_format)
                 .ok_or("internal: a block format without a DFD")?;
-            (target.vk_format, target.block_bytes, dfd, data)
+            let block_bytes = ktx2::block_bytes(target.vk_format)
+                .ok_or("internal: a block format without a block size")?;
+            (target.vk_format, block_bytes, dfd, data)
         } else if !settings.raw() {
             let (uastc_levels, has_alpha) =
                 encode_uastc_levels(levels, w, h, image_count, &uastc_options)?;
