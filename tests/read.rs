@@ -545,3 +545,69 @@ fn lookups_by_path_and_hash_find_every_entry_and_no_other() {
         assert!(pak.find_by_hash(0x1234_5678).unwrap().is_none());
     }
 }
+
+/// Every pack size from 0 to 70 entries, as v3, v4 and signed v5: each entry is found by path
+/// and by hash, and absent paths and hashes are misses, and every lookup returns. (The
+/// in-memory hash table of a two-entry pack was once full, and a miss probed it forever.)
+#[test]
+fn lookups_return_for_every_small_pack_size() {
+    let (done, finished) = std::sync::mpsc::channel();
+    let lookups = std::thread::spawn(move || {
+        for count in 0..=70usize {
+            let mut paths: Vec<String> = (0..count)
+                .map(|i| format!("dir{}/asset_{i}.bin", i % 3))
+                .collect();
+            paths.sort();
+            let files: Vec<PackFile<'_>> = paths
+                .iter()
+                .map(|path| PackFile {
+                    path,
+                    kind: AssetKind::BLOB,
+                    bytes: path.as_bytes(),
+                    codec: Codec::None,
+                    level: None,
+                })
+                .collect();
+            let packs = [
+                hearth::bake::pack::build(3, &files),
+                hearth::bake::pack::build(4, &files),
+                hearth::bake::pack::build_signed(&files, &fixture_key()),
+            ];
+            for bytes in packs {
+                let pak = PakReader::from_bytes(bytes).unwrap();
+                assert_small_pack_lookups(&pak, &paths);
+            }
+        }
+        done.send(()).unwrap();
+    });
+    match finished.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(()) => lookups.join().unwrap(),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("a lookup never returned"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            std::panic::resume_unwind(lookups.join().unwrap_err())
+        }
+    }
+}
+
+/// Hits and misses by path and by hash in `pak`, which holds exactly `paths`.
+fn assert_small_pack_lookups(pak: &PakReader, paths: &[String]) {
+    let hash = hearth::format::hash::hash_runtime_path;
+    for path in paths {
+        assert_eq!(pak.find(path).unwrap().unwrap().path(), *path);
+        assert_eq!(&*pak.get(path).unwrap().unwrap(), path.as_bytes());
+        assert_eq!(pak.find_by_hash(hash(path)).unwrap().unwrap().path(), *path);
+        assert!(pak.get_by_hash(hash(path)).unwrap().is_some());
+    }
+    let absent = ["missing.txt", "dir0/asset_999.bin", "dir1", ""];
+    for path in absent {
+        assert!(pak.find(path).unwrap().is_none(), "{path:?}");
+        assert!(pak.get(path).unwrap().is_none(), "{path:?}");
+        assert!(pak.find_by_hash(hash(path)).unwrap().is_none(), "{path:?}");
+    }
+    // Hashes spread over the whole range, so that misses start at every home slot.
+    for i in 0..256u64 {
+        let probe = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let expected = paths.iter().any(|p| hash(p) == probe);
+        assert_eq!(pak.find_by_hash(probe).unwrap().is_some(), expected);
+    }
+}

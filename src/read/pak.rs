@@ -163,7 +163,9 @@ impl HashIndex {
                 (raw.name_offset, valid)
             })
             .collect();
-        let capacity = (len + len / 4).max(2).next_power_of_two();
+        // At least one slot more than entries: a miss ends at an empty slot (the probe bound
+        // below ends it anyway, but a full table would make every miss walk that far).
+        let capacity = (len + len / 4 + 1).max(2).next_power_of_two();
         let shift = 64 - capacity.trailing_zeros();
         let mask = capacity - 1;
         let empty = IndexSlot {
@@ -178,10 +180,8 @@ impl HashIndex {
                 continue;
             };
             let home = (slot.hash >> shift) as usize;
-            for probe in 0.. {
-                if probe > Self::MAX_PROBE {
-                    return Self::Sorted;
-                }
+            let mut placed = false;
+            for probe in 0..=Self::MAX_PROBE {
                 let here = &mut slots[(home + probe) & mask];
                 if here.entry == IndexSlot::EMPTY {
                     *here = IndexSlot {
@@ -189,11 +189,16 @@ impl HashIndex {
                         entry: slot.entry | if valid { IndexSlot::CHECKED } else { 0 },
                         name_offset,
                     };
+                    placed = true;
                     break;
                 }
                 if here.hash == slot.hash {
-                    break; // a later entry of the same hash: found through the file's slots
+                    placed = true; // a later entry of the same hash: found through the file's slots
+                    break;
                 }
+            }
+            if !placed {
+                return Self::Sorted;
             }
         }
         Self::Table { shift, slots }
@@ -217,17 +222,19 @@ impl HashIndex {
             }
         };
         let mask = slots.len() - 1;
-        let mut at = (hash >> shift) as usize;
-        loop {
-            let slot = slots[at & mask];
+        let home = (hash >> shift) as usize;
+        // `build` placed every hash within MAX_PROBE slots of its home, so the probe stops
+        // there even if no slot on the way is empty.
+        for probe in 0..=Self::MAX_PROBE.min(mask) {
+            let slot = slots[(home + probe) & mask];
             if slot.entry == IndexSlot::EMPTY {
                 return None;
             }
             if slot.hash == hash {
                 return Some(slot);
             }
-            at += 1;
         }
+        None
     }
 }
 
