@@ -137,3 +137,57 @@ fn hearth_get_writes_one_entry_from_a_pack_or_a_tree() {
         assert!(stderr.contains("no entry `text/missing.txt`"), "{stderr}");
     }
 }
+
+/// A tree serves what its `assets.hman` lists and nothing else, and never follows a link out:
+/// a stray file and a link to a file outside are absent (the library and `hearth get`), a
+/// listed file replaced by a link, or reached through a linked folder, is an error naming it.
+#[cfg(unix)]
+#[test]
+fn a_tree_serves_only_its_listed_files_and_follows_no_link() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "outside the tree").unwrap();
+    std::fs::create_dir(outside.path().join("text")).unwrap();
+    std::fs::write(outside.path().join("text/hello.txt"), "outside the tree").unwrap();
+
+    let out = tempfile::tempdir().unwrap();
+    bake_example(out.path());
+    std::fs::write(out.path().join("stray.txt"), "not baked").unwrap();
+    symlink(&secret, out.path().join("link.txt")).unwrap();
+    let tree = Assets::open(out.path()).unwrap();
+    for unlisted in ["stray.txt", "link.txt"] {
+        assert!(tree.get(unlisted).unwrap().is_none(), "{unlisted}");
+        assert!(tree
+            .get_by_hash(hash_runtime_path(unlisted))
+            .unwrap()
+            .is_none());
+        assert!(!tree.entries().unwrap().iter().any(|e| e.path == unlisted));
+        let (ok, stdout, stderr) = hearth_get(&[out.path().to_str().unwrap(), unlisted]);
+        assert!(!ok && stdout.is_empty(), "{unlisted}: {stderr}");
+        assert!(
+            stderr.contains(&format!("no entry `{unlisted}`")),
+            "{stderr}"
+        );
+    }
+
+    // A listed file swapped for a link after open, then its folder swapped for a link.
+    let hello = out.path().join("text/hello.txt");
+    std::fs::remove_file(&hello).unwrap();
+    symlink(&secret, &hello).unwrap();
+    let err = tree.get("text/hello.txt").unwrap_err().to_string();
+    assert!(
+        err.contains("text/hello.txt") && err.contains("symbolic link"),
+        "{err}"
+    );
+    let (ok, stdout, stderr) = hearth_get(&[out.path().to_str().unwrap(), "text/hello.txt"]);
+    assert!(!ok && stdout.is_empty(), "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+
+    std::fs::rename(out.path().join("text"), out.path().join("text.moved")).unwrap();
+    symlink(outside.path().join("text"), out.path().join("text")).unwrap();
+    let err = tree.get("text/hello.txt").unwrap_err().to_string();
+    assert!(err.contains("symbolic link"), "{err}");
+    let err = Assets::open(out.path()).unwrap_err().to_string();
+    assert!(err.contains("symbolic link"), "{err}");
+}

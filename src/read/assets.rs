@@ -25,9 +25,13 @@ pub struct AssetInfo {
 }
 
 /// A runtime tree folder read like a pack: `get` reads one file (so an edited or re-baked
-/// file is seen at once, no reopen), `get_by_hash` and `resolve` go through the hash index
-/// and `assets.hman` read at open. Files added by a later bake are found by path; reopen to
-/// find them by hash and in [`entries`](Self::entries).
+/// file is seen at once, no reopen), `get_by_hash` and `resolve` go through `assets.hman`,
+/// read at open.
+///
+/// A tree serves exactly what its `assets.hman` lists (and `assets.hman` itself), as its pack
+/// would: any other file in the folder is absent, and a symbolic link anywhere on an entry's
+/// path is an error naming it, so nothing outside the tree is ever read. An asset added by a
+/// later bake is found after a reopen.
 ///
 /// Reads are file reads: a bake's commit renames its files into place one by one, so a read
 /// *while* a bake applies can mix files of two bakes (for milliseconds); a pack, one file,
@@ -36,33 +40,44 @@ pub struct AssetInfo {
 pub struct TreeReader {
     root: PathBuf,
     manifest: Vec<ManifestRecord>,
-    /// Every file of the tree at open: path -> (hash, kind, size).
+    /// The listed files present at open, `assets.hman` included, sorted by path.
     files: Vec<AssetInfo>,
     by_hash: HashMap<u64, usize>,
 }
 
 impl TreeReader {
-    /// Opens the runtime tree at `root` (a bake's output folder): lists its files and reads
-    /// its `assets.hman`.
+    /// Opens the runtime tree at `root` (a bake's output folder): reads its `assets.hman` and
+    /// notes the size of each file it lists.
     pub fn open(root: impl AsRef<Path>) -> Result<Self, ReadError> {
         let root = root.as_ref().to_path_buf();
-        let manifest_bytes = std::fs::read(root.join(MANIFEST_PATH))?;
+        let manifest_bytes = read_in_tree(&root, MANIFEST_PATH)?.ok_or_else(|| {
+            ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{}: no {MANIFEST_PATH}", root.display()),
+            )))
+        })?;
         let manifest = manifest_records(&manifest_bytes)?;
-        let kinds: HashMap<&str, AssetKind> = manifest.iter().map(|r| (&*r.path, r.kind)).collect();
+        let listed = manifest
+            .iter()
+            .map(|record| (&*record.path, record.kind))
+            .chain([(MANIFEST_PATH, AssetKind::MANIFEST)]);
         let mut files = Vec::new();
-        for (path, full) in crate::read::inspect::tree_files(&root)? {
-            let kind = match path.as_str() {
-                MANIFEST_PATH => AssetKind::MANIFEST,
-                other => kinds.get(other).copied().unwrap_or(AssetKind::BLOB),
-            };
-            files.push(AssetInfo {
-                hash: hash_runtime_path(&path),
-                kind,
-                size: std::fs::metadata(&full)?.len(),
-                path,
-            });
+        for (path, kind) in listed {
+            // A listed file the tree lacks is absent, as a missing file is to `get`.
+            if !is_runtime_path(path) {
+                continue;
+            }
+            if let Some(size) = tree_file_size(&root, path)? {
+                files.push(AssetInfo {
+                    path: path.to_owned(),
+                    hash: hash_runtime_path(path),
+                    kind,
+                    size,
+                });
+            }
         }
-        // `tree_files` lists them by path, `assets.hman` included, as a pack does.
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files.dedup_by(|a, b| a.path == b.path);
         let by_hash = files.iter().enumerate().map(|(i, f)| (f.hash, i)).collect();
         Ok(Self {
             root,
@@ -77,25 +92,17 @@ impl TreeReader {
         &self.root
     }
 
-    /// The bytes of the file at runtime path `path`, read now; `None` when there is none.
-    /// Paths that are not plain runtime paths (absolute, `..`, hidden components) are `None`:
-    /// nothing outside the tree is ever read.
+    /// The bytes of the file at runtime path `path`, read now; `None` when `assets.hman` does
+    /// not list it or the file is gone. A symbolic link on its path is an error naming it.
     pub fn get(&self, path: &str) -> Result<Option<Cow<'static, [u8]>>, ReadError> {
-        if !is_runtime_path(path) {
+        let listed = self
+            .files
+            .binary_search_by(|file| file.path.as_str().cmp(path))
+            .is_ok();
+        if !listed {
             return Ok(None);
         }
-        match std::fs::read(self.root.join(path)) {
-            Ok(bytes) => Ok(Some(Cow::Owned(bytes))),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e.into()),
-        }
+        Ok(read_in_tree(&self.root, path)?.map(Cow::Owned))
     }
 
     /// The bytes of the file whose asset hash is `hash` (files listed at open).
@@ -116,7 +123,7 @@ impl TreeReader {
         find_record(&self.manifest, hash)
     }
 
-    /// Every file of the tree at open, by path.
+    /// Every listed file present at open, by path, `assets.hman` included.
     pub fn entries(&self) -> &[AssetInfo] {
         &self.files
     }
@@ -129,6 +136,87 @@ fn is_runtime_path(path: &str) -> bool {
         && path
             .split('/')
             .all(|part| !part.is_empty() && !part.starts_with('.'))
+}
+
+/// The error for a link met inside a tree, naming it.
+fn link_error(full: &Path) -> ReadError {
+    ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{}: a symbolic link in a runtime tree (links are not followed)",
+            full.display()
+        ),
+    )))
+}
+
+/// The size of the regular file at runtime path `rel` under `root`, looked at without
+/// following links: `None` when it is missing or not a regular file; a link on the way is an
+/// error naming it.
+fn tree_file_size(root: &Path, rel: &str) -> Result<Option<u64>, ReadError> {
+    let mut full = root.to_path_buf();
+    let mut parts = rel.split('/').peekable();
+    while let Some(part) = parts.next() {
+        full.push(part);
+        let meta = match std::fs::symlink_metadata(&full) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(link_error(&full));
+        }
+        let last = parts.peek().is_none();
+        if (last && !meta.is_file()) || (!last && !meta.is_dir()) {
+            return Ok(None);
+        }
+        if last {
+            return Ok(Some(meta.len()));
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the regular file at runtime path `rel` under `root` without following a link on
+/// the way (each folder is checked, the file opened with `O_NOFOLLOW` and checked again
+/// once open); `None` when it is missing or not a regular file.
+fn read_in_tree(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
+    if tree_file_size(root, rel)?.is_none() {
+        return Ok(None);
+    }
+    let full = root.join(rel);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Closes the window between the check above and the open: a file swapped for a link
+        // in between fails to open (ELOOP) instead of being followed.
+        // O_NONBLOCK: a FIFO swapped in opens without waiting for a writer (and is refused
+        // below); it changes nothing for regular files.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = match options.open(&full) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc_eloop()) => return Err(link_error(&full)),
+        Err(e) => return Err(e.into()),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    // The length is a hint only: the file may change while it is read.
+    let mut bytes = Vec::with_capacity(meta.len().min(1 << 30) as usize);
+    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+    Ok(Some(bytes))
+}
+
+/// The error number of following a link under `O_NOFOLLOW`.
+fn libc_eloop() -> i32 {
+    #[cfg(unix)]
+    return libc::ELOOP;
+    #[cfg(not(unix))]
+    return -1;
 }
 
 /// A pack or a runtime tree, read through the same calls.
