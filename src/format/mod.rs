@@ -12,6 +12,8 @@ pub mod hpack;
 pub mod hscene;
 pub mod key;
 pub mod ktx2;
+#[cfg(feature = "inspect")]
+#[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]
 pub mod spirv;
 
 /// The folder inside an output folder where a bake stages its files before it commits them

@@ -340,26 +340,9 @@ impl<'a> MeshView<'a> {
             Ok(first.map(|e| &bytes[e.offset as usize..(e.offset + e.size) as usize]))
         };
         let need = |id: u32, what: &'static str| find(id, what)?.ok_or(ReadError::Invalid { what });
-        let desc: MeshDesc = typed::<MeshDesc>(
-            need(chunk::DESC, ".hmesh DESC chunk")?,
-            1,
-            ".hmesh DESC size",
-        )?
-        .first()
-        .copied()
-        .ok_or(ReadError::Invalid {
-            what: ".hmesh DESC or BNDS size",
-        })?;
-        let bounds: MeshBounds = typed::<MeshBounds>(
-            need(chunk::BNDS, ".hmesh BNDS chunk")?,
-            1,
-            ".hmesh BNDS size",
-        )?
-        .first()
-        .copied()
-        .ok_or(ReadError::Invalid {
-            what: ".hmesh DESC or BNDS size",
-        })?;
+        let desc: MeshDesc = single(need(chunk::DESC, ".hmesh DESC chunk")?, ".hmesh DESC size")?;
+        let bounds: MeshBounds =
+            single(need(chunk::BNDS, ".hmesh BNDS chunk")?, ".hmesh BNDS size")?;
         if desc.vertex_stride as usize != std::mem::size_of::<GpuVertex>() {
             return Err(ReadError::Invalid {
                 what: ".hmesh vertex stride (must be 28)",
@@ -415,155 +398,20 @@ impl<'a> MeshView<'a> {
                 what: ".hmesh MLTR size (not whole triangles)",
             })?;
 
-        for s in submeshes.iter() {
-            let index_end = s.first_index.checked_add(s.index_count);
-            let meshlet_end = s.first_meshlet.checked_add(s.meshlet_count);
-            if index_end.is_none_or(|e| e > desc.index_count)
-                || meshlet_end.is_none_or(|e| e > desc.meshlet_count)
-                || s.index_count % 3 != 0
-            {
-                return Err(ReadError::OutOfBounds {
-                    what: ".hmesh submesh range",
-                });
-            }
-            if s.material_slot != NO_MATERIAL && s.material_slot >= desc.material_count {
-                return Err(ReadError::OutOfBounds {
-                    what: ".hmesh submesh material slot",
-                });
-            }
-            if s.base_vertex != 0 {
-                return Err(ReadError::Invalid {
-                    what: ".hmesh submesh base vertex (must be 0)",
-                });
-            }
-        }
-        if meshlet_vertices.iter().any(|v| *v as usize >= vertices) {
-            return Err(ReadError::OutOfBounds {
-                what: ".hmesh meshlet vertex (beyond the vertices)",
-            });
-        }
-        for m in meshlets.iter() {
-            let v_end = m
-                .vertex_offset
-                .checked_add(m.vertex_count)
-                .map(|e| e as usize);
-            let t_end = m
-                .triangle_offset
-                .checked_add(m.triangle_count)
-                .map(|e| e as usize);
-            if v_end.is_none_or(|e| e > meshlet_vertices.len())
-                || t_end.is_none_or(|e| e > meshlet_triangles.len())
-            {
-                return Err(ReadError::OutOfBounds {
-                    what: ".hmesh meshlet range",
-                });
-            }
-            if m.vertex_count > desc.meshlet_max_verts || m.triangle_count > desc.meshlet_max_tris {
-                return Err(ReadError::Invalid {
-                    what: ".hmesh meshlet size (over DESC's limits)",
-                });
-            }
-            let tris = t_end
-                .and_then(|end| meshlet_triangles.get(m.triangle_offset as usize..end))
-                .ok_or(ReadError::OutOfBounds {
-                    what: ".hmesh meshlet range",
-                })?;
-            if tris
-                .iter()
-                .flatten()
-                .any(|local| *local as u32 >= m.vertex_count)
-            {
-                return Err(ReadError::OutOfBounds {
-                    what: ".hmesh meshlet-local index",
-                });
-            }
-        }
+        check_submeshes(&submeshes, &desc)?;
+        check_meshlets(&meshlets, &meshlet_vertices, meshlet_triangles, &desc)?;
 
-        let skeleton = find(chunk::SKEL, ".hmesh SKEL chunk")?
-            .map(|b| typed::<GpuJoint>(b, b.len() / 112, ".hmesh SKEL size"))
-            .transpose()?;
-        let skin = find(chunk::SKIN, ".hmesh SKIN chunk")?
-            .map(|b| typed::<GpuSkinVertex>(b, vertices, ".hmesh SKIN size"))
-            .transpose()?;
-        if let Some(skin) = &skin {
-            let joints = skeleton
-                .as_ref()
-                .map(|s| s.len())
-                .ok_or(ReadError::Invalid {
-                    what: ".hmesh SKIN without SKEL",
-                })?;
-            if skin
-                .iter()
-                .flat_map(|s| s.joints)
-                .any(|j| j as usize >= joints)
-            {
-                return Err(ReadError::OutOfBounds {
-                    what: ".hmesh skin joint (beyond the skeleton)",
-                });
-            }
-        }
-        if let Some(skeleton) = &skeleton {
-            for (i, joint) in skeleton.iter().enumerate() {
-                if joint.parent < -1
-                    || joint.parent as i64 >= skeleton.len() as i64
-                    || joint.parent as i64 == i as i64
-                {
-                    return Err(ReadError::OutOfBounds {
-                        what: ".hmesh joint parent",
-                    });
-                }
-            }
-        }
+        let (skeleton, skin) = parse_skin(
+            find(chunk::SKEL, ".hmesh SKEL chunk")?,
+            find(chunk::SKIN, ".hmesh SKIN chunk")?,
+            vertices,
+        )?;
 
-        let lods = match (
+        let lods = parse_lods(
             find(chunk::LODT, ".hmesh LODT chunk")?,
             find(chunk::LODI, ".hmesh LODI chunk")?,
-        ) {
-            (None, None) => None,
-            (Some(lodt), Some(lodi)) => {
-                let header: LodTableHeader =
-                    bytemuck::pod_read_unaligned(lodt.get(..8).ok_or(ReadError::Truncated {
-                        what: ".hmesh LODT header",
-                    })?);
-                if header.submesh_count != desc.submesh_count {
-                    return Err(ReadError::Invalid {
-                        what: ".hmesh LODT submesh count",
-                    });
-                }
-                let rows = (header.lod_count as usize)
-                    .checked_mul(header.submesh_count as usize)
-                    .ok_or(ReadError::Invalid {
-                        what: ".hmesh LODT size",
-                    })?;
-                let table = typed::<MeshLod>(&lodt[8..], rows, ".hmesh LODT size")?;
-                let lod_indices = typed::<u32>(lodi, lodi.len() / 4, ".hmesh LODI size")?;
-                for row in table.iter() {
-                    let end = row.first_index.checked_add(row.index_count);
-                    if end.is_none_or(|e| e as usize > lod_indices.len())
-                        || row.index_count % 3 != 0
-                    {
-                        return Err(ReadError::OutOfBounds {
-                            what: ".hmesh LOD range",
-                        });
-                    }
-                }
-                if lod_indices.iter().any(|i| *i as usize >= vertices) {
-                    return Err(ReadError::OutOfBounds {
-                        what: ".hmesh LOD index (beyond the vertices)",
-                    });
-                }
-                Some(Lods {
-                    header,
-                    table,
-                    lod_indices,
-                })
-            }
-            _ => {
-                return Err(ReadError::Invalid {
-                    what: ".hmesh LODT and LODI must come together",
-                })
-            }
-        };
+            &desc,
+        )?;
         let shadow = find(chunk::SHDW, ".hmesh SHDW chunk")?
             .map(|b| {
                 ShadowGeometry::parse(b, desc.submesh_count, skeleton.as_ref().map(|s| s.len()))
@@ -598,6 +446,202 @@ impl<'a> MeshView<'a> {
             morph_targets,
         })
     }
+}
+
+/// The one `T` a fixed-size chunk (DESC, BNDS) holds.
+fn single<T: Pod>(chunk: &[u8], what: &'static str) -> Result<T, ReadError> {
+    typed::<T>(chunk, 1, what)?
+        .first()
+        .copied()
+        .ok_or(ReadError::Invalid {
+            what: ".hmesh DESC or BNDS size",
+        })
+}
+
+/// Every submesh's index and meshlet range inside the mesh's, whole triangles, a material slot
+/// that exists, base vertex 0.
+fn check_submeshes(submeshes: &[SubMesh], desc: &MeshDesc) -> Result<(), ReadError> {
+    for s in submeshes.iter() {
+        let index_end = s.first_index.checked_add(s.index_count);
+        let meshlet_end = s.first_meshlet.checked_add(s.meshlet_count);
+        if index_end.is_none_or(|e| e > desc.index_count)
+            || meshlet_end.is_none_or(|e| e > desc.meshlet_count)
+            || s.index_count % 3 != 0
+        {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh submesh range",
+            });
+        }
+        if s.material_slot != NO_MATERIAL && s.material_slot >= desc.material_count {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh submesh material slot",
+            });
+        }
+        if s.base_vertex != 0 {
+            return Err(ReadError::Invalid {
+                what: ".hmesh submesh base vertex (must be 0)",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every meshlet's vertex and triangle range inside MLVR and MLTR, its size within DESC's
+/// limits, its local indices inside its vertices and its vertices inside the mesh's.
+fn check_meshlets(
+    meshlets: &[Meshlet],
+    meshlet_vertices: &[u32],
+    meshlet_triangles: &[[u8; 3]],
+    desc: &MeshDesc,
+) -> Result<(), ReadError> {
+    let vertices = desc.vertex_count as usize;
+    if meshlet_vertices.iter().any(|v| *v as usize >= vertices) {
+        return Err(ReadError::OutOfBounds {
+            what: ".hmesh meshlet vertex (beyond the vertices)",
+        });
+    }
+    for m in meshlets.iter() {
+        let v_end = m
+            .vertex_offset
+            .checked_add(m.vertex_count)
+            .map(|e| e as usize);
+        let t_end = m
+            .triangle_offset
+            .checked_add(m.triangle_count)
+            .map(|e| e as usize);
+        if v_end.is_none_or(|e| e > meshlet_vertices.len())
+            || t_end.is_none_or(|e| e > meshlet_triangles.len())
+        {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh meshlet range",
+            });
+        }
+        if m.vertex_count > desc.meshlet_max_verts || m.triangle_count > desc.meshlet_max_tris {
+            return Err(ReadError::Invalid {
+                what: ".hmesh meshlet size (over DESC's limits)",
+            });
+        }
+        let tris = t_end
+            .and_then(|end| meshlet_triangles.get(m.triangle_offset as usize..end))
+            .ok_or(ReadError::OutOfBounds {
+                what: ".hmesh meshlet range",
+            })?;
+        if tris
+            .iter()
+            .flatten()
+            .any(|local| *local as u32 >= m.vertex_count)
+        {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh meshlet-local index",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A mesh's skeleton (SKEL) and per-vertex skin (SKIN), each present or not.
+type Skinning<'a> = (
+    Option<Cow<'a, [GpuJoint]>>,
+    Option<Cow<'a, [GpuSkinVertex]>>,
+);
+
+/// The skeleton (SKEL) and per-vertex skin (SKIN): a skin needs a skeleton, its joints lie
+/// inside it, and each joint's parent is another joint of it (or none).
+fn parse_skin<'a>(
+    skeleton: Option<&'a [u8]>,
+    skin: Option<&'a [u8]>,
+    vertices: usize,
+) -> Result<Skinning<'a>, ReadError> {
+    let skeleton = skeleton
+        .map(|b| typed::<GpuJoint>(b, b.len() / 112, ".hmesh SKEL size"))
+        .transpose()?;
+    let skin = skin
+        .map(|b| typed::<GpuSkinVertex>(b, vertices, ".hmesh SKIN size"))
+        .transpose()?;
+    if let Some(skin) = &skin {
+        let joints = skeleton
+            .as_ref()
+            .map(|s| s.len())
+            .ok_or(ReadError::Invalid {
+                what: ".hmesh SKIN without SKEL",
+            })?;
+        if skin
+            .iter()
+            .flat_map(|s| s.joints)
+            .any(|j| j as usize >= joints)
+        {
+            return Err(ReadError::OutOfBounds {
+                what: ".hmesh skin joint (beyond the skeleton)",
+            });
+        }
+    }
+    if let Some(skeleton) = &skeleton {
+        for (i, joint) in skeleton.iter().enumerate() {
+            if joint.parent < -1
+                || joint.parent as i64 >= skeleton.len() as i64
+                || joint.parent as i64 == i as i64
+            {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh joint parent",
+                });
+            }
+        }
+    }
+    Ok((skeleton, skin))
+}
+
+/// The LOD table (LODT) and its indices (LODI), which come together: one row per submesh and
+/// level, each range inside LODI, every index inside the vertices.
+fn parse_lods<'a>(
+    lodt: Option<&'a [u8]>,
+    lodi: Option<&'a [u8]>,
+    desc: &MeshDesc,
+) -> Result<Option<Lods<'a>>, ReadError> {
+    let vertices = desc.vertex_count as usize;
+    Ok(match (lodt, lodi) {
+        (None, None) => None,
+        (Some(lodt), Some(lodi)) => {
+            let header: LodTableHeader =
+                bytemuck::pod_read_unaligned(lodt.get(..8).ok_or(ReadError::Truncated {
+                    what: ".hmesh LODT header",
+                })?);
+            if header.submesh_count != desc.submesh_count {
+                return Err(ReadError::Invalid {
+                    what: ".hmesh LODT submesh count",
+                });
+            }
+            let rows = (header.lod_count as usize)
+                .checked_mul(header.submesh_count as usize)
+                .ok_or(ReadError::Invalid {
+                    what: ".hmesh LODT size",
+                })?;
+            let table = typed::<MeshLod>(&lodt[8..], rows, ".hmesh LODT size")?;
+            let lod_indices = typed::<u32>(lodi, lodi.len() / 4, ".hmesh LODI size")?;
+            for row in table.iter() {
+                let end = row.first_index.checked_add(row.index_count);
+                if end.is_none_or(|e| e as usize > lod_indices.len()) || row.index_count % 3 != 0 {
+                    return Err(ReadError::OutOfBounds {
+                        what: ".hmesh LOD range",
+                    });
+                }
+            }
+            if lod_indices.iter().any(|i| *i as usize >= vertices) {
+                return Err(ReadError::OutOfBounds {
+                    what: ".hmesh LOD index (beyond the vertices)",
+                });
+            }
+            Some(Lods {
+                header,
+                table,
+                lod_indices,
+            })
+        }
+        _ => {
+            return Err(ReadError::Invalid {
+                what: ".hmesh LODT and LODI must come together",
+            })
+        }
+    })
 }
 
 /// A validated `.hmat` table (v1, or v2 with properties).

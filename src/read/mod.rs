@@ -6,6 +6,8 @@ pub mod error;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub mod hot;
+#[cfg(feature = "inspect")]
+#[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]
 pub mod inspect;
 pub mod ktx2;
 pub mod mesh;
