@@ -93,52 +93,6 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
     let (mut one_d, mut three_d): (Option<Table>, Option<Table>) = (None, None);
     let mut domain: Option<([f32; 3], [f32; 3])> = None;
     let (mut range_1d, mut range_3d) = (None, None);
-    let floats = |parts: &[&str], line: usize| -> Result<[f32; 3], String> {
-        if parts.len() != 3 {
-            return Err(format!(
-                "line {line}: expected 3 numbers, found {}",
-                parts.len()
-            ));
-        }
-        let mut out = [0.0; 3];
-        for (o, p) in out.iter_mut().zip(parts) {
-            *o = p
-                .parse::<f32>()
-                .map_err(|_| format!("line {line}: `{p}` is not a number"))?;
-            if !o.is_finite() {
-                return Err(format!("line {line}: `{p}` is not finite"));
-            }
-            // Entries and domains are stored as half floats: larger magnitudes would become
-            // infinite in the RGBA16F texture.
-            if o.abs() > half::f16::MAX.to_f32() {
-                return Err(format!(
-                    "line {line}: `{p}` is outside the half-float range (±65504)"
-                ));
-            }
-        }
-        Ok(out)
-    };
-    let size = |parts: &[&str], line: usize, max: u32| -> Result<u32, String> {
-        match parts.get(1).and_then(|s| s.parse::<u32>().ok()) {
-            Some(n) if (2..=max).contains(&n) && parts.len() == 2 => Ok(n),
-            _ => Err(format!("line {line}: {} must be 2..={max}", parts[0])),
-        }
-    };
-    let range = |parts: &[&str], line: usize| -> Result<([f32; 3], [f32; 3]), String> {
-        if parts.len() != 3 {
-            return Err(format!("line {line}: {} needs two numbers", parts[0]));
-        }
-        let mut values = [0.0f32; 2];
-        for (v, p) in values.iter_mut().zip(&parts[1..]) {
-            *v = p
-                .parse::<f32>()
-                .map_err(|_| format!("line {line}: {}: `{p}` is not a number", parts[0]))?;
-            if !v.is_finite() {
-                return Err(format!("line {line}: {}: `{p}` is not finite", parts[0]));
-            }
-        }
-        Ok(([values[0]; 3], [values[1]; 3]))
-    };
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         let content = raw.split('#').next().unwrap_or("").trim();
@@ -180,91 +134,25 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
     // DOMAIN_MIN/MAX (Adobe) describe the file's table, the 3D one when there is one. Input
     // ranges (Resolve) go to their table; some writers put LUT_1D_INPUT_RANGE in files with a
     // 3D table only, where it can only mean that table.
-    fn apply(range: Option<([f32; 3], [f32; 3])>, table: Option<&mut Table>) {
-        if let (Some((min, max)), Some(t)) = (range, table) {
-            (t.min, t.max) = (min, max);
-        }
-    }
-    apply(
-        domain,
-        if three_d.is_some() {
-            three_d.as_mut()
-        } else {
-            one_d.as_mut()
-        },
-    );
-    apply(
+    let has_3d = three_d.is_some();
+    apply_range(domain, if has_3d { &mut three_d } else { &mut one_d });
+    apply_range(
         range_1d,
         if one_d.is_some() {
-            one_d.as_mut()
+            &mut one_d
         } else {
-            three_d.as_mut()
+            &mut three_d
         },
     );
-    apply(
-        range_3d,
-        if three_d.is_some() {
-            three_d.as_mut()
-        } else {
-            one_d.as_mut()
-        },
-    );
-    for (name, table, rows) in [
-        (
-            "LUT_1D_SIZE",
-            &one_d,
-            one_d.as_ref().map(|t| t.size as usize),
-        ),
-        (
-            "LUT_3D_SIZE",
-            &three_d,
-            three_d.as_ref().map(|t| (t.size as usize).pow(3)),
-        ),
-    ] {
-        if let (Some(t), Some(rows)) = (table, rows) {
-            if t.rgb.len() != rows {
-                return Err(format!(
-                    "{} rows, but {name} {} needs {rows}",
-                    t.rgb.len(),
-                    t.size
-                ));
-            }
-            // `!(min < max)`, not `min >= max`: a NaN must fail too.
-            if (0..3).any(|c| !(t.min[c] < t.max[c] && (t.max[c] - t.min[c]).is_finite())) {
-                return Err(format!(
-                    "{name}: the input domain {:?}..{:?} is empty or not finite: each minimum must be below its maximum",
-                    t.min, t.max
-                ));
-            }
-        }
-    }
+    apply_range(range_3d, if has_3d { &mut three_d } else { &mut one_d });
+    check_table("LUT_1D_SIZE", one_d.as_ref(), |t| t.size as usize)?;
+    check_table("LUT_3D_SIZE", three_d.as_ref(), |t| {
+        (t.size as usize).pow(3)
+    })?;
     let table = match (one_d, three_d) {
         (None, None) => return Err("no LUT_3D_SIZE or LUT_1D_SIZE".into()),
         (None, Some(t3)) => t3,
-        (Some(t1), t3) => {
-            let n = FOLDED_SIZE as usize;
-            let mut rgb = Vec::with_capacity(n * n * n);
-            for b in 0..n {
-                for g in 0..n {
-                    for r in 0..n {
-                        let at = |c: usize, i: usize| {
-                            t1.min[c] + (t1.max[c] - t1.min[c]) * i as f32 / (n - 1) as f32
-                        };
-                        let shaped = t1.sample_1d([at(0, r), at(1, g), at(2, b)]);
-                        rgb.push(match &t3 {
-                            Some(t3) => t3.sample_3d(shaped),
-                            None => shaped,
-                        });
-                    }
-                }
-            }
-            Table {
-                size: FOLDED_SIZE,
-                min: t1.min,
-                max: t1.max,
-                rgb,
-            }
-        }
+        (Some(t1), t3) => fold(&t1, t3.as_ref()),
     };
     Ok(CubeLut {
         title,
@@ -273,6 +161,115 @@ pub fn parse(text: &str) -> Result<CubeLut, String> {
         domain_max: table.max,
         rgb: table.rgb,
     })
+}
+
+/// Three finite numbers within the half-float range (entries and domains are stored as half
+/// floats: larger magnitudes would become infinite in the RGBA16F texture).
+fn floats(parts: &[&str], line: usize) -> Result<[f32; 3], String> {
+    if parts.len() != 3 {
+        return Err(format!(
+            "line {line}: expected 3 numbers, found {}",
+            parts.len()
+        ));
+    }
+    let mut out = [0.0; 3];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = p
+            .parse::<f32>()
+            .map_err(|_| format!("line {line}: `{p}` is not a number"))?;
+        if !o.is_finite() {
+            return Err(format!("line {line}: `{p}` is not finite"));
+        }
+        if o.abs() > half::f16::MAX.to_f32() {
+            return Err(format!(
+                "line {line}: `{p}` is outside the half-float range (±65504)"
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// A `LUT_*_SIZE` line's size, 2 to `max`.
+fn size(parts: &[&str], line: usize, max: u32) -> Result<u32, String> {
+    match parts.get(1).and_then(|s| s.parse::<u32>().ok()) {
+        Some(n) if (2..=max).contains(&n) && parts.len() == 2 => Ok(n),
+        _ => Err(format!("line {line}: {} must be 2..={max}", parts[0])),
+    }
+}
+
+/// A `LUT_*_INPUT_RANGE` line's minimum and maximum, for all three channels.
+fn range(parts: &[&str], line: usize) -> Result<([f32; 3], [f32; 3]), String> {
+    if parts.len() != 3 {
+        return Err(format!("line {line}: {} needs two numbers", parts[0]));
+    }
+    let mut values = [0.0f32; 2];
+    for (v, p) in values.iter_mut().zip(&parts[1..]) {
+        *v = p
+            .parse::<f32>()
+            .map_err(|_| format!("line {line}: {}: `{p}` is not a number", parts[0]))?;
+        if !v.is_finite() {
+            return Err(format!("line {line}: {}: `{p}` is not finite", parts[0]));
+        }
+    }
+    Ok(([values[0]; 3], [values[1]; 3]))
+}
+
+fn apply_range(range: Option<([f32; 3], [f32; 3])>, table: &mut Option<Table>) {
+    if let (Some((min, max)), Some(t)) = (range, table) {
+        (t.min, t.max) = (min, max);
+    }
+}
+
+/// A declared table has all its rows and a non-empty, finite input domain.
+fn check_table(
+    name: &str,
+    table: Option<&Table>,
+    rows: impl Fn(&Table) -> usize,
+) -> Result<(), String> {
+    let Some(t) = table else {
+        return Ok(());
+    };
+    let rows = rows(t);
+    if t.rgb.len() != rows {
+        return Err(format!(
+            "{} rows, but {name} {} needs {rows}",
+            t.rgb.len(),
+            t.size
+        ));
+    }
+    // `!(min < max)`, not `min >= max`: a NaN must fail too.
+    if (0..3).any(|c| !(t.min[c] < t.max[c] && (t.max[c] - t.min[c]).is_finite())) {
+        return Err(format!(
+            "{name}: the input domain {:?}..{:?} is empty or not finite: each minimum must be below its maximum",
+            t.min, t.max
+        ));
+    }
+    Ok(())
+}
+
+/// A 1D shaper (and the 3D table after it, if any) folded into one 3D table of
+/// [`FOLDED_SIZE`]³ over the shaper's input range.
+fn fold(t1: &Table, t3: Option<&Table>) -> Table {
+    let n = FOLDED_SIZE as usize;
+    let at = |c: usize, i: usize| t1.min[c] + (t1.max[c] - t1.min[c]) * i as f32 / (n - 1) as f32;
+    let mut rgb = Vec::with_capacity(n * n * n);
+    for b in 0..n {
+        for g in 0..n {
+            for r in 0..n {
+                let shaped = t1.sample_1d([at(0, r), at(1, g), at(2, b)]);
+                rgb.push(match t3 {
+                    Some(t3) => t3.sample_3d(shaped),
+                    None => shaped,
+                });
+            }
+        }
+    }
+    Table {
+        size: FOLDED_SIZE,
+        min: t1.min,
+        max: t1.max,
+        rgb,
+    }
 }
 
 #[cfg(test)]
