@@ -180,94 +180,13 @@ pub fn parse(
         at += 8;
         let mut channels = Vec::new();
         for _ in 0..channel_count {
-            let joint = bytes.u32_at(at, ".hanim channel")?;
-            let head = bytes.slice_at(at + 4, 4, ".hanim channel")?;
-            let path = match head[0] {
-                0 => ChannelPath::Translation,
-                1 => ChannelPath::Rotation,
-                2 => ChannelPath::Scale,
-                3 if version == VERSION_WEIGHTS => ChannelPath::Weights,
-                _ => {
-                    return Err(ReadError::Invalid {
-                        what: ".hanim channel path",
-                    })
-                }
-            };
-            let interpolation = match head[1] {
-                0 => Interpolation::Step,
-                1 => Interpolation::Linear,
-                _ => {
-                    return Err(ReadError::Invalid {
-                        what: ".hanim channel interpolation",
-                    })
-                }
-            };
-            let components = match path.joint_components() {
-                Some(components) => components,
-                None => head[2] as usize,
-            };
-            if head[2] as usize != components || components == 0 || head[3] != 0 {
-                return Err(ReadError::Invalid {
-                    what: ".hanim channel components",
-                });
-            }
-            let in_range = match path {
-                ChannelPath::Weights => {
-                    joint as u64 + components as u64 <= morph_target_count as u64
-                }
-                _ => joint < joint_count,
-            };
-            if !in_range {
-                return Err(ReadError::OutOfBounds {
-                    what: match path {
-                        ChannelPath::Weights => {
-                            ".hanim weight channel (targets not in the mesh's MRPH)"
-                        }
-                        _ => ".hanim channel joint (not in the skeleton)",
-                    },
-                });
-            }
-            let key_count = bytes.u32_at(at + 8, ".hanim channel")? as usize;
-            at += 12;
-            let key_size = 4 * (1 + components);
-            bytes.slice_at(
-                at,
-                key_count
-                    .checked_mul(key_size)
-                    .ok_or(ReadError::Truncated {
-                        what: ".hanim keys",
-                    })?,
-                ".hanim keys",
-            )?;
-            let (mut times, mut values) = (
-                Vec::with_capacity(key_count),
-                Vec::with_capacity(key_count * components),
-            );
-            for _ in 0..key_count {
-                let time = f32_at(at)?;
-                if !time.is_finite() || times.last().is_some_and(|last| *last > time) {
-                    return Err(ReadError::Invalid {
-                        what: ".hanim key times (must be finite and ascending)",
-                    });
-                }
-                times.push(time);
-                for c in 0..components {
-                    values.push(f32_at(at + 4 + 4 * c)?);
-                }
-                at += key_size;
-            }
-            channels.push(Channel {
-                joint,
-                path,
-                interpolation,
-                times,
-                values,
-                morph_targets: if path == ChannelPath::Weights {
-                    components as u8
-                } else {
-                    0
-                },
-            });
+            channels.push(parse_channel(
+                bytes,
+                &mut at,
+                version,
+                joint_count,
+                morph_target_count,
+            )?);
         }
         clips.push(Clip {
             name,
@@ -281,6 +200,102 @@ pub fn parse(
         });
     }
     Ok(clips)
+}
+
+/// One channel at `*at` (moved past it): its joint or first morph target in range, a known path
+/// and interpolation, the path's component count, finite ascending key times.
+fn parse_channel(
+    bytes: &[u8],
+    at: &mut usize,
+    version: u32,
+    joint_count: u32,
+    morph_target_count: u32,
+) -> Result<Channel, ReadError> {
+    let f32_at = |at: usize| bytes.u32_at(at, ".hanim data").map(f32::from_bits);
+    let joint = bytes.u32_at(*at, ".hanim channel")?;
+    let head = bytes.slice_at(*at + 4, 4, ".hanim channel")?;
+    let path = match head[0] {
+        0 => ChannelPath::Translation,
+        1 => ChannelPath::Rotation,
+        2 => ChannelPath::Scale,
+        3 if version == VERSION_WEIGHTS => ChannelPath::Weights,
+        _ => {
+            return Err(ReadError::Invalid {
+                what: ".hanim channel path",
+            })
+        }
+    };
+    let interpolation = match head[1] {
+        0 => Interpolation::Step,
+        1 => Interpolation::Linear,
+        _ => {
+            return Err(ReadError::Invalid {
+                what: ".hanim channel interpolation",
+            })
+        }
+    };
+    let components = match path.joint_components() {
+        Some(components) => components,
+        None => head[2] as usize,
+    };
+    if head[2] as usize != components || components == 0 || head[3] != 0 {
+        return Err(ReadError::Invalid {
+            what: ".hanim channel components",
+        });
+    }
+    let in_range = match path {
+        ChannelPath::Weights => joint as u64 + components as u64 <= morph_target_count as u64,
+        _ => joint < joint_count,
+    };
+    if !in_range {
+        return Err(ReadError::OutOfBounds {
+            what: match path {
+                ChannelPath::Weights => ".hanim weight channel (targets not in the mesh's MRPH)",
+                _ => ".hanim channel joint (not in the skeleton)",
+            },
+        });
+    }
+    let key_count = bytes.u32_at(*at + 8, ".hanim channel")? as usize;
+    *at += 12;
+    let key_size = 4 * (1 + components);
+    bytes.slice_at(
+        *at,
+        key_count
+            .checked_mul(key_size)
+            .ok_or(ReadError::Truncated {
+                what: ".hanim keys",
+            })?,
+        ".hanim keys",
+    )?;
+    let (mut times, mut values) = (
+        Vec::with_capacity(key_count),
+        Vec::with_capacity(key_count * components),
+    );
+    for _ in 0..key_count {
+        let time = f32_at(*at)?;
+        if !time.is_finite() || times.last().is_some_and(|last| *last > time) {
+            return Err(ReadError::Invalid {
+                what: ".hanim key times (must be finite and ascending)",
+            });
+        }
+        times.push(time);
+        for c in 0..components {
+            values.push(f32_at(*at + 4 + 4 * c)?);
+        }
+        *at += key_size;
+    }
+    Ok(Channel {
+        joint,
+        path,
+        interpolation,
+        times,
+        values,
+        morph_targets: if path == ChannelPath::Weights {
+            components as u8
+        } else {
+            0
+        },
+    })
 }
 
 #[cfg(test)]

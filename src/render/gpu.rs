@@ -370,36 +370,7 @@ impl Renderer {
             height,
             depth_or_array_layers: 1,
         };
-        let target = |label, format, samples, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let msaa = target(
-            "color (MSAA)",
-            COLOR,
-            SAMPLES,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let resolved = target(
-            "color",
-            COLOR,
-            1,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        );
-        let depth = target(
-            "depth",
-            DEPTH,
-            SAMPLES,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
+        let [msaa, resolved, depth] = render_targets(device, size);
         let (msaa_view, resolved_view, depth_view) = (
             msaa.create_view(&Default::default()),
             resolved.create_view(&Default::default()),
@@ -440,6 +411,19 @@ impl Renderer {
                 pass.draw_indexed(indices.clone(), 0, 0..1);
             }
         }
+        self.read_back(encoder, &resolved, size)
+    }
+
+    /// Copies `texture` (RGBA8, one level) out through `encoder`, submits it and waits for
+    /// the bytes.
+    fn read_back(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        texture: &wgpu::Texture,
+        size: wgpu::Extent3d,
+    ) -> Result<Image, RenderError> {
+        let device = &self.device;
+        let (width, height) = (size.width, size.height);
         let bytes_per_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -449,7 +433,7 @@ impl Renderer {
         });
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
-                texture: &resolved,
+                texture,
                 mip_level: 0,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
@@ -903,4 +887,40 @@ mod tests {
             }
         }
     }
+}
+
+/// The color target (multisampled), the single-sampled color it resolves into (copied out),
+/// and the depth target (multisampled), each `size`.
+fn render_targets(device: &wgpu::Device, size: wgpu::Extent3d) -> [wgpu::Texture; 3] {
+    let target = |label, format, samples, usage| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size,
+            mip_level_count: 1,
+            sample_count: samples,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+    };
+    let msaa = target(
+        "color (MSAA)",
+        COLOR,
+        SAMPLES,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    );
+    let resolved = target(
+        "color",
+        COLOR,
+        1,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
+    let depth = target(
+        "depth",
+        DEPTH,
+        SAMPLES,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    );
+    [msaa, resolved, depth]
 }
