@@ -123,6 +123,86 @@ pub struct SpirvInfo {
 
 /// Checks `bytes` as a SPIR-V module; errors say what is wrong and where (word offsets).
 pub fn check(bytes: &[u8]) -> Result<SpirvInfo, String> {
+    let Header {
+        words,
+        big_endian,
+        version: (major, minor),
+        bound,
+    } = header(bytes)?;
+
+    let mut at = 5;
+    let mut instructions = 0;
+    let mut memory_models = 0;
+    let mut entry_points = Vec::new();
+    // Functions come last in a module and never nest: a stream cut at an instruction
+    // boundary shows as a function without its end.
+    let mut open_function: Option<usize> = None;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] as u16;
+        if count == 0 {
+            return Err(format!(
+                "instruction at word {at} (opcode {opcode}) has a word count of 0"
+            ));
+        }
+        let Some(operands) = words.get(at + 1..at + count) else {
+            return Err(format!(
+                "instruction at word {at} (opcode {opcode}) needs {count} words, {} are left: \
+                 the module is truncated",
+                words.len() - at
+            ));
+        };
+        match opcode {
+            OP_MEMORY_MODEL => memory_models += 1,
+            OP_FUNCTION => {
+                if let Some(start) = open_function {
+                    return Err(format!(
+                        "OpFunction at word {at} inside the function that starts at word {start}"
+                    ));
+                }
+                open_function = Some(at);
+            }
+            OP_FUNCTION_END if open_function.take().is_none() => {
+                return Err(format!("OpFunctionEnd at word {at} without an OpFunction"));
+            }
+            OP_ENTRY_POINT => entry_points.push(entry_point(at, operands, bound, big_endian)?),
+            _ => {}
+        }
+        instructions += 1;
+        at += count;
+    }
+    if let Some(start) = open_function {
+        return Err(format!(
+            "the function that starts at word {start} has no OpFunctionEnd: the module is truncated"
+        ));
+    }
+    if memory_models != 1 {
+        return Err(format!(
+            "{memory_models} OpMemoryModel instructions (a module has exactly one)"
+        ));
+    }
+    if entry_points.is_empty() {
+        return Err("no OpEntryPoint: the module has no shader stage".to_owned());
+    }
+    Ok(SpirvInfo {
+        version: (major, minor),
+        bound,
+        big_endian,
+        instructions,
+        entry_points,
+    })
+}
+
+/// A module's header, read and checked, and its words in host order.
+struct Header {
+    words: Vec<u32>,
+    big_endian: bool,
+    version: (u8, u8),
+    bound: u32,
+}
+
+/// The magic number (either byte order), a known version, an id bound in range, schema 0.
+fn header(bytes: &[u8]) -> Result<Header, String> {
     if !bytes.len().is_multiple_of(4) {
         return Err(format!(
             "not SPIR-V: {} bytes is not a whole number of 32-bit words",
@@ -173,89 +253,38 @@ pub fn check(bytes: &[u8]) -> Result<SpirvInfo, String> {
     if words[4] != 0 {
         return Err(format!("header schema word is {} (must be 0)", words[4]));
     }
-
-    let mut at = 5;
-    let mut instructions = 0;
-    let mut memory_models = 0;
-    let mut entry_points = Vec::new();
-    // Functions come last in a module and never nest: a stream cut at an instruction
-    // boundary shows as a function without its end.
-    let mut open_function: Option<usize> = None;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let opcode = words[at] as u16;
-        if count == 0 {
-            return Err(format!(
-                "instruction at word {at} (opcode {opcode}) has a word count of 0"
-            ));
-        }
-        let Some(operands) = words.get(at + 1..at + count) else {
-            return Err(format!(
-                "instruction at word {at} (opcode {opcode}) needs {count} words, {} are left: \
-                 the module is truncated",
-                words.len() - at
-            ));
-        };
-        match opcode {
-            OP_MEMORY_MODEL => memory_models += 1,
-            OP_FUNCTION => {
-                if let Some(start) = open_function {
-                    return Err(format!(
-                        "OpFunction at word {at} inside the function that starts at word {start}"
-                    ));
-                }
-                open_function = Some(at);
-            }
-            OP_FUNCTION_END if open_function.take().is_none() => {
-                return Err(format!("OpFunctionEnd at word {at} without an OpFunction"));
-            }
-            OP_ENTRY_POINT => {
-                // Execution model, function id, name (a nul-terminated literal), interface ids.
-                if operands.len() < 3 {
-                    return Err(format!("OpEntryPoint at word {at} is too short"));
-                }
-                let model = operands[0];
-                let stage = Stage::from_execution_model(model).ok_or_else(|| {
-                    format!("OpEntryPoint at word {at} has unknown execution model {model}")
-                })?;
-                if operands[1] == 0 || operands[1] >= bound {
-                    return Err(format!(
-                        "OpEntryPoint at word {at} names function id {} outside the bound {bound}",
-                        operands[1]
-                    ));
-                }
-                let name = literal_string(&operands[2..], big_endian).ok_or_else(|| {
-                    format!(
-                        "OpEntryPoint at word {at}: its name is not a nul-terminated UTF-8 string"
-                    )
-                })?;
-                entry_points.push(EntryPoint { stage, name });
-            }
-            _ => {}
-        }
-        instructions += 1;
-        at += count;
-    }
-    if let Some(start) = open_function {
-        return Err(format!(
-            "the function that starts at word {start} has no OpFunctionEnd: the module is truncated"
-        ));
-    }
-    if memory_models != 1 {
-        return Err(format!(
-            "{memory_models} OpMemoryModel instructions (a module has exactly one)"
-        ));
-    }
-    if entry_points.is_empty() {
-        return Err("no OpEntryPoint: the module has no shader stage".to_owned());
-    }
-    Ok(SpirvInfo {
+    Ok(Header {
+        words,
+        big_endian,
         version: (major, minor),
         bound,
-        big_endian,
-        instructions,
-        entry_points,
     })
+}
+
+/// The OpEntryPoint at word `at`: execution model, function id (inside the bound), name (a
+/// nul-terminated literal); interface ids follow.
+fn entry_point(
+    at: usize,
+    operands: &[u32],
+    bound: u32,
+    big_endian: bool,
+) -> Result<EntryPoint, String> {
+    if operands.len() < 3 {
+        return Err(format!("OpEntryPoint at word {at} is too short"));
+    }
+    let model = operands[0];
+    let stage = Stage::from_execution_model(model)
+        .ok_or_else(|| format!("OpEntryPoint at word {at} has unknown execution model {model}"))?;
+    if operands[1] == 0 || operands[1] >= bound {
+        return Err(format!(
+            "OpEntryPoint at word {at} names function id {} outside the bound {bound}",
+            operands[1]
+        ));
+    }
+    let name = literal_string(&operands[2..], big_endian).ok_or_else(|| {
+        format!("OpEntryPoint at word {at}: its name is not a nul-terminated UTF-8 string")
+    })?;
+    Ok(EntryPoint { stage, name })
 }
 
 /// A SPIR-V literal string: UTF-8 bytes packed into words (in the module's byte order), ended
