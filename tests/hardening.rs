@@ -438,7 +438,9 @@ fn pack_layout_of_overlapping_entries_does_not_underflow() {
 #[cfg(unix)]
 fn within_60_s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     let (send, receive) = std::sync::mpsc::channel();
-    std::thread::spawn(move || send.send(f()));
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
     receive
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("hung: still blocked after 60 s")

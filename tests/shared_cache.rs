@@ -846,7 +846,9 @@ fn a_fifo_in_place_of_a_local_object_is_a_miss_not_a_hang() {
     let (send, receive) = std::sync::mpsc::channel();
     let (second, out) = (manifest.clone(), dir.path().join("b"));
     let config = local_only(&local);
-    std::thread::spawn(move || send.send(bake(&second, &out, Some(config), |_| {})));
+    std::thread::spawn(move || {
+        let _ = send.send(bake(&second, &out, Some(config), |_| {}));
+    });
     let (report, calls) = receive
         .recv_timeout(Duration::from_secs(120))
         .expect("the bake hung on a FIFO object");

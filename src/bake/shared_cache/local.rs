@@ -439,7 +439,9 @@ mod tests {
     /// `f` on another thread, failing the test (not hanging it) when it takes over 20 s.
     fn within_20_s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         let (send, receive) = std::sync::mpsc::channel();
-        std::thread::spawn(move || send.send(f()));
+        std::thread::spawn(move || {
+            let _ = send.send(f());
+        });
         receive
             .recv_timeout(Duration::from_secs(20))
             .expect("hung: still blocked after 20 s")
