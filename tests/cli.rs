@@ -479,3 +479,32 @@ fn check_catches_a_v4_pack_whose_kinds_disagree_with_the_manifest() {
         "{err}"
     );
 }
+
+/// `hearth keygen KEY` with a dangling `KEY.pub` link: both names are checked first, so
+/// nothing is written (it used to write the secret key, then fail on the public one), and
+/// nothing is created where the link points.
+#[cfg(unix)]
+#[test]
+fn keygen_with_a_dangling_pub_link_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("elsewhere.pub");
+    std::os::unix::fs::symlink(&target, dir.path().join("release.key.pub")).unwrap();
+    let (code, _, stderr) = hearth(&["keygen", "--out", "release.key"], dir.path());
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("release.key.pub") && stderr.contains("already exists"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("release.key").exists(),
+        "secret key written"
+    );
+    assert!(!target.exists(), "written through the link");
+    // The same for a dangling secret-key link.
+    std::fs::remove_file(dir.path().join("release.key.pub")).unwrap();
+    std::os::unix::fs::symlink(&target, dir.path().join("release.key")).unwrap();
+    let (code, _, stderr) = hearth(&["keygen", "--out", "release.key"], dir.path());
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!dir.path().join("release.key.pub").exists());
+    assert!(!target.exists(), "written through the link");
+}

@@ -433,3 +433,72 @@ fn pack_layout_of_overlapping_entries_does_not_underflow() {
     assert_eq!(layout.padding, 0);
     assert!(pak.verify().is_err(), "overlapping payloads fail verify");
 }
+
+/// Runs `f` on another thread; a test fails, rather than hangs, when it blocks for 60 s.
+#[cfg(unix)]
+fn within_60_s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    receive
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("hung: still blocked after 60 s")
+}
+
+/// A FIFO, a link to `/dev/zero` or a link out of the output folder planted in place of one
+/// of hearth's own files (`.hearth-cache`, `.hearth-lock`) is never waited on, read or
+/// written through: the cache is discarded with a warning, the lock is an error naming it.
+#[cfg(unix)]
+#[test]
+fn bookkeeping_files_planted_as_fifos_or_links_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = common::sample_content(&dir.path().join("content"), "");
+    let bake = move |out: std::path::PathBuf| {
+        let manifest = manifest.clone();
+        within_60_s(move || hearth::bake::Baker::new(&manifest, &out).run())
+    };
+    // A FIFO cache: opening it for reading used to wait for a writer forever.
+    let out = dir.path().join("fifo");
+    std::fs::create_dir_all(&out).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(out.join(".hearth-cache"))
+        .status();
+    assert!(made.unwrap().success(), "mkfifo");
+    let report = bake(out.clone()).unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains(".hearth-cache") && w.contains("not a regular file")),
+        "{:?}",
+        report.warnings
+    );
+    assert!(std::fs::symlink_metadata(out.join(".hearth-cache"))
+        .unwrap()
+        .is_file());
+    // A cache linked to /dev/zero: it used to be read until memory ran out.
+    let out = dir.path().join("zero");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", out.join(".hearth-cache")).unwrap();
+    let report = bake(out.clone()).unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains(".hearth-cache") && w.contains("symbolic link")),
+        "{:?}",
+        report.warnings
+    );
+    // A lock linked out of the folder: it used to create the file it points to.
+    let out = dir.path().join("lock");
+    let outside = dir.path().join("outside.txt");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join(".hearth-lock")).unwrap();
+    let error = bake(out.clone()).unwrap_err().to_string();
+    assert!(
+        error.contains(".hearth-lock") && error.contains("symbolic link"),
+        "{error}"
+    );
+    assert!(!outside.exists(), "created through the link");
+}

@@ -728,6 +728,137 @@ fn hearth_cache_stats_gc_clear() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// `hearth cache …` against the local tier in `local`: (exit code, stdout, stderr).
+fn cache_cli(local: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("cache")
+        .args(args)
+        .env("HEARTH_CACHE_DIR", local)
+        .env_remove("FAILPOINTS")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        output.status.code().unwrap_or(-1),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
+}
+
+/// A local tier holding one object and one recipe (10 bytes each), made as a bake would.
+fn small_local_tier(local: &Path) {
+    use hearth::bake::shared_cache::{local::LocalTier, Key, Kind, Tier};
+    let tier = LocalTier::open(local).unwrap();
+    tier.put(Kind::Object, &Key([0xab; 32]), &[1; 10], false)
+        .unwrap();
+    tier.put(Kind::Recipe, &Key([0xcd; 32]), &[2; 10], false)
+        .unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn cache_gc_and_clear_never_go_through_a_link_or_touch_a_stranger() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("cache");
+    small_local_tier(&local);
+    // A victim folder behind a shard-named link, its files named as that shard's keys.
+    let victim = dir.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let precious = victim.join("ee".repeat(32));
+    std::fs::write(&precious, [7; 5000]).unwrap();
+    std::os::unix::fs::symlink(&victim, local.join("v1/objects/ee")).unwrap();
+    // A stranger's file in a real shard, and one beside the shards.
+    let strays = [
+        local.join("v1/objects/ab/notes.txt"),
+        local.join("v1/recipes/README"),
+    ];
+    for stray in &strays {
+        std::fs::write(stray, [0; 3000]).unwrap();
+    }
+    let (code, stdout, stderr) = cache_cli(&local, &["stats", "--json"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let stats: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (stats["objects"].as_u64(), stats["recipes"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(stats["bytes"], 20, "{stats}");
+    let (code, stdout, stderr) = cache_cli(&local, &["gc", "--max-size", "0"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("removed 2 files"), "{stdout}");
+    small_local_tier(&local);
+    let (code, stdout, stderr) = cache_cli(&local, &["clear"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("removed 2 files"), "{stdout}");
+    assert_eq!(std::fs::read(&precious).unwrap(), [7; 5000]);
+    assert!(strays.iter().all(|stray| stray.is_file()));
+}
+
+/// A removal that fails (a read-only cache folder; a fault point stands in, as root writes
+/// read-only folders) is an error naming the file, with a non-zero exit: it used to print
+/// "removed 0 files" and succeed.
+#[cfg(feature = "failpoints")]
+#[test]
+fn cache_gc_that_cannot_remove_reports_it_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("cache");
+    small_local_tier(&local);
+    let fault = [("FAILPOINTS", "shared_cache::remove=return")];
+    for args in [&["gc", "--max-size", "0"][..], &["clear"]] {
+        let (code, stdout, stderr) = cache_cli(&local, args, &fault);
+        assert_eq!(code, 1, "{args:?}: {stdout}");
+        assert!(
+            stderr.contains("could not remove 2 files") && stderr.contains("v1/"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (_, stdout, _) = cache_cli(&local, &["stats", "--json"], &[]);
+    let stats: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(stats["bytes"], 20, "{stats}");
+}
+
+/// A FIFO in place of every local object: each lookup is a miss at once (it used to wait
+/// for a writer forever), the assets are baked, and the store replaces the FIFOs.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_local_object_is_a_miss_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("cache");
+    let manifest = checkout(dir.path());
+    let (report, _) = bake(
+        &manifest,
+        &dir.path().join("a"),
+        Some(local_only(&local)),
+        |_| {},
+    );
+    let mut fifos = Vec::new();
+    for shard in std::fs::read_dir(local.join("v1/objects")).unwrap() {
+        for file in std::fs::read_dir(shard.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            std::fs::remove_file(&path).unwrap();
+            let made = Command::new("mkfifo").arg(&path).status();
+            assert!(made.unwrap().success(), "mkfifo");
+            fifos.push(path);
+        }
+    }
+    assert_eq!(fifos.len(), report.assets);
+    let (send, receive) = std::sync::mpsc::channel();
+    let (second, out) = (manifest.clone(), dir.path().join("b"));
+    let config = local_only(&local);
+    std::thread::spawn(move || {
+        let _ = send.send(bake(&second, &out, Some(config), |_| {}));
+    });
+    let (report, calls) = receive
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the bake hung on a FIFO object");
+    assert_eq!((calls, report.baked.len()), (2, report.assets));
+    assert_eq!(&tree(&dir.path().join("b")), reference());
+    assert!(fifos
+        .iter()
+        .all(|path| std::fs::symlink_metadata(path).unwrap().is_file()));
+}
+
 #[test]
 fn the_manifest_names_the_remote_and_the_environment_wins() {
     let dir = tempfile::tempdir().unwrap();

@@ -13,6 +13,9 @@ const MAGIC: &[u8; 8] = b"HEARTHC\0";
 const SCHEMA: u32 = 4;
 /// The most the decoder allocates for one cache, whatever lengths a damaged file claims.
 const DECODE_LIMIT: usize = 1 << 30;
+/// The largest cache file the format allows: magic, schema, the payload the decoder accepts,
+/// its checksum. A longer file is refused before it is read whole.
+const MAX_FILE_BYTES: u64 = (MAGIC.len() + 4 + DECODE_LIMIT + 8) as u64;
 /// File name of the cache inside the output folder.
 pub const FILE_NAME: &str = ".hearth-cache";
 
@@ -74,10 +77,11 @@ pub struct Cache {
 
 impl Cache {
     /// Loads the cache in `dir`. A missing file is an empty cache; a corrupt, truncated or
-    /// foreign one is discarded with the returned warning, never trusted.
+    /// foreign one is discarded with the returned warning, never trusted; so is a link, a FIFO
+    /// or a device planted in its place (never followed, waited on or read).
     pub fn load(dir: &Path) -> (Cache, Option<String>) {
         let path = dir.join(FILE_NAME);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::bake::bookkeeping::read_regular(&path, MAX_FILE_BYTES) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Cache::default(), None),
             Err(e) => {

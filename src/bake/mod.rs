@@ -4,6 +4,7 @@
 pub mod asset_file;
 mod baker;
 pub mod blob;
+mod bookkeeping;
 mod builtins;
 pub mod cache;
 pub mod cargo;

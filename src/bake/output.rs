@@ -1,6 +1,7 @@
 //! Output-folder primitives under the write transaction (`transaction.rs`): unchanged-file
 //! detection, symlink refusal, stale removal, and a lock that serializes bakes into one folder.
 
+use crate::bake::bookkeeping::{open_regular, read_regular, Links};
 use crate::bake::error::BakeError;
 use std::fs::{self, File};
 use std::path::Path;
@@ -25,7 +26,7 @@ pub(crate) fn same_file_bytes(path: &Path, bytes: &[u8]) -> bool {
     fs::symlink_metadata(path).is_ok_and(|meta| {
         meta.is_file()
             && meta.len() == bytes.len() as u64
-            && fs::read(path).is_ok_and(|old| old == bytes)
+            && read_regular(path, bytes.len() as u64).is_ok_and(|old| old == bytes)
     })
 }
 
@@ -88,14 +89,13 @@ pub struct OutputLock {
 }
 
 impl OutputLock {
-    /// Blocks until the folder's lock file is ours.
+    /// Blocks until the folder's lock file is ours. A link or a special file in its place is
+    /// an error: the lock is never created or opened through a link.
     pub fn acquire(dir: &Path) -> Result<Self, BakeError> {
         let path = dir.join(".hearth-lock");
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
+        let mut options = fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        let file = open_regular(&path, &mut options, Links::Refuse)
             .map_err(|e| BakeError::io(&path, e))?;
         file.lock().map_err(|e| BakeError::io(&path, e))?;
         Ok(Self { _file: file })

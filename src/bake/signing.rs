@@ -2,12 +2,16 @@
 //! [`CargoBake::sign_from_env`](crate::bake::cargo::CargoBake::sign_from_env) sign with one
 //! (pack v5; see [`crate::read::signed`] for what a signature covers and the threat model).
 
+use crate::bake::bookkeeping::{open_regular, read_named, Links};
 use crate::bake::error::BakeError;
 use crate::format::hpack::PackSigner;
 use crate::format::key;
 use crate::read::signed::PublicKey;
 use ed25519_dalek::Signer;
 use std::path::Path;
+
+/// The longest key file read: one line of a tag and 64 hex digits, with room for whitespace.
+pub const MAX_KEY_FILE_BYTES: u64 = 4096;
 
 /// An Ed25519 secret key. Its `Debug` shows the public key's fingerprint only.
 #[derive(Clone)]
@@ -32,7 +36,7 @@ impl SigningKey {
     /// name the file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, BakeError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
+        let text = read_key_file(path)?;
         Self::parse(&text).ok_or_else(|| {
             BakeError::asset(
                 path,
@@ -56,7 +60,8 @@ impl SigningKey {
     }
 
     /// Writes the secret key to `path` (readable by its owner only, on Unix) and the public key
-    /// to `path.pub`. Refuses to overwrite either file.
+    /// to `path.pub`. Refuses to overwrite either file or to write through a link (even a
+    /// dangling one): both names are checked before anything is written.
     pub fn write_pair(&self, path: impl AsRef<Path>) -> Result<(), BakeError> {
         let path = path.as_ref();
         let public = path.with_file_name(format!(
@@ -64,31 +69,52 @@ impl SigningKey {
             path.file_name().unwrap_or_default().to_string_lossy()
         ));
         for target in [path, public.as_path()] {
-            if target.exists() {
+            if std::fs::symlink_metadata(target).is_ok() {
                 return Err(BakeError::asset(target, "already exists; not overwritten"));
             }
         }
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let secret = key::encode(key::SECRET_KEY_TAG, &self.0.to_bytes());
-        let write = |options: &std::fs::OpenOptions, target: &Path, text: &str| {
+        let write = |target: &Path, text: &str, owner_only: bool| {
             use std::io::Write;
-            options
-                .open(target)
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            if owner_only {
+                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            }
+            #[cfg(not(unix))]
+            let _ = owner_only;
+            open_regular(target, &mut options, Links::Refuse)
                 .and_then(|mut file| file.write_all(text.as_bytes()))
                 .map_err(|e| BakeError::io(target, e))
         };
-        write(&options, path, &secret)?;
-        let mut public_options = std::fs::OpenOptions::new();
-        public_options.write(true).create_new(true);
         write(
-            &public_options,
-            &public,
-            &key::encode(key::PUBLIC_KEY_TAG, &self.public_key().to_bytes()),
-        )
+            path,
+            &key::encode(key::SECRET_KEY_TAG, &self.0.to_bytes()),
+            true,
+        )?;
+        let public_text = key::encode(key::PUBLIC_KEY_TAG, &self.public_key().to_bytes());
+        if let Err(e) = write(&public, &public_text, false) {
+            // Appeared since the check: no half pair is left behind.
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
+        Ok(())
     }
+}
+
+/// The public key in a file written by [`SigningKey::write_pair`] (`KEY.pub`); errors name
+/// the file. A link the user named is followed; the file must be a regular one of key size.
+pub fn load_public_key(path: impl AsRef<Path>) -> Result<PublicKey, BakeError> {
+    let path = path.as_ref();
+    let text = read_key_file(path)?;
+    PublicKey::parse(&text).map_err(|e| BakeError::asset(path, e.to_string()))
+}
+
+/// A key file's text: a regular file (a link the user named is followed), at most
+/// [`MAX_KEY_FILE_BYTES`].
+fn read_key_file(path: &Path) -> Result<String, BakeError> {
+    let bytes = read_named(path, MAX_KEY_FILE_BYTES).map_err(|e| BakeError::io(path, e))?;
+    String::from_utf8(bytes).map_err(|_| BakeError::asset(path, "not UTF-8 text"))
 }
 
 impl PackSigner for SigningKey {

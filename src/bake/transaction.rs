@@ -15,14 +15,18 @@
 //! committed journal first (roll forward: every step is idempotent) or discards an
 //! uncommitted staging folder (roll back), under the folder's lock.
 
+use crate::bake::bookkeeping::{open_regular, read_regular, Links};
 use crate::bake::error::BakeError;
 use crate::bake::output::{no_symlinked_folder, same_file_bytes, sync_dir, Durability};
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use crate::format::{JOURNAL_FILE as JOURNAL, STAGING_DIR};
 const JOURNAL_MAGIC: &str = "hearth-transaction 1";
+/// The longest journal read back: one line per step, and a bake's steps are as many as the
+/// rows of its cache, whose decoder stops at 1 GiB.
+const MAX_JOURNAL_BYTES: u64 = 1 << 30;
 
 /// The one dot-named file a transaction may write at the top of the output folder.
 const CACHE_FILE: &str = crate::bake::cache::FILE_NAME;
@@ -250,7 +254,7 @@ pub(crate) fn recover(root: &Path) -> Result<Recovery, BakeError> {
         Ok(_) => {}
     }
     let journal_path = staging.join(JOURNAL);
-    let steps = match fs::read(&journal_path) {
+    let steps = match read_regular(&journal_path, MAX_JOURNAL_BYTES) {
         Ok(bytes) => parse_journal(&bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(BakeError::io(&journal_path, e)),
@@ -304,7 +308,9 @@ fn apply(root: &Path, steps: &[Step]) -> Result<(), BakeError> {
 
 /// Writes a staged file (synced first when durable). A fault point stands in for a full disk.
 fn write_staged(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
-    let mut file = File::create(path)?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    let mut file = open_regular(path, &mut options, Links::Refuse)?;
     if let Err(e) = crate::bake::fault::point("transaction::write") {
         // Half the bytes, then the error, as a disk that fills up mid-write leaves it.
         file.write_all(&bytes[..bytes.len() / 2])?;

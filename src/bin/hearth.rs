@@ -11,7 +11,7 @@ use hearth::read::inspect::{
     describe_scene, describe_shader, file_counts, has_counts, kind_from_path, manifest_kinds,
     pack_layout, tree_files,
 };
-use hearth::read::signed::{fingerprint, PublicKey};
+use hearth::read::signed::fingerprint;
 use hearth::{AssetKind, Assets, PakReader};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Map, Value};
@@ -863,9 +863,7 @@ fn keygen(out: &Path) -> Result<(), String> {
 }
 
 fn pack_verify(key_file: &Path, file: &Path, json: bool) -> Result<(), String> {
-    let text =
-        std::fs::read_to_string(key_file).map_err(|e| format!("{}: {e}", key_file.display()))?;
-    let key = PublicKey::parse(&text).map_err(|e| format!("{}: {e}", key_file.display()))?;
+    let key = hearth::bake::signing::load_public_key(key_file).map_err(|e| e.to_string())?;
     let result = PakReader::open_signed(file, &key).and_then(|pak| {
         pak.verify()?;
         Ok(pak.len())

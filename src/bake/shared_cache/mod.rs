@@ -65,6 +65,11 @@ const OBJECT_MAGIC: &[u8; 8] = b"HEARTHO\0";
 const RECIPE_MAGIC: &[u8; 8] = b"HEARTHR\0";
 /// The most the decoder allocates for one object, whatever lengths a damaged one claims.
 const DECODE_LIMIT: usize = u32::MAX as usize;
+/// The frame in front of an object's payload: magic, schema, key, payload hash.
+const FRAME_BYTES: usize = 8 + 4 + 32 + 32;
+/// The largest object the format allows (the frame and a payload the decoder accepts): every
+/// tier stops reading there, so a runaway file or response costs an error, not the memory.
+pub const MAX_OBJECT_BYTES: u64 = (FRAME_BYTES + DECODE_LIMIT) as u64;
 /// Stands for the content root in stored warnings (a path differs from machine to machine).
 const ROOT_MARKER: &str = "\u{1}ROOT\u{1}";
 
@@ -235,7 +240,7 @@ pub(crate) struct StoredAsset {
 pub(crate) fn encode<T: Serialize>(kind: Kind, key: &Key, value: &T) -> Vec<u8> {
     let payload =
         bincode::serde::encode_to_vec(value, bincode::config::standard()).expect("in-memory");
-    let mut out = Vec::with_capacity(payload.len() + 76);
+    let mut out = Vec::with_capacity(payload.len() + FRAME_BYTES);
     out.extend_from_slice(kind.magic());
     out.extend_from_slice(&SCHEMA.to_le_bytes());
     out.extend_from_slice(&key.0);

@@ -11,7 +11,7 @@
 //! (for S3: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
 //! `AWS_ALLOW_HTTP`; for GCS `GOOGLE_*`; for Azure `AZURE_*`).
 
-use super::{Key, Kind, Tier};
+use super::{Key, Kind, Tier, MAX_OBJECT_BYTES};
 use object_store::path::Path as StorePath;
 use object_store::{
     ClientOptions, GetOptions, ObjectStore, ObjectStoreScheme, PutMode, PutOptions, PutPayload,
@@ -129,6 +129,35 @@ impl RemoteTier {
             .join(key.hex())
     }
 
+    /// The object at `location`, `None` when there is none; one over `cap` bytes (as the
+    /// store claims it, or as it streams in) is an error, and no more of it is read.
+    fn fetch(&self, location: &StorePath, cap: u64) -> Result<Option<Vec<u8>>, String> {
+        let too_big = |size: u64| format!("an object of {size}+ bytes, over the {cap}-byte limit");
+        self.block_on(async {
+            let result = match self.store.get_opts(location, GetOptions::default()).await {
+                Ok(result) => result,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(e.to_string()),
+            };
+            if result.meta.size > cap {
+                return Err(too_big(result.meta.size));
+            }
+            let mut bytes = Vec::with_capacity(usize::try_from(result.meta.size).unwrap_or(0));
+            let mut stream = result.into_stream();
+            // A server may send more than it announced: counted as it arrives. (`poll_next`
+            // is the stream's own method: no stream crate is needed to drive it.)
+            while let Some(chunk) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
+                let chunk = chunk.map_err(|e| e.to_string())?;
+                let size = (bytes.len() + chunk.len()) as u64;
+                if size > cap {
+                    return Err(too_big(size));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok(Some(bytes))
+        })
+    }
+
     fn block_on<T>(
         &self,
         operation: impl std::future::Future<Output = Result<T, String>>,
@@ -148,17 +177,7 @@ impl Tier for RemoteTier {
     }
 
     fn get(&self, kind: Kind, key: &Key) -> Result<Option<Vec<u8>>, String> {
-        let location = self.location(kind, key);
-        self.block_on(async {
-            match self.store.get_opts(&location, GetOptions::default()).await {
-                Ok(result) => match result.bytes().await {
-                    Ok(bytes) => Ok(Some(bytes.to_vec())),
-                    Err(e) => Err(e.to_string()),
-                },
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(e.to_string()),
-            }
-        })
+        self.fetch(&self.location(kind, key), MAX_OBJECT_BYTES)
     }
 
     fn put(&self, kind: Kind, key: &Key, bytes: &[u8], replace: bool) -> Result<(), String> {
@@ -209,4 +228,23 @@ fn config_key<K: std::str::FromStr>(name: &str) -> Result<K, String> {
     name.to_ascii_lowercase()
         .parse()
         .map_err(|_| format!("unknown store option {name:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_over_the_cap_is_an_error_not_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = url::Url::from_directory_path(dir.path()).unwrap();
+        let tier = RemoteTier::open(url.as_str(), &[]).unwrap();
+        let key = Key([5; 32]);
+        tier.put(Kind::Object, &key, &[7; 100], false).unwrap();
+        let location = tier.location(Kind::Object, &key);
+        assert_eq!(tier.fetch(&location, 100).unwrap(), Some(vec![7; 100]));
+        let error = tier.fetch(&location, 99).unwrap_err();
+        assert!(error.contains("over the 99-byte limit"), "{error}");
+        assert_eq!(tier.get(Kind::Object, &Key([6; 32])).unwrap(), None);
+    }
 }

@@ -1,0 +1,143 @@
+//! hearth's own files (the incremental cache, the output lock, the transaction journal and
+//! its staged files, the shared cache's objects and temporaries, signing keys): every open
+//! goes through here, so the rule lives in one place.
+//!
+//! - A link is never followed (`O_NOFOLLOW`; elsewhere a `symlink_metadata` check first): a
+//!   planted link must not make hearth read or write outside its folders.
+//! - Only a regular file is used, judged from the *opened* file's metadata (no race between a
+//!   check and the open). The open itself does not block (`O_NONBLOCK`), so a FIFO is refused,
+//!   not waited on; the flag changes nothing for a regular file.
+//! - Every read stops at the most bytes its format allows, so `/dev/zero` or a runaway file
+//!   costs an error, not the machine's memory.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// How an open treats a link in the last component of the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Links {
+    /// Refused: the file is hearth's own, at a place hearth chose.
+    Refuse,
+    /// Followed: the user named this path (a key file mounted through a link).
+    Follow,
+}
+
+/// Opens `path` with `options`, refusing a link (per `links`) and anything but a regular file.
+pub(crate) fn open_regular(
+    path: &Path,
+    options: &mut OpenOptions,
+    links: Links,
+) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = match links {
+            Links::Refuse => libc::O_NOFOLLOW,
+            Links::Follow => 0,
+        };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
+    }
+    #[cfg(not(unix))]
+    if links == Links::Refuse {
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            if meta.file_type().is_symlink() {
+                return Err(is_a_link());
+            }
+        }
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        // `O_NOFOLLOW` answers a link with ELOOP (EMLINK on some BSDs): say what it means.
+        Err(_) if links == Links::Refuse && is_link(path) => return Err(is_a_link()),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file; hearth uses only regular files for its own data",
+        ));
+    }
+    Ok(file)
+}
+
+/// The bytes of the regular file `path` (a link is refused), at most `cap` of them: a longer
+/// file is an error.
+pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    read_capped(path, cap, Links::Refuse)
+}
+
+/// [`read_regular`] for a file the user named (a key given on the command line): a link is
+/// followed, the rest of the rule holds.
+pub(crate) fn read_named(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    read_capped(path, cap, Links::Follow)
+}
+
+fn read_capped(path: &Path, cap: u64, links: Links) -> io::Result<Vec<u8>> {
+    let file = open_regular(path, OpenOptions::new().read(true), links)?;
+    let hint = file.metadata().map_or(0, |m| m.len()).min(cap);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    // One byte over the cap tells a file at the limit from one past it.
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than the {cap}-byte limit of this file"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Creates the new regular file `path` for writing: never through a link, never over
+/// anything already there.
+pub(crate) fn create_new(path: &Path) -> io::Result<File> {
+    open_regular(
+        path,
+        OpenOptions::new().write(true).create_new(true),
+        Links::Refuse,
+    )
+}
+
+/// Whether `path` itself is a link (not followed).
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+fn is_a_link() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "a symbolic link; hearth does not follow links for its own files",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_special_files_and_oversized_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"12345").unwrap();
+        assert_eq!(read_regular(&file, 5).unwrap(), b"12345");
+        let err = read_regular(&file, 4).unwrap_err();
+        assert!(err.to_string().contains("4-byte limit"), "{err}");
+        assert!(read_regular(dir.path(), 5).is_err(), "a folder");
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            let err = read_regular(&link, 5).unwrap_err();
+            assert!(err.to_string().contains("symbolic link"), "{err}");
+            assert_eq!(read_named(&link, 5).unwrap(), b"12345");
+            let zero = dir.path().join("zero");
+            std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+            assert!(read_named(&zero, 5).is_err(), "a device, even when named");
+            // A link to a place that does not exist is not created through.
+            let dangling = dir.path().join("dangling");
+            std::os::unix::fs::symlink(dir.path().join("victim"), &dangling).unwrap();
+            assert!(create_new(&dangling).is_err());
+            assert!(!dir.path().join("victim").exists());
+        }
+    }
+}
