@@ -81,7 +81,7 @@ impl Cache {
     /// or a device planted in its place (never followed, waited on or read).
     pub fn load(dir: &Path) -> (Cache, Option<String>) {
         let path = dir.join(FILE_NAME);
-        let bytes = match crate::bake::bookkeeping::read_regular(&path, MAX_FILE_BYTES) {
+        let bytes = match crate::read::regular_file::read_regular(&path, MAX_FILE_BYTES) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Cache::default(), None),
             Err(e) => {

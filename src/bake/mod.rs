@@ -4,7 +4,6 @@
 pub mod asset_file;
 mod baker;
 pub mod blob;
-mod bookkeeping;
 mod builtins;
 pub mod cache;
 pub mod cargo;

@@ -1,8 +1,8 @@
 //! Output-folder primitives under the write transaction (`transaction.rs`): unchanged-file
 //! detection, symlink refusal, stale removal, and a lock that serializes bakes into one folder.
 
-use crate::bake::bookkeeping::{open_regular, read_regular, Links};
 use crate::bake::error::BakeError;
+use crate::read::regular_file::{open_regular, read_regular, Links};
 use std::fs::{self, File};
 use std::path::Path;
 

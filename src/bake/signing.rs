@@ -2,10 +2,10 @@
 //! [`CargoBake::sign_from_env`](crate::bake::cargo::CargoBake::sign_from_env) sign with one
 //! (pack v5; see [`crate::read::signed`] for what a signature covers and the threat model).
 
-use crate::bake::bookkeeping::{open_regular, read_named, Links};
 use crate::bake::error::BakeError;
 use crate::format::hpack::PackSigner;
 use crate::format::key;
+use crate::read::regular_file::{open_regular, read_named, Links};
 use crate::read::signed::PublicKey;
 use ed25519_dalek::Signer;
 use std::path::Path;

@@ -15,9 +15,9 @@
 //! committed journal first (roll forward: every step is idempotent) or discards an
 //! uncommitted staging folder (roll back), under the folder's lock.
 
-use crate::bake::bookkeeping::{open_regular, read_regular, Links};
 use crate::bake::error::BakeError;
 use crate::bake::output::{no_symlinked_folder, same_file_bytes, sync_dir, Durability};
+use crate::read::regular_file::{open_regular, read_regular, Links};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -177,46 +177,22 @@ fn tree_file_size(root: &Path, rel: &str) -> Result<Option<u64>, ReadError> {
 }
 
 /// Reads the regular file at runtime path `rel` under `root` without following a link on
-/// the way (each folder is checked, the file opened with `O_NOFOLLOW` and checked again
-/// once open); `None` when it is missing or not a regular file.
+/// the way (each folder is checked, then the file opened as hearth opens its own files);
+/// `None` when it is missing or not a regular file.
 fn read_in_tree(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
     if tree_file_size(root, rel)?.is_none() {
         return Ok(None);
     }
     let full = root.join(rel);
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Closes the window between the check above and the open: a file swapped for a link
-        // in between fails to open (ELOOP) instead of being followed.
-        // O_NONBLOCK: a FIFO swapped in opens without waiting for a writer (and is refused
-        // below); it changes nothing for regular files.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    // No size cap: the file is a regular file the bake wrote, its size known above.
+    match crate::read::regular_file::read_regular(&full, u64::MAX) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+            e.kind(),
+            format!("{}: {e}", full.display()),
+        )))),
     }
-    let mut file = match options.open(&full) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc_eloop()) => return Err(link_error(&full)),
-        Err(e) => return Err(e.into()),
-    };
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    // The length is a hint only: the file may change while it is read.
-    let mut bytes = Vec::with_capacity(meta.len().min(1 << 30) as usize);
-    std::io::Read::read_to_end(&mut file, &mut bytes)?;
-    Ok(Some(bytes))
-}
-
-/// The error number of following a link under `O_NOFOLLOW`.
-fn libc_eloop() -> i32 {
-    #[cfg(unix)]
-    return libc::ELOOP;
-    #[cfg(not(unix))]
-    return -1;
 }
 
 /// A pack or a runtime tree, read through the same calls.

@@ -12,6 +12,7 @@ pub mod inspect;
 pub mod ktx2;
 pub mod mesh;
 pub mod pak;
+pub(crate) mod regular_file;
 #[cfg(feature = "verify")]
 #[cfg_attr(docsrs, doc(cfg(feature = "verify")))]
 pub mod signed;

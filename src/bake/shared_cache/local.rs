@@ -12,7 +12,7 @@
 //! counted or deleted, and no link is followed.
 
 use super::{Key, Kind, Tier, MAX_OBJECT_BYTES};
-use crate::bake::bookkeeping::{create_new, open_regular, read_regular, Links};
+use crate::read::regular_file::{create_new, open_regular, read_regular, Links};
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
-//! hearth's own files (the incremental cache, the output lock, the transaction journal and
-//! its staged files, the shared cache's objects and temporaries, signing keys): every open
-//! goes through here, so the rule lives in one place.
+//! Opening files that must be regular files reached without a link: hearth's own files (the
+//! incremental cache, the output lock, the transaction journal and its staged files, the
+//! shared cache's objects and temporaries, signing keys) and the files of a runtime tree
+//! ([`TreeReader`](crate::TreeReader)). Every such open goes through here, so the rule lives
+//! in one place.
 //!
 //! - A link is never followed (`O_NOFOLLOW`; elsewhere a `symlink_metadata` check first): a
 //!   planted link must not make hearth read or write outside its folders.
@@ -69,6 +71,7 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
 
 /// [`read_regular`] for a file the user named (a key given on the command line): a link is
 /// followed, the rest of the rule holds.
+#[cfg_attr(not(feature = "bake"), allow(dead_code))]
 pub(crate) fn read_named(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     read_capped(path, cap, Links::Follow)
 }
@@ -90,6 +93,7 @@ fn read_capped(path: &Path, cap: u64, links: Links) -> io::Result<Vec<u8>> {
 
 /// Creates the new regular file `path` for writing: never through a link, never over
 /// anything already there.
+#[cfg_attr(not(feature = "bake"), allow(dead_code))]
 pub(crate) fn create_new(path: &Path) -> io::Result<File> {
     open_regular(
         path,
@@ -106,7 +110,7 @@ fn is_link(path: &Path) -> bool {
 fn is_a_link() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        "a symbolic link; hearth does not follow links for its own files",
+        "a symbolic link; hearth does not follow links to its own files or a runtime tree's",
     )
 }
 
