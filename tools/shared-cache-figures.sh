@@ -19,10 +19,10 @@ target=${CARGO_TARGET_DIR:-target}
 if [ -n "${HEARTH_BIN:-}" ]; then
     bin=$HEARTH_BIN
 elif [ "$profile" = release ]; then
-    cargo build --release --features cli --bin hearth >&2
+    cargo build --release --features full --bin hearth >&2
     bin="$target/release/hearth"
 else
-    cargo build --features cli --bin hearth >&2
+    cargo build --features full --bin hearth >&2
     bin="$target/debug/hearth"
 fi
 corpus=../shared/corpus

@@ -788,6 +788,13 @@ fn write_report(
     Ok(())
 }
 
+/// The largest image side `hearth render` draws (the renderer's limit; without the renderer
+/// the command only says how to get it).
+#[cfg(feature = "render")]
+const MAX_SIDE: u32 = hearth::render::MAX_SIDE;
+#[cfg(not(feature = "render"))]
+const MAX_SIDE: u32 = u32::MAX;
+
 /// `WIDTHxHEIGHT`, each side 1 to the renderer's limit.
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = text
@@ -797,17 +804,30 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
         s.trim()
             .parse::<u32>()
             .ok()
-            .filter(|v| (1..=hearth::render::MAX_SIDE).contains(v))
+            .filter(|v| (1..=MAX_SIDE).contains(v))
             .ok_or_else(|| {
-                format!(
-                    "{text:?}: each side must be a whole number from 1 to {}",
-                    hearth::render::MAX_SIDE
-                )
+                format!("{text:?}: each side must be a whole number from 1 to {MAX_SIDE}")
             })
     };
     Ok((side(w)?, side(h)?))
 }
 
+#[cfg(not(feature = "render"))]
+fn render(
+    _: Option<&Path>,
+    _: Option<&str>,
+    _: Option<&Path>,
+    _: &Path,
+    _: (u32, u32),
+) -> Result<(), String> {
+    Err(
+        "this hearth was built without the preview renderer: install it with the `full` \
+         feature (or `render`)"
+            .into(),
+    )
+}
+
+#[cfg(feature = "render")]
 fn render(
     target: Option<&Path>,
     mesh: Option<&str>,
