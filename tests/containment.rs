@@ -265,3 +265,120 @@ fn outputs_are_never_written_through_a_symlink() {
     );
     assert!(!Path::new(&site.out.join("data/a.txt")).is_symlink());
 }
+
+#[test]
+fn a_preset_output_folder_is_never_written_through_a_symlink() {
+    for (output, link) in [("mobile", "mobile"), ("deep/mobile", "deep")] {
+        let site = Site::new("\"data/*\"");
+        let manifest = site.root.join("hearth.toml");
+        let mut text = std::fs::read_to_string(&manifest).unwrap();
+        text.push_str(&format!("[presets.mobile]\noutput = {output:?}\n"));
+        std::fs::write(&manifest, text).unwrap();
+        site.write(&[("data/a.txt", b"baked")]);
+        // The victim holds a file where the bake's output would go, and one of its own.
+        let victim = site.parent.join("victim");
+        let victim_tree: &[(&str, &[u8])] = match link {
+            "mobile" => &[("data/a.txt", b"victim's own"), ("notes.txt", b"keep")],
+            _ => &[
+                ("mobile/data/a.txt", b"victim's own"),
+                ("notes.txt", b"keep"),
+            ],
+        };
+        write_files(&victim, victim_tree);
+        let before = common::contents(&victim);
+        std::fs::create_dir_all(&site.out).unwrap();
+        symlink("../victim", site.out.join(link)).unwrap();
+
+        let error = Baker::new(&manifest, &site.out)
+            .preset("mobile")
+            .run()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("symlink inside the output folder")
+                && error.contains(&format!("out/{link}")),
+            "{output}: {error}"
+        );
+        // Nothing written there: no output, lock, cache, pack or staging folder.
+        assert_eq!(common::contents(&victim), before, "{output}");
+        assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 2, "{output}");
+    }
+}
+
+/// A 4x4 PNG of one shade.
+fn png(shade: u8) -> Vec<u8> {
+    let image = image::RgbaImage::from_pixel(4, 4, image::Rgba([shade, shade, shade, 255]));
+    let mut out = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
+fn shader_fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/shaders")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("missing test data {}: {e}", path.display()))
+}
+
+/// A folder asset's member: its name and bytes.
+type Member = (String, Vec<u8>);
+
+#[test]
+fn folder_asset_members_that_link_out_or_nowhere_fail_the_bake_naming_the_link() {
+    let faces = ["px", "nx", "py", "ny", "nz"].map(|face| (format!("{face}.png"), png(9)));
+    let vertex = shader_fixture("vertex.spv");
+    // Each folder asset kind: its real members, and the member that is a link.
+    let kinds: [(&str, Vec<Member>, &str); 3] = [
+        ("textures/x.array", vec![("a.png".into(), png(1))], "b.png"),
+        ("textures/sky.env", faces.to_vec(), "pz.png"),
+        (
+            "shaders/lit.shader",
+            vec![("vertex.spv".into(), vertex)],
+            "fragment.spv",
+        ),
+    ];
+    for (folder, members, link) in kinds {
+        for (target, why) in [
+            ("secret.bin", "symlink leads outside the content root"),
+            ("missing.bin", "symlink cannot be followed"),
+        ] {
+            let site = Site::new("\"textures/*\", \"shaders/*\"");
+            for (name, bytes) in &members {
+                site.write(&[(&format!("{folder}/{name}"), bytes)]);
+            }
+            let link_path = site.root.join(folder).join(link);
+            symlink(site.parent.join(target), &link_path).unwrap();
+            let error = site.bake().unwrap_err().to_string();
+            assert!(
+                error.contains(&link_path.display().to_string()) && error.contains(why),
+                "{folder}/{link} -> {target}: {error}"
+            );
+            assert!(!site.output_holds(SECRET), "{folder}");
+        }
+    }
+}
+
+#[test]
+fn a_folder_asset_member_linking_inside_the_root_is_followed() {
+    let site = Site::new("\"shaders/*\"");
+    site.write(&[
+        (
+            "shaders/lit.shader/vertex.spv",
+            &shader_fixture("vertex.spv"),
+        ),
+        ("stages/fragment.spv", &shader_fixture("fragment.spv")),
+    ]);
+    symlink(
+        site.root.join("stages/fragment.spv"),
+        site.root.join("shaders/lit.shader/fragment.spv"),
+    )
+    .unwrap();
+    site.bake().unwrap();
+    assert_eq!(
+        std::fs::read(site.out.join("shaders/lit.shader/fragment.spv")).unwrap(),
+        shader_fixture("fragment.spv"),
+        "the linked stage is baked, not left out"
+    );
+}

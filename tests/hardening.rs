@@ -502,3 +502,75 @@ fn bookkeeping_files_planted_as_fifos_or_links_are_refused() {
     );
     assert!(!outside.exists(), "created through the link");
 }
+
+/// A content folder with one file and a `mobile` preset whose `output` is `output`.
+fn preset_site(output: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(&dir.path().join("content"), &[("data/a.txt", b"a")]);
+    let manifest = dir.path().join("content/hearth.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[content.group]]\nassets = [\"data/*\"]\n[presets.mobile]\noutput = {}\n",
+            toml_string(output)
+        ),
+    )
+    .unwrap();
+    (dir, manifest)
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[test]
+fn a_preset_output_that_is_not_a_visible_relative_folder_is_an_error_naming_the_key() {
+    for (output, why) in [
+        (".hearth-txn", "is hidden"),
+        (".hidden", "is hidden"),
+        ("a/.hearth-cache", "is hidden"),
+        (".", "outside the runtime tree"),
+        ("..", "outside the runtime tree"),
+        ("a/../b", "outside the runtime tree"),
+        ("a//b", "outside the runtime tree"),
+        ("", "is empty"),
+        ("/abs", "must be relative"),
+        ("a\\b", "must be relative"),
+        ("assets.hman", "reserved for the manifest"),
+    ] {
+        let (dir, manifest) = preset_site(output);
+        let out = dir.path().join("out");
+        let error = hearth::bake::Baker::new(manifest.as_path(), &out)
+            .preset("mobile")
+            .run()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("hearth.toml")
+                && error.contains("`presets.mobile.output`")
+                && error.contains(&format!("{output:?}"))
+                && error.contains(why),
+            "{output:?}: {error}"
+        );
+        assert!(!out.exists(), "{output:?}: nothing is written");
+    }
+}
+
+#[test]
+fn a_preset_output_set_in_code_is_checked_too() {
+    let (dir, manifest) = preset_site("mobile");
+    let mut config = hearth::bake::Config::load(&manifest).unwrap();
+    config.presets.get_mut("mobile").unwrap().output = Some(".hearth-txn".into());
+    let out = dir.path().join("out");
+    let error = hearth::bake::Baker::new(config, &out)
+        .preset("mobile")
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`presets.mobile.output`") && error.contains("is hidden"),
+        "{error}"
+    );
+    assert!(!out.exists());
+}

@@ -3,8 +3,8 @@
 
 use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
-use crate::bake::manifest::Config;
-use crate::bake::output::{Durability, OutputLock};
+use crate::bake::manifest::{check_preset_output, Config, Preset};
+use crate::bake::output::{no_symlink_on_way, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
@@ -404,6 +404,27 @@ impl Baker {
             .clamp(1, MAX_JOBS)
     }
 
+    /// The folder this bake writes: the output folder, or the preset's `output` inside it,
+    /// checked like emitted paths (a `Config` built in code skipped `Config::parse`) and with
+    /// no symlink on the way from the output folder, which would be written through.
+    fn output_folder(
+        &self,
+        config: &Config,
+        preset_name: Option<&str>,
+        preset: Option<&Preset>,
+    ) -> Result<PathBuf, BakeError> {
+        let (Some(name), Some(sub)) = (preset_name, preset.and_then(|p| p.output.as_deref()))
+        else {
+            return Ok(self.out.clone());
+        };
+        check_preset_output(name, sub).map_err(|message| BakeError::Config {
+            file: config.file.clone(),
+            message,
+        })?;
+        no_symlink_on_way(&self.out, sub)?;
+        Ok(self.out.join(sub))
+    }
+
     /// Runs the bake. On error (or a kill) nothing of the previous bake is lost: every output
     /// is staged, then all are switched in by one transaction (see [`crate::bake::transaction`]).
     pub fn run(&self) -> Result<Report, BakeError> {
@@ -446,10 +467,7 @@ impl Baker {
             .clone()
             .or_else(|| config.default_preset.clone());
         let preset = config.preset(preset_name.as_deref())?;
-        let out_dir = match preset.and_then(|p| p.output.as_deref()) {
-            Some(sub) => self.out.join(sub),
-            None => self.out.clone(),
-        };
+        let out_dir = self.output_folder(&config, preset_name.as_deref(), preset)?;
         std::fs::create_dir_all(&out_dir).map_err(|e| BakeError::io(&out_dir, e))?;
         let _lock = OutputLock::acquire(&out_dir)?;
         // Everything this bake writes goes through one transaction; an earlier bake's

@@ -148,6 +148,19 @@ pub struct Preset {
     pub rules: Vec<Rule>,
 }
 
+/// Checks a preset's `output` folder by the rule for emitted paths: relative, normal
+/// components, none hidden (hearth's own `.hearth-txn`, `.hearth-cache` and `.hearth-lock`
+/// live at the top of an output folder) and not reserved. The message names the key.
+pub(crate) fn check_preset_output(preset: &str, output: &str) -> Result<(), String> {
+    match crate::bake::pipeline::output_path_problem(output) {
+        Some(why) => Err(format!(
+            "`presets.{preset}.output` = {output:?} {why}; it must name a folder inside the \
+             output folder"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A parsed, validated manifest.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -313,13 +326,7 @@ impl Config {
                 );
             }
             if let Some(output) = &table.output {
-                if Path::new(output).is_absolute()
-                    || output.split(['/', '\\']).any(|part| part == "..")
-                {
-                    return Err(config_error(format!(
-                        "`{at}.output` = {output:?}: must be a folder inside the output folder"
-                    )));
-                }
+                check_preset_output(name, output).map_err(config_error)?;
             }
             let preset = Preset {
                 output: table.output.clone(),

@@ -38,12 +38,19 @@ pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Fails when a folder on the way from `root` to `rel` is a symlink.
+/// Fails when a folder on the way from `root` to the file `rel` is a symlink.
 pub(crate) fn no_symlinked_folder(root: &Path, rel: &str) -> Result<(), BakeError> {
+    let folder = rel.rsplit_once('/').map_or("", |(folder, _)| folder);
+    no_symlink_on_way(root, folder)
+}
+
+/// Fails, naming the link, when any folder from `root` down to `root/folder` (`/`-separated,
+/// checked one component at a time without following links) is a symlink: every folder
+/// hearth writes into goes through here. `root` is the folder the user named, taken as named;
+/// a component not there yet is created later as a real folder.
+pub(crate) fn no_symlink_on_way(root: &Path, folder: &str) -> Result<(), BakeError> {
     let mut path = root.to_path_buf();
-    let mut parts: Vec<&str> = rel.split('/').collect();
-    parts.pop();
-    for part in parts {
+    for part in folder.split('/').filter(|part| !part.is_empty()) {
         path.push(part);
         match fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {

@@ -618,26 +618,38 @@ impl Registry {
 /// Checks an emitted path: relative, `/`-separated, no empty, `.` or `..` components, no
 /// hidden components (the baker's own files start with `.`), not the manifest.
 pub(crate) fn check_output_path(path: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("output path {path:?} {why}"));
+    match output_path_problem(path) {
+        Some(why) => Err(format!("output path {path:?} {why}")),
+        None => Ok(()),
+    }
+}
+
+/// Why `path` cannot name something hearth writes inside an output folder, if it cannot: the
+/// one rule for emitted paths and preset output folders.
+pub(crate) fn output_path_problem(path: &str) -> Option<&'static str> {
     if path.is_empty() {
-        return bad("is empty");
+        return Some("is empty");
     }
     if path.contains(['\\', '\0', '\n', '\r']) || path.starts_with('/') {
-        return bad("must be relative and `/`-separated");
+        return Some("must be relative and `/`-separated");
     }
-    if path
-        .split('/')
-        .any(|part| part.is_empty() || part == "." || part == ".." || part.starts_with('.'))
-    {
-        return bad("is outside the runtime tree or hidden (empty, `.`, `..` or dot components)");
+    let parts = || path.split('/');
+    if parts().any(|part| part.is_empty() || part == "." || part == "..") {
+        return Some("is outside the runtime tree (an empty, `.` or `..` component)");
+    }
+    if parts().any(|part| part.starts_with('.')) {
+        return Some(
+            "is hidden (a component starts with `.`; hearth's own files, such as the \
+             `.hearth-txn` transaction folder, are named so)",
+        );
     }
     if path == MANIFEST_PATH {
-        return bad("is reserved for the manifest");
+        return Some("is reserved for the manifest");
     }
     if path.len() > u16::MAX as usize {
-        return bad("is longer than 65535 bytes");
+        return Some("is longer than 65535 bytes");
     }
-    Ok(())
+    None
 }
 
 #[cfg(test)]

@@ -148,21 +148,16 @@ impl Walker<'_> {
                     let target = match path.canonicalize() {
                         Ok(target) => target,
                         Err(e) if matched => {
-                            let message = format!("symlink cannot be followed: {e}");
                             self.refused
-                                .insert(path.clone(), BakeError::asset(&path, message));
+                                .insert(path.clone(), link_unfollowable(&path, e));
                             continue;
                         }
                         Err(_) => continue,
                     };
                     if !target.starts_with(self.root) {
                         if matched || (may_descend && target.is_dir()) {
-                            let message = format!(
-                                "symlink leads outside the content root, to {}",
-                                target.display()
-                            );
                             self.refused
-                                .insert(path.clone(), BakeError::asset(&path, message));
+                                .insert(path.clone(), link_outside(&path, &target));
                         }
                         continue;
                     }
@@ -258,13 +253,7 @@ pub fn plan(
         }
     }
     add_dependencies(&root, registry, &mut matched, &walker);
-    let mut refused: Vec<BakeError> = walker.refused.into_values().collect();
-    match refused.len() {
-        0 => {}
-        1 => return Err(refused.remove(0)),
-        _ => return Err(BakeError::Failed(refused)),
-    }
-    let mut warnings = walker.warnings;
+    let (mut refused, mut warnings) = (walker.refused, walker.warnings);
     watched.sort();
     watched.dedup();
     let mut jobs = Vec::with_capacity(matched.len());
@@ -279,7 +268,9 @@ pub fn plan(
             continue;
         };
         let (sources, stamps) = match folder {
-            true => folder_files(&source)?.into_iter().unzip(),
+            true => folder_files(&root, &source, &mut refused)?
+                .into_iter()
+                .unzip(),
             false => (vec![source.clone()], vec![stamp]),
         };
         jobs.push(Job {
@@ -291,6 +282,13 @@ pub fn plan(
             stamps,
             settings,
         });
+    }
+    // Every refused link at once, the walk's and the folder assets' members'.
+    let mut refused: Vec<BakeError> = refused.into_values().collect();
+    match refused.len() {
+        0 => {}
+        1 => return Err(refused.remove(0)),
+        _ => return Err(BakeError::Failed(refused)),
     }
     Ok(Plan {
         root,
@@ -356,15 +354,59 @@ fn folder_asset_of(registry: &Registry, rel: &str) -> Option<String> {
         .map(|n| parts[..n].join("/"))
 }
 
-/// The visible files directly inside a folder asset, sorted by name.
-fn folder_files(dir: &Path) -> Result<Vec<(PathBuf, Stamp)>, BakeError> {
+/// The error for a symlink the walk would take that cannot be resolved (dangling, a loop).
+fn link_unfollowable(link: &Path, error: std::io::Error) -> BakeError {
+    BakeError::asset(link, format!("symlink cannot be followed: {error}"))
+}
+
+/// The error for a symlink the walk would take that resolves to `target`, outside the root.
+fn link_outside(link: &Path, target: &Path) -> BakeError {
+    let message = format!(
+        "symlink leads outside the content root, to {}",
+        target.display()
+    );
+    BakeError::asset(link, message)
+}
+
+/// The visible files directly inside a folder asset, sorted by name. A member that is a
+/// symlink is taken as a glob match is: followed inside `root` (canonical), and otherwise
+/// (leading out, or nowhere) added to `refused`, so the bake fails naming it rather than
+/// leaving a layer or stage out.
+fn folder_files(
+    root: &Path,
+    dir: &Path,
+    refused: &mut BTreeMap<PathBuf, BakeError>,
+) -> Result<Vec<(PathBuf, Stamp)>, BakeError> {
     let io = |e| BakeError::io(dir, e);
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if !hidden && entry.file_type().map_err(io)?.is_file() {
-            files.push((entry.path(), entry_stamp(&entry, false)?));
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let mut kind = entry.file_type().map_err(io)?;
+        let symlink = kind.is_symlink();
+        if symlink {
+            match path.canonicalize() {
+                Ok(target) if target.starts_with(root) => {
+                    kind = std::fs::metadata(&target)
+                        .map_err(|e| BakeError::io(&target, e))?
+                        .file_type();
+                }
+                Ok(target) => {
+                    refused.insert(path.clone(), link_outside(&path, &target));
+                    continue;
+                }
+                Err(e) => {
+                    refused.insert(path.clone(), link_unfollowable(&path, e));
+                    continue;
+                }
+            }
+        }
+        // Subfolders, sockets, FIFOs and devices are never members.
+        if kind.is_file() {
+            files.push((path, entry_stamp(&entry, symlink)?));
         }
     }
     files.sort();
