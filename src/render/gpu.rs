@@ -858,37 +858,6 @@ fn mul(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
     std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The camera puts the center in the middle of the image and the sphere inside it.
-    #[test]
-    fn the_camera_frames_the_bounds() {
-        let (center, radius) = ([1.0, 2.0, 3.0], 2.0);
-        let camera = camera(center, radius, 1.5, &View::default());
-        let project = |p: [f32; 3]| {
-            let m = camera.view_proj;
-            let clip: [f32; 4] =
-                std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r]);
-            [clip[0] / clip[3], clip[1] / clip[3], clip[2] / clip[3]]
-        };
-        let c = project(center);
-        assert!(c[0].abs() < 1e-5 && c[1].abs() < 1e-5 && (0.0..1.0).contains(&c[2]));
-        for axis in 0..3 {
-            for sign in [-1.0, 1.0] {
-                let mut p = center;
-                p[axis] += sign * radius;
-                let q = project(p);
-                assert!(
-                    q.iter().take(2).all(|v| v.abs() <= 1.0) && (0.0..=1.0).contains(&q[2]),
-                    "{p:?} -> {q:?}"
-                );
-            }
-        }
-    }
-}
-
 /// The color target (multisampled), the single-sampled color it resolves into (copied out),
 /// and the depth target (multisampled), each `size`.
 fn render_targets(device: &wgpu::Device, size: wgpu::Extent3d) -> [wgpu::Texture; 3] {
@@ -923,4 +892,35 @@ fn render_targets(device: &wgpu::Device, size: wgpu::Extent3d) -> [wgpu::Texture
         wgpu::TextureUsages::RENDER_ATTACHMENT,
     );
     [msaa, resolved, depth]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The camera puts the center in the middle of the image and the sphere inside it.
+    #[test]
+    fn the_camera_frames_the_bounds() {
+        let (center, radius) = ([1.0, 2.0, 3.0], 2.0);
+        let camera = camera(center, radius, 1.5, &View::default());
+        let project = |p: [f32; 3]| {
+            let m = camera.view_proj;
+            let clip: [f32; 4] =
+                std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r]);
+            [clip[0] / clip[3], clip[1] / clip[3], clip[2] / clip[3]]
+        };
+        let c = project(center);
+        assert!(c[0].abs() < 1e-5 && c[1].abs() < 1e-5 && (0.0..1.0).contains(&c[2]));
+        for axis in 0..3 {
+            for sign in [-1.0, 1.0] {
+                let mut p = center;
+                p[axis] += sign * radius;
+                let q = project(p);
+                assert!(
+                    q.iter().take(2).all(|v| v.abs() <= 1.0) && (0.0..=1.0).contains(&q[2]),
+                    "{p:?} -> {q:?}"
+                );
+            }
+        }
+    }
 }
