@@ -43,15 +43,16 @@ impl Pipeline for Blob {
     }
 }
 
-/// The manifest kind of an opaque file, by its extension.
+/// The manifest kind of an opaque file, by its extension: the built-in kind that lists it
+/// among its [`opaque_extensions`](crate::read::inspect::KindTools::opaque_extensions)
+/// (shaders, fonts), else blob.
 pub fn kind_of(rel: &str) -> AssetKind {
     let extension = rel
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default();
-    match extension.as_str() {
-        "spv" | "wgsl" | "glsl" | "hlsl" => AssetKind::SHADER,
-        "ttf" | "otf" | "fnt" => AssetKind::FONT,
-        _ => AssetKind::BLOB,
-    }
+    crate::read::inspect::KINDS
+        .iter()
+        .find(|tools| tools.opaque_extensions.contains(&extension.as_str()))
+        .map_or(AssetKind::BLOB, |tools| tools.kind)
 }

@@ -7,9 +7,8 @@ use hearth::bake::signing::SigningKey;
 use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
-    check_output, describe_font, describe_hanim, describe_hmat, describe_hmesh, describe_ktx2,
-    describe_scene, describe_shader, file_counts, has_counts, kind_from_path, manifest_kinds,
-    pack_layout, tree_files,
+    check_output, file_counts, has_counts, kind_from_path, kind_tools, manifest_kinds, pack_layout,
+    tree_files,
 };
 use hearth::read::signed::fingerprint;
 use hearth::{AssetKind, Assets, PakReader};
@@ -475,9 +474,6 @@ fn init(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// A one-line description of a baked file's contents.
-type Describe = fn(&[u8]) -> Result<String, hearth::ReadError>;
-
 /// The files `hearth info` describes, as (runtime path, file, kind): every file of an output
 /// folder, or the one file given. Kinds come from the `assets.hman` row naming the file, else
 /// from its extension.
@@ -530,17 +526,8 @@ fn info(out: &Path) -> Result<(), String> {
     outln!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
     for (rel, path, kind) in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let describe: Option<Describe> = match *kind {
-            AssetKind::TEXTURE | AssetKind::LUT => Some(describe_ktx2),
-            AssetKind::MESH => Some(describe_hmesh),
-            AssetKind::MATERIAL => Some(describe_hmat),
-            AssetKind::ANIMATION => Some(describe_hanim),
-            AssetKind::SHADER => Some(describe_shader),
-            AssetKind::FONT => Some(describe_font),
-            AssetKind::SCENE => Some(describe_scene),
-            _ => None,
-        };
-        let details = describe
+        let details = kind_tools(*kind)
+            .and_then(|tools| tools.describe)
             .map(|describe| {
                 std::fs::read(path)
                     .map_err(|e| e.to_string())

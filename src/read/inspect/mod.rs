@@ -1,0 +1,486 @@
+//! Inspection and integrity checks of packs and runtime trees, for tools (`hearth info`,
+//! `hearth check`, `hearth pack info`).
+
+use crate::format::hash::hash_runtime_path;
+use crate::format::hman::{self, AssetKind, MANIFEST_PATH};
+use crate::format::hpack;
+use crate::read::error::ReadError;
+use crate::read::pak::PakReader;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+mod animation;
+mod font;
+mod manifest;
+mod material;
+mod mesh;
+mod scene;
+mod shader;
+mod texture;
+
+pub use animation::describe_hanim;
+pub use font::describe_font;
+pub use material::describe_hmat;
+pub use mesh::describe_hmesh;
+pub use scene::describe_scene;
+pub use shader::{describe_shader, is_spirv};
+pub use texture::{check_ktx2, describe_ktx2};
+
+/// What the tools know of one built-in kind: the extensions of its files, and how to describe,
+/// count and check one. Each kind's entry lives in its own file beside this one; [`KINDS`]
+/// lists them, and `hearth info`, `hearth check`, the report and the blob pipeline's kind of
+/// an opaque file all read it instead of keeping a `match` of their own.
+#[derive(Debug, Clone, Copy)]
+pub struct KindTools {
+    /// The kind.
+    pub kind: AssetKind,
+    /// Extensions of its runtime files, lowercase, without the leading dot (`lut.ktx2`).
+    pub extensions: &'static [&'static str],
+    /// The extensions among them that a file copied as it is (the blob pipeline) is filed
+    /// under this kind by.
+    pub opaque_extensions: &'static [&'static str],
+    /// A one-line description of a file of this kind.
+    pub describe: Option<fn(&[u8]) -> Result<String, ReadError>>,
+    /// The numbers a tool reports for a file of this kind (see [`file_counts`]).
+    pub counts: Option<fn(&[u8]) -> Result<Vec<(&'static str, u64)>, ReadError>>,
+    /// Checks a file of this kind against the rest of its output folder, adding problems.
+    pub check: Option<fn(&TreeCheck<'_>, &str, &[u8], &mut Vec<String>)>,
+}
+
+/// hearth's built-in kinds (blob has no entry: nothing to describe, count or check).
+pub static KINDS: [KindTools; 9] = [
+    texture::TEXTURE,
+    texture::LUT,
+    mesh::TOOLS,
+    material::TOOLS,
+    animation::TOOLS,
+    shader::TOOLS,
+    font::TOOLS,
+    scene::TOOLS,
+    manifest::TOOLS,
+];
+
+/// The tools of `kind`, if it is one of hearth's built-in kinds other than blob.
+pub fn kind_tools(kind: AssetKind) -> Option<&'static KindTools> {
+    KINDS.iter().find(|tools| tools.kind == kind)
+}
+
+/// The tools of the kind whose extension ends `path` (the longest that matches, so
+/// `x.lut.ktx2` is a LUT, not a texture), case-insensitively.
+pub fn kind_tools_for_path(path: &str) -> Option<&'static KindTools> {
+    let lower = path.to_ascii_lowercase();
+    KINDS
+        .iter()
+        .flat_map(|tools| tools.extensions.iter().map(move |ext| (tools, *ext)))
+        .filter(|(_, ext)| {
+            lower.len() > ext.len()
+                && lower.ends_with(ext)
+                && lower.as_bytes()[lower.len() - ext.len() - 1] == b'.'
+        })
+        .max_by_key(|(_, ext)| ext.len())
+        .map(|(tools, _)| tools)
+}
+
+/// A one-line description of a file of `kind` (`None` for kinds with nothing to say).
+pub fn describe(kind: AssetKind, bytes: &[u8]) -> Option<Result<String, ReadError>> {
+    kind_tools(kind)?.describe.map(|describe| describe(bytes))
+}
+
+/// What a kind's check sees of the output folder it checks.
+#[derive(Debug)]
+pub struct TreeCheck<'a> {
+    /// The output folder.
+    pub root: &'a Path,
+    /// `assets.hman`'s rows: path -> hash.
+    pub listed: BTreeMap<&'a str, u64>,
+    /// `assets.hman`'s rows: hash -> path.
+    pub by_hash: BTreeMap<u64, &'a str>,
+}
+
+/// Where a pack's bytes go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackLayout {
+    /// Header bytes.
+    pub header: u64,
+    /// Table bytes: v2 TOC, or v3/v4 entry table + directory table + hash index.
+    pub tables: u64,
+    /// v3/v4 string table bytes (v2 keeps paths in its TOC).
+    pub strings: u64,
+    /// Stored payload bytes.
+    pub payload: u64,
+    /// v5: the entry digest table and the signature block.
+    pub signature: u64,
+    /// Alignment padding bytes.
+    pub padding: u64,
+    /// Uncompressed payload bytes.
+    pub uncompressed: u64,
+    /// Per kind ([`Entry::kind`](crate::Entry::kind), mapped for v2/v3): (entries,
+    /// uncompressed bytes, stored bytes).
+    pub per_kind: BTreeMap<AssetKind, (usize, u64, u64)>,
+}
+
+/// Breaks a pack down by region and by kind. Fails on the first invalid entry.
+pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
+    let mut layout = PackLayout::default();
+    match pak.v3_header() {
+        Some(h) => {
+            layout.header = hpack::V3_HEADER_SIZE as u64;
+            layout.tables = h.strings_offset.saturating_sub(h.entries_offset);
+            layout.strings = h.strings_size;
+            if pak.is_signed() {
+                layout.signature =
+                    (pak.len() * hpack::V5_DIGEST_SIZE + hpack::V5_SIGNATURE_SIZE) as u64;
+            }
+        }
+        None => {
+            layout.header = hpack::V2_HEADER_SIZE as u64;
+            layout.tables = pak
+                .bytes()
+                .get(16..24)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes);
+        }
+    }
+    for entry in pak.entries() {
+        let entry = entry?;
+        layout.payload = layout.payload.saturating_add(entry.stored_size());
+        layout.uncompressed = layout.uncompressed.saturating_add(entry.size());
+        let row = layout.per_kind.entry(entry.kind()).or_default();
+        row.0 += 1;
+        row.1 = row.1.saturating_add(entry.size());
+        row.2 = row.2.saturating_add(entry.stored_size());
+    }
+    // Saturating: entries of a damaged pack may overlap, claiming more payload than the file.
+    layout.padding = (pak.bytes().len() as u64)
+        .saturating_sub(layout.header)
+        .saturating_sub(layout.tables)
+        .saturating_sub(layout.strings)
+        .saturating_sub(layout.payload)
+        .saturating_sub(layout.signature);
+    Ok(layout)
+}
+
+/// The kind of a runtime file guessed from its path, for files no `assets.hman` row names:
+/// the kind in [`KINDS`] whose extension ends it (`.ktx2` texture, `.lut.ktx2` LUT, `.hmesh`
+/// mesh, …), anything else blob. The same extensions the baker gives these kinds.
+pub fn kind_from_path(path: &str) -> AssetKind {
+    kind_tools_for_path(path).map_or(AssetKind::BLOB, |tools| tools.kind)
+}
+
+/// The kind of each file an output folder's `assets.hman` lists, by runtime path (empty when
+/// the folder has no readable manifest).
+pub fn manifest_kinds(root: &Path) -> BTreeMap<String, AssetKind> {
+    let Ok(bytes) = std::fs::read(root.join(MANIFEST_PATH)) else {
+        return BTreeMap::new();
+    };
+    hman::parse(&bytes)
+        .map(|rows| {
+            rows.iter()
+                .map(|row| (row.path.to_owned(), row.kind))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether [`file_counts`] reports anything for `kind` (so a tool need not read other files).
+pub fn has_counts(kind: AssetKind) -> bool {
+    kind_tools(kind).is_some_and(|tools| tools.counts.is_some())
+}
+
+/// The numbers a tool reports for a baked file of `kind`, by name, parsed the way the runtime
+/// reads the file:
+///
+/// - texture, LUT: `width`, `height`, `depth`, `levels`, `layers`, `faces`, `vk_format` (0 for
+///   UASTC);
+/// - mesh: `vertices`, `indices`, `triangles`, `submeshes`, `meshlets`, `materials`, `joints`,
+///   `lods`, `shadow_vertices` (0 without a `SHDW` chunk), `uv_sets` (1, or 2 with `UVS1`),
+///   `colors` (1 with `COLR`, else 0), `morph_targets`;
+/// - material table: `materials`;
+/// - animation: `clips`, `channels`;
+/// - manifest: `entries`;
+/// - font: for `.hfont`, `glyphs`, `pages`, `kernings`; for other fonts (TTF), none;
+/// - scene: `refs`, `geometry`;
+/// - shader: for SPIR-V, `stages` (distinct execution models) and `entry_points`; for text
+///   shaders (WGSL, GLSL), none;
+/// - every other kind: none (an empty list).
+pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
+    match kind_tools(kind).and_then(|tools| tools.counts) {
+        Some(counts) => counts(bytes),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Whether `dir` holds a bake of its own (a preset's `output` subfolder): its own
+/// `assets.hman` next to hearth's bookkeeping (`.hearth-lock`, `.hearth-cache`), which every
+/// bake writes into its output folder and no runtime tree contains (runtime paths have no
+/// dot-leading components).
+pub fn is_bake_folder(dir: &Path) -> bool {
+    dir.join(MANIFEST_PATH).is_file()
+        && (dir.join(".hearth-lock").is_file() || dir.join(".hearth-cache").is_file())
+}
+
+/// Files of a runtime tree, relative and `/`-separated, sorted. Left out: hearth's own
+/// bookkeeping files (cache, lock, temp files: every dot-leading name), the packs (`.hpack`
+/// files at the root that the root's `assets.hman` does not list: a baked `levels.hpack` blob
+/// is a tree file), and subfolders holding a bake of their own ([`is_bake_folder`]; see
+/// [`nested_bakes`]).
+pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    Ok(walk_tree(root)?.0)
+}
+
+/// The subfolders of `root` (at any depth) that hold a bake of their own, such as a preset's
+/// `output = "mobile"`, relative and `/`-separated, sorted. [`check_output`] checks each of
+/// them as its own output folder.
+pub fn nested_bakes(root: &Path) -> std::io::Result<Vec<String>> {
+    Ok(walk_tree(root)?.1)
+}
+
+fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A runtime tree's files (relative path, path on disk) and its nested bake folders.
+type Walk = (Vec<(String, PathBuf)>, Vec<String>);
+
+/// (tree files, nested bake folders), both sorted.
+fn walk_tree(root: &Path) -> std::io::Result<Walk> {
+    let listed = manifest_kinds(root);
+    let mut files = Vec::new();
+    let mut nested = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type()?.is_dir() {
+                if name.starts_with('.') {
+                    continue; // the baker's own (staging), never part of the tree
+                }
+                if is_bake_folder(&path) {
+                    nested.push(rel_path(root, &path));
+                } else {
+                    stack.push(path);
+                }
+            } else if !name.starts_with('.') {
+                let rel = rel_path(root, &path);
+                let is_pack = dir == root
+                    && name.to_ascii_lowercase().ends_with(".hpack")
+                    && !listed.contains_key(&rel);
+                if !is_pack {
+                    files.push((rel, path));
+                }
+            }
+        }
+    }
+    files.sort();
+    nested.sort();
+    Ok((files, nested))
+}
+
+/// Cross-file integrity of an output folder: `assets.hman` parses and every row points at an
+/// existing file whose path hashes to the row's hash; every file is in the manifest; every
+/// pack (a root `.hpack` the manifest does not list) verifies and matches the tree file for
+/// file (and a v4 pack's entry kinds match the manifest rows); every `.ktx2` is valid; every
+/// `.hmesh` is valid, with a companion `.hmat` whose rows match its materials and whose
+/// texture refs resolve through the manifest to existing files. A subfolder holding a bake of
+/// its own (a preset's `output`, see [`is_bake_folder`]) is not part of the tree: it is
+/// checked the same way on its own, its problems prefixed with its path (`mobile/: …`); a
+/// folder holding only such bakes (no file of its own) is checked through them.
+/// Returns the problems found (empty when all is well) and the number of files checked.
+pub fn check_output(root: &Path) -> (Vec<String>, usize) {
+    let (files, nested) = match walk_tree(root) {
+        Ok(walk) => walk,
+        Err(e) => return (vec![format!("{}: {e}", root.display())], 0),
+    };
+    // Only bakes in subfolders and no file of its own (manifest, pack or tree file): a folder
+    // of presets' outputs.
+    let own_file_at_root = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_type().is_ok_and(|t| !t.is_dir())
+                && !e.file_name().to_string_lossy().starts_with('.')
+        });
+    let container = !nested.is_empty() && files.is_empty() && !own_file_at_root;
+    let (mut problems, mut count) = if container {
+        (Vec::new(), 0)
+    } else {
+        check_tree(root, &files)
+    };
+    for sub in nested {
+        let (sub_problems, sub_count) = check_output(&root.join(&sub));
+        problems.extend(sub_problems.into_iter().map(|p| format!("{sub}/: {p}")));
+        count += sub_count;
+    }
+    (problems, count)
+}
+
+/// [`check_output`] of one output folder whose tree is `files`.
+fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) {
+    let mut problems = Vec::new();
+    let journal = root
+        .join(crate::format::STAGING_DIR)
+        .join(crate::format::JOURNAL_FILE);
+    if journal.exists() {
+        problems.push(format!(
+            "{}: an interrupted bake's commit is pending (`hearth check` or the next bake finishes it)",
+            journal.display()
+        ));
+    }
+    let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return (
+                vec![format!("{}: {e}", root.join(MANIFEST_PATH).display())],
+                files.len(),
+            )
+        }
+    };
+    match hman::parse(&manifest_bytes) {
+        Err(e) => problems.push(format!("{MANIFEST_PATH}: {e}")),
+        Ok(rows) => {
+            let tree = TreeCheck {
+                root,
+                listed: rows.iter().map(|r| (r.path, r.hash)).collect(),
+                by_hash: rows.iter().map(|r| (r.hash, r.path)).collect(),
+            };
+            for row in &rows {
+                if !root.join(row.path).is_file() {
+                    problems.push(format!("{MANIFEST_PATH}: `{}` does not exist", row.path));
+                }
+                if hash_runtime_path(row.path) != row.hash {
+                    problems.push(format!(
+                        "{MANIFEST_PATH}: hash {:#018x} does not match `{}`",
+                        row.hash, row.path
+                    ));
+                }
+            }
+            for (rel, path) in files {
+                if rel != MANIFEST_PATH && !tree.listed.contains_key(rel.as_str()) {
+                    problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
+                }
+                let Some(check) = kind_tools_for_path(rel).and_then(|tools| tools.check) else {
+                    continue;
+                };
+                match std::fs::read(path) {
+                    Ok(bytes) => check(&tree, rel, &bytes, &mut problems),
+                    Err(e) => problems.push(format!("`{rel}`: {e}")),
+                }
+            }
+        }
+    }
+    // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
+    let listed_kinds = manifest_kinds(root);
+    // The packs: root `.hpack` files the manifest does not list (a listed one is a baked file).
+    let packs = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("hpack"))
+        })
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            name.is_none_or(|n| !n.starts_with('.') && !listed_kinds.contains_key(&n))
+        });
+    for pack_path in packs {
+        let name = pack_path.display();
+        let pak = match PakReader::open_verified(&pack_path) {
+            Ok(pak) => pak,
+            Err(e) => {
+                problems.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let mut in_pack = 0;
+        for entry in pak.entries().flatten() {
+            in_pack += 1;
+            let path = entry.path();
+            if pak.version() >= 4 {
+                let want = match listed_kinds.get(&*path) {
+                    Some(kind) => *kind,
+                    None if path == MANIFEST_PATH => AssetKind::MANIFEST,
+                    None => AssetKind::BLOB,
+                };
+                if entry.kind() != want {
+                    problems.push(format!(
+                        "{name}: `{path}` has kind {}, but {MANIFEST_PATH} says {want}",
+                        entry.kind()
+                    ));
+                }
+            }
+            match (std::fs::read(root.join(&*path)), entry.bytes()) {
+                (Ok(on_disk), Ok(packed)) if on_disk == *packed => {}
+                (Ok(_), Ok(_)) => problems.push(format!(
+                    "{name}: `{path}` differs from the file in the tree"
+                )),
+                (Err(_), _) => problems.push(format!("{name}: `{path}` is not in the tree")),
+                (_, Err(e)) => problems.push(format!("{name}: `{path}`: {e}")),
+            }
+        }
+        if in_pack != files.len() {
+            problems.push(format!(
+                "{name}: {in_pack} entries, but the tree has {} files",
+                files.len()
+            ));
+        }
+    }
+    (problems, files.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hman::{ColorSpace, ManifestEntry};
+
+    #[test]
+    fn kinds_from_paths_follow_the_bakers_extensions() {
+        for (path, kind) in [
+            ("models/chair/tex_0.ktx2", AssetKind::TEXTURE),
+            ("grading/warm.lut.ktx2", AssetKind::LUT),
+            ("models/chair.HMESH", AssetKind::MESH),
+            ("models/chair.hmat", AssetKind::MATERIAL),
+            ("models/chair.hanim", AssetKind::ANIMATION),
+            ("assets.hman", AssetKind::MANIFEST),
+            ("shaders/a.wgsl", AssetKind::SHADER),
+            ("shaders/a.spv", AssetKind::SHADER),
+            ("fonts/ui.otf", AssetKind::FONT),
+            ("data/level.json", AssetKind::BLOB),
+            ("no-extension", AssetKind::BLOB),
+        ] {
+            assert_eq!(kind_from_path(path), kind, "{path}");
+        }
+    }
+
+    #[test]
+    fn counts_per_kind() {
+        let manifest = hman::write(&[ManifestEntry {
+            hash: 1,
+            kind: AssetKind(200),
+            color_space: ColorSpace::Linear,
+            path: "x.lvl",
+        }]);
+        assert_eq!(
+            file_counts(AssetKind::MANIFEST, &manifest).unwrap(),
+            [("entries", 1)]
+        );
+        assert!(file_counts(AssetKind::TEXTURE, b"not a ktx2").is_err());
+        assert!(file_counts(AssetKind::MESH, b"not a mesh").is_err());
+        for value in 0..=255u8 {
+            let kind = AssetKind(value);
+            if !has_counts(kind) {
+                assert_eq!(file_counts(kind, b"any bytes").unwrap(), [], "{kind}");
+            }
+        }
+        assert!(has_counts(AssetKind::LUT) && !has_counts(AssetKind::BLOB));
+    }
+}
