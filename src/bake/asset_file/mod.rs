@@ -202,20 +202,21 @@ fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), 
 
 /// `src` of a `[kind]` table, or else the file of the TOML's name with one of `extensions`
 /// (`bricks.toml` → `bricks.png`, `.jpg`, …; `chair.glb.toml` → `chair.glb`): the path to read
-/// and the same file relative to the content root, as [`resolve`] gives them.
+/// and the same file relative to the content root, as [`resolve`] gives them. The candidates
+/// tried are recorded through [`BakeContext::exists`].
 pub(crate) fn source_of_kind(
     toml_rel: &str,
     kind: &str,
     body: &toml::Table,
     extensions: &[&str],
-    cx: &BakeContext<'_>,
-) -> Result<(String, String), String> {
+    cx: &mut BakeContext<'_>,
+) -> Result<(String, String), PipelineError> {
     if let Some(src) = body.get("src") {
         let src = src
             .as_str()
             .filter(|s| !s.is_empty())
             .ok_or_else(|| format!("`{kind}.src` must be a path string"))?;
-        return resolve(toml_rel, src);
+        return Ok(resolve(toml_rel, src)?);
     }
     let stem = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
     let file = stem.rsplit('/').next().unwrap_or(stem);
@@ -224,19 +225,17 @@ pub(crate) fn source_of_kind(
             .is_some_and(|(_, ext)| extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
     };
     if has_extension(file) {
-        return resolve(toml_rel, file);
+        return Ok(resolve(toml_rel, file)?);
     }
+    // Each probe is an input of the asset (a candidate that appears later re-bakes it).
     for ext in extensions {
         let candidate = format!("{file}.{ext}");
-        if cx.base().join(&candidate).is_file() {
-            return resolve(toml_rel, &candidate);
+        if cx.exists(&candidate)? {
+            return Ok(resolve(toml_rel, &candidate)?);
         }
     }
     let names: Vec<String> = extensions.iter().map(|e| format!("{file}.{e}")).collect();
-    Err(format!(
-        "no `src`, and none of {} beside the file",
-        names.join(", ")
-    ))
+    Err(format!("no `src`, and none of {} beside the file", names.join(", ")).into())
 }
 
 /// A finite number (a TOML float or integer) for the key at `at`.
