@@ -680,3 +680,37 @@ fn a_source_found_by_probing_is_rebaked_when_a_better_candidate_appears() {
     }
     assert!(stale.is_empty(), "{stale:#?}");
 }
+
+/// An asset file that declares one of pak's tables but is not valid TOML is an error naming
+/// the file and line, not a blob baked without a word; a scene naming a broken material gets
+/// the material's syntax error, not a misleading missing reference. TOML that declares no
+/// asset table stays a blob, broken or not.
+#[test]
+fn broken_toml_declaring_an_asset_table_is_an_error_naming_file_and_line() {
+    let (_, report) = bake(&[(
+        "ui/icon.toml",
+        b"[bitmap]\nsrc = 'icon.png\nquality = 'fastest'\n",
+    )]);
+    let error = report.expect_err("a broken [bitmap]").to_string();
+    assert!(
+        error.contains("ui/icon.toml") && error.contains("line 2"),
+        "{error}"
+    );
+
+    let (_, report) = bake(&[
+        (
+            "levels/one.toml",
+            b"[scene]\n[[scene.ref]]\nmaterials = ['../mats/wood.toml']\n",
+        ),
+        ("mats/wood.toml", b"[material]\nbase-color = [1.0, 0.5\n"),
+    ]);
+    let error = report.expect_err("a broken [material]").to_string();
+    assert!(
+        error.contains("mats/wood.toml") && error.contains("line 2"),
+        "{error}"
+    );
+
+    let (dir, report) = bake(&[("data/notes.toml", b"key = = 1\n")]);
+    report.unwrap();
+    assert_eq!(pack_get(&dir, "data/notes.toml"), b"key = = 1\n");
+}

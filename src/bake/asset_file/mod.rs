@@ -10,7 +10,8 @@
 //!   ([`StandaloneMaterial`]).
 //! - `[mesh]` → `<name>.hmesh` and its companions (the model pipeline; pak's keys).
 //! - `[animation]` → `<name>.hanim` (one clip of a skinned glTF).
-//! - Any other `.toml` is a blob, as before.
+//! - Any other `.toml` is a blob, as before; but one that declares one of these tables and is
+//!   not valid TOML is an error giving the line.
 //!
 //! `src` is relative to the TOML file, or to the content root when it starts with `/`;
 //! without `src`, the file of the same name (`chair.toml` → `chair`). What `src` names is a
@@ -64,7 +65,8 @@ impl Pipeline for AssetFile {
         true
     }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
-        let Some((kind, body)) = asset_table(bytes) else {
+        // A broken asset file names nothing; its bake reports why.
+        let Ok(Some((kind, body))) = asset_table(bytes) else {
             return Vec::new();
         };
         match kind.as_str() {
@@ -87,7 +89,7 @@ impl Pipeline for AssetFile {
             ));
             Ok(())
         };
-        let Some((kind, body)) = asset_table(source.bytes()) else {
+        let Some((kind, body)) = asset_table(source.bytes())? else {
             return as_blob(cx);
         };
         let (kind, body) = (kind.as_str(), &body);
@@ -120,18 +122,60 @@ impl Pipeline for AssetFile {
 }
 
 /// The kind and table of an asset file: a TOML whose one top-level table is one of pak's
-/// kinds. Anything else (a TOML that does not parse is someone's data) is a blob.
-fn asset_table(bytes: &[u8]) -> Option<(String, toml::Table)> {
-    let table = std::str::from_utf8(bytes)
-        .ok()?
-        .parse::<toml::Table>()
-        .ok()?;
-    match (table.len(), table.into_iter().next()) {
+/// kinds; `None` for anything else (a blob). A TOML that does not parse is someone's data,
+/// unless it declares one of pak's tables (a `[bitmap]`, `[[scene.ref]]` header line): then it
+/// is a broken asset file, and the error gives the line and TOML's message.
+fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    let table = match text.parse::<toml::Table>() {
+        Ok(table) => table,
+        Err(error) => {
+            let Some((header_line, kind)) = asset_table_header(text) else {
+                return Ok(None);
+            };
+            let line = error
+                .span()
+                .map_or(header_line, |span| line_of(text, span.start));
+            return Err(format!(
+                "line {line}: not valid TOML ({}), in an asset file that declares `[{kind}]` \
+                 on line {header_line}",
+                error.message().trim_end()
+            ));
+        }
+    };
+    Ok(match (table.len(), table.into_iter().next()) {
         (1, Some((kind, toml::Value::Table(body)))) if KINDS.contains(&kind.as_str()) => {
             Some((kind, body))
         }
         _ => None,
-    }
+    })
+}
+
+/// The first header line (1-based) of a table of one of pak's kinds (`[bitmap]`, `[ scene ]`,
+/// `[[scene.ref]]`, `["material"]`), and the kind: a line-by-line scan for text TOML refused.
+fn asset_table_header(text: &str) -> Option<(usize, &'static str)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let header = line.trim_start().strip_prefix('[')?;
+        let header = header.strip_prefix('[').unwrap_or(header);
+        let first_key = header.split(['.', ']']).next()?.trim();
+        let first_key = first_key.trim_matches(['"', '\'']);
+        KINDS
+            .iter()
+            .find(|kind| **kind == first_key)
+            .map(|kind| (i + 1, *kind))
+    })
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
 }
 
 /// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
@@ -279,7 +323,34 @@ pub(crate) fn resolve(toml_rel: &str, path: &str) -> Result<(String, String), St
 
 #[cfg(test)]
 mod tests {
-    use super::resolve;
+    use super::{asset_table, resolve};
+
+    #[test]
+    fn broken_toml_declaring_an_asset_table_is_an_error_other_broken_toml_a_blob() {
+        let error = asset_table(b"# pak\n[bitmap]\nsrc = 'a.png\ncolor = 'srgb'\n").unwrap_err();
+        assert!(
+            error.starts_with("line 3: ") && error.contains("`[bitmap]` on line 2"),
+            "{error}"
+        );
+        let error = asset_table(b"[[ scene.ref ]]\nid = \n").unwrap_err();
+        assert!(error.contains("`[scene]` on line 1"), "{error}");
+        let error = asset_table(b"[\"material\"]\nbase-color = [1.0, \n").unwrap_err();
+        assert!(error.contains("`[material]`"), "{error}");
+        for data in [
+            &b"key = = 1\n"[..],
+            b"[bitmaps]\nx = \n",
+            b"x = '[bitmap]\n",
+            b"\xff[bitmap]",
+        ] {
+            assert_eq!(
+                asset_table(data),
+                Ok(None),
+                "{:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+        assert!(asset_table(b"[bitmap]\nsrc = 'a.png'\n").unwrap().is_some());
+    }
 
     #[test]
     fn paths_resolve_against_the_toml_or_the_root() {
