@@ -714,3 +714,28 @@ fn broken_toml_declaring_an_asset_table_is_an_error_naming_file_and_line() {
     report.unwrap();
     assert_eq!(pack_get(&dir, "data/notes.toml"), b"key = = 1\n");
 }
+
+/// Scene data nested through dotted keys inside inline tables (the `toml` parser's own limits
+/// allow thousands of levels, and it recurses on each) is an error naming the file, never a
+/// stack overflow; so is the same nesting in a `.mat` file.
+#[test]
+fn deeply_nested_asset_file_values_are_errors_not_aborts() {
+    let n = 40;
+    let key = |first: &str| format!("{first}{}", ".a".repeat(n));
+    let mut value = String::new();
+    for _ in 0..n {
+        value += &format!("{{ {} = ", key("b"));
+    }
+    value += "1";
+    value += &" }".repeat(n);
+    let scene = format!("[scene]\n[[scene.ref]]\n{} = {value}\n", key("data"));
+    let material = format!("{} = {value}\n", key("extra"));
+    for (file, text) in [("levels/deep.toml", &scene), ("mats/deep.mat", &material)] {
+        let (_, report) = bake(&[(file, text.as_bytes())]);
+        let error = report.expect_err(file).to_string();
+        assert!(
+            error.contains(file) && error.contains("nested deeper than"),
+            "{error}"
+        );
+    }
+}

@@ -129,19 +129,16 @@ fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Ok(None);
     };
-    let table = match text.parse::<toml::Table>() {
+    let table = match parse_toml(text) {
         Ok(table) => table,
-        Err(error) => {
+        Err((message, offset)) => {
             let Some((header_line, kind)) = asset_table_header(text) else {
                 return Ok(None);
             };
-            let line = error
-                .span()
-                .map_or(header_line, |span| line_of(text, span.start));
+            let line = offset.map_or(header_line, |offset| line_of(text, offset));
             return Err(format!(
-                "line {line}: not valid TOML ({}), in an asset file that declares `[{kind}]` \
-                 on line {header_line}",
-                error.message().trim_end()
+                "line {line}: not valid TOML ({message}), in an asset file that declares \
+                 `[{kind}]` on line {header_line}"
             ));
         }
     };
@@ -151,6 +148,66 @@ fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
         }
         _ => None,
     })
+}
+
+/// The deepest nesting of tables and arrays an asset file may have: far over any real one,
+/// and a bound for every recursive walk of its values (scene data, settings fingerprints).
+pub(crate) const MAX_TOML_DEPTH: usize = 64;
+
+/// The stack an asset file's TOML is parsed on: the `toml` crate's parser recurses once per
+/// dotted-key segment and inline table, up to 80 x 80 levels, kilobytes each in debug builds.
+const TOML_STACK_BYTES: usize = 64 << 20;
+
+/// Parses an asset file's TOML on a stack of known size (text too short to nest deeply is
+/// parsed in place), refusing values nested deeper than [`MAX_TOML_DEPTH`]. The error is the
+/// message and, when known, the byte offset.
+pub(crate) fn parse_toml(text: &str) -> Result<toml::Table, (String, Option<usize>)> {
+    let parse = || {
+        let table = text
+            .parse::<toml::Table>()
+            .map_err(|e| (e.message().trim_end().to_owned(), e.span().map(|s| s.start)))?;
+        match toml_depth_within(&table, MAX_TOML_DEPTH) {
+            true => Ok(table),
+            // Dropped here, on the large stack.
+            false => Err((
+                format!("tables and arrays nested deeper than {MAX_TOML_DEPTH} levels"),
+                None,
+            )),
+        }
+    };
+    if text.len() <= 256 {
+        return parse();
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("hearth-toml".into())
+            .stack_size(TOML_STACK_BYTES)
+            .spawn_scoped(scope, parse)
+            .map_err(|e| {
+                (
+                    format!("could not start the TOML parser's thread: {e}"),
+                    None,
+                )
+            })?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Whether no value of `table` is nested deeper than `max` tables and arrays (iterative).
+fn toml_depth_within(table: &toml::Table, max: usize) -> bool {
+    let mut stack: Vec<(&toml::Value, usize)> = table.values().map(|v| (v, 1)).collect();
+    while let Some((value, depth)) = stack.pop() {
+        if depth > max {
+            return false;
+        }
+        match value {
+            toml::Value::Table(t) => stack.extend(t.values().map(|v| (v, depth + 1))),
+            toml::Value::Array(a) => stack.extend(a.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    true
 }
 
 /// The first header line (1-based) of a table of one of pak's kinds (`[bitmap]`, `[ scene ]`,
@@ -203,7 +260,7 @@ impl Pipeline for StandaloneMaterial {
         true
     }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
-        match std::str::from_utf8(bytes).map(str::parse::<toml::Table>) {
+        match std::str::from_utf8(bytes).map(parse_toml) {
             Ok(Ok(table)) => material::dependencies(source_rel, &material_body(table)),
             _ => Vec::new(),
         }
@@ -216,7 +273,10 @@ impl Pipeline for StandaloneMaterial {
     ) -> Result<(), PipelineError> {
         let text =
             std::str::from_utf8(source.bytes()).map_err(|e| format!("not UTF-8 text: {e}"))?;
-        let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
+        let table = parse_toml(text).map_err(|(message, offset)| match offset {
+            Some(offset) => format!("line {}: not TOML: {message}", line_of(text, offset)),
+            None => format!("not TOML: {message}"),
+        })?;
         material::bake(source.rel(), source.stem(), &material_body(table), cx)?;
         Ok(())
     }
