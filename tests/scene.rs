@@ -632,7 +632,8 @@ fn a_source_found_by_probing_is_rebaked_when_a_better_candidate_appears() {
     let walk = common::animated_gltf("walk");
     let run = common::glb_of(&common::animated_gltf("run"));
     // (asset file and text, the source found first, a better candidate added later, output)
-    let cases: [(&str, &str, (&str, &[u8]), (&str, &[u8]), &str); 3] = [
+    type File<'a> = (&'a str, &'a [u8]);
+    let cases: [(&str, &str, File<'_>, File<'_>, &str); 3] = [
         (
             "textures/bricks.toml",
             "[bitmap]\ncompress = false\nmip-levels = false\n",

@@ -257,11 +257,9 @@ pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
                 }
                 levels.push(0);
             }
-            b')' | b']' | b'}' => {
-                // Unbalanced closers are naga's to report.
-                if levels.len() > 1 {
-                    chained -= levels.pop().unwrap_or(0);
-                }
+            // Unbalanced closers are naga's to report.
+            b')' | b']' | b'}' if levels.len() > 1 => {
+                chained -= levels.pop().unwrap_or(0);
             }
             b',' | b';' => {
                 let level = levels.last_mut().expect("the outermost level stays");
