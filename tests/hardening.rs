@@ -235,62 +235,7 @@ fn pack_entry_claiming_a_huge_size_is_limited_in_every_open() {
     PakReader::open_verified(&real_path).unwrap();
 }
 
-/// A one-triangle, one-joint skinned glTF with one animation called `name`, data inline.
-fn animated_gltf(name: &str) -> String {
-    use base64::Engine;
-    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-    let joints: [[u8; 4]; 3] = [[0; 4]; 3];
-    let weights: [[f32; 4]; 3] = [[1.0, 0.0, 0.0, 0.0]; 3];
-    let times: [f32; 2] = [0.0, 1.0];
-    let translations: [[f32; 3]; 2] = [[0.0; 3], [0.0, 1.0, 0.0]];
-    let mut buffer: Vec<u8> = Vec::new();
-    buffer.extend_from_slice(bytemuck::cast_slice(&positions)); // 0..36
-    buffer.extend_from_slice(bytemuck::cast_slice(&joints)); // 36..48
-    buffer.extend_from_slice(bytemuck::cast_slice(&weights)); // 48..96
-    buffer.extend_from_slice(bytemuck::cast_slice(&times)); // 96..104
-    buffer.extend_from_slice(bytemuck::cast_slice(&translations)); // 104..128
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&buffer)
-    );
-    let document = serde_json::json!({
-        "asset": { "version": "2.0" },
-        "scene": 0,
-        "scenes": [{ "nodes": [0, 1] }],
-        "nodes": [
-            { "mesh": 0, "skin": 0 },
-            { "name": "joint" }
-        ],
-        "skins": [{ "joints": [1] }],
-        "meshes": [{ "primitives": [{
-            "attributes": { "POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2 }
-        }] }],
-        "animations": [{
-            "name": name,
-            "channels": [{ "sampler": 0, "target": { "node": 1, "path": "translation" } }],
-            "samplers": [{ "input": 3, "output": 4, "interpolation": "LINEAR" }]
-        }],
-        "buffers": [{ "byteLength": buffer.len(), "uri": uri }],
-        "bufferViews": [
-            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
-            { "buffer": 0, "byteOffset": 36, "byteLength": 12 },
-            { "buffer": 0, "byteOffset": 48, "byteLength": 48 },
-            { "buffer": 0, "byteOffset": 96, "byteLength": 8 },
-            { "buffer": 0, "byteOffset": 104, "byteLength": 24 }
-        ],
-        "accessors": [
-            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
-              "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] },
-            { "bufferView": 1, "componentType": 5121, "count": 3, "type": "VEC4" },
-            { "bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4" },
-            { "bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR",
-              "min": [0.0], "max": [1.0] },
-            { "bufferView": 4, "componentType": 5126, "count": 2, "type": "VEC3" }
-        ]
-    });
-    document.to_string()
-}
-
+/// Bakes one glTF as `rig.gltf`.
 fn bake_model(gltf: &str) -> Result<hearth::bake::Report, hearth::bake::BakeError> {
     let src = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
@@ -306,10 +251,10 @@ fn bake_model(gltf: &str) -> Result<hearth::bake::Report, hearth::bake::BakeErro
 #[test]
 fn a_100k_character_animation_name_is_an_error_naming_the_file() {
     // The same model with a short name bakes, with its clip.
-    let report = bake_model(&animated_gltf("walk")).unwrap();
+    let report = bake_model(&common::animated_gltf("walk")).unwrap();
     assert_eq!(report.assets, 1);
     // `.hanim` stores a name's length in 16 bits: 100,000 characters panicked the bake.
-    let error = bake_model(&animated_gltf(&"x".repeat(100_000)))
+    let error = bake_model(&common::animated_gltf(&"x".repeat(100_000)))
         .unwrap_err()
         .to_string();
     assert!(

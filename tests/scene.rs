@@ -596,3 +596,147 @@ fn the_spec_checker_accepts_asset_file_outputs() {
         "{text}"
     );
 }
+
+/// Bakes `src/` of `dir` into `out` with the incremental cache and a local shared cache at
+/// `dir/shared` (both off with `cached = false`), and reads `output` from the pack.
+fn bake_into(dir: &std::path::Path, out: &str, cached: bool, output: &str) -> Vec<u8> {
+    let mut baker = Baker::new(dir.join("src/hearth.toml"), dir.join(out));
+    baker.cache(cached);
+    if cached {
+        baker.shared_cache(hearth::bake::shared_cache::SharedCacheConfig {
+            local_dir: Some(dir.join("shared")),
+            ..Default::default()
+        });
+    }
+    baker.run().unwrap_or_else(|e| panic!("{out}: {e}"));
+    let pack = PakReader::open(dir.join(out).join("game.hpack")).unwrap();
+    pack.get(output).unwrap().expect(output).to_vec()
+}
+
+/// An asset file without `src` finds its source by trying extensions; which ones it tried
+/// are inputs of the asset: a higher-priority candidate added later (`bricks.png` beside
+/// `bricks.jpg`) re-bakes it, through the incremental cache and the shared cache alike.
+#[test]
+fn a_source_found_by_probing_is_rebaked_when_a_better_candidate_appears() {
+    let jpg = {
+        let mut bytes = Vec::new();
+        image::RgbImage::from_pixel(8, 8, image::Rgb([200, 30, 30]))
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Jpeg,
+            )
+            .unwrap();
+        bytes
+    };
+    let box_glb = common::models::glb_meshes(1);
+    let walk = common::animated_gltf("walk");
+    let run = common::glb_of(&common::animated_gltf("run"));
+    // (asset file and text, the source found first, a better candidate added later, output)
+    type File<'a> = (&'a str, &'a [u8]);
+    let cases: [(&str, &str, File<'_>, File<'_>, &str); 3] = [
+        (
+            "textures/bricks.toml",
+            "[bitmap]\ncompress = false\nmip-levels = false\n",
+            ("textures/bricks.jpg", &jpg),
+            ("textures/bricks.png", &gray_png(8, 90)),
+            "textures/bricks.ktx2",
+        ),
+        (
+            "models/box.toml",
+            "[mesh]\n",
+            ("models/box.obj", CUBE.as_bytes()),
+            ("models/box.glb", &box_glb),
+            "models/box.hmesh",
+        ),
+        (
+            "rigs/rig.toml",
+            "[animation]\n",
+            ("rigs/rig.gltf", walk.as_bytes()),
+            ("rigs/rig.glb", &run),
+            "rigs/rig.hanim",
+        ),
+    ];
+    let mut stale = Vec::new();
+    for (toml, text, first, better, output) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        common::write_files(&root.join("src"), &[(toml, text.as_bytes()), first]);
+        std::fs::write(
+            root.join("src/hearth.toml"),
+            "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"**/*.toml\"]\nexclude = [\"hearth.toml\"]\n",
+        )
+        .unwrap();
+        let before = bake_into(root, "out", true, output);
+        common::write_files(&root.join("src"), &[better]);
+        let expected = bake_into(root, "uncached", false, output);
+        assert!(before != expected, "{toml}: the two sources bake alike");
+        if bake_into(root, "out", true, output) != expected {
+            stale.push(format!(
+                "{toml}: the incremental cache served the old source"
+            ));
+        }
+        if bake_into(root, "fresh", true, output) != expected {
+            stale.push(format!("{toml}: the shared cache served the old source"));
+        }
+    }
+    assert!(stale.is_empty(), "{stale:#?}");
+}
+
+/// An asset file that declares one of pak's tables but is not valid TOML is an error naming
+/// the file and line, not a blob baked without a word; a scene naming a broken material gets
+/// the material's syntax error, not a misleading missing reference. TOML that declares no
+/// asset table stays a blob, broken or not.
+#[test]
+fn broken_toml_declaring_an_asset_table_is_an_error_naming_file_and_line() {
+    let (_, report) = bake(&[(
+        "ui/icon.toml",
+        b"[bitmap]\nsrc = 'icon.png\nquality = 'fastest'\n",
+    )]);
+    let error = report.expect_err("a broken [bitmap]").to_string();
+    assert!(
+        error.contains("ui/icon.toml") && error.contains("line 2"),
+        "{error}"
+    );
+
+    let (_, report) = bake(&[
+        (
+            "levels/one.toml",
+            b"[scene]\n[[scene.ref]]\nmaterials = ['../mats/wood.toml']\n",
+        ),
+        ("mats/wood.toml", b"[material]\nbase-color = [1.0, 0.5\n"),
+    ]);
+    let error = report.expect_err("a broken [material]").to_string();
+    assert!(
+        error.contains("mats/wood.toml") && error.contains("line 2"),
+        "{error}"
+    );
+
+    let (dir, report) = bake(&[("data/notes.toml", b"key = = 1\n")]);
+    report.unwrap();
+    assert_eq!(pack_get(&dir, "data/notes.toml"), b"key = = 1\n");
+}
+
+/// Scene data nested through dotted keys inside inline tables (the `toml` parser's own limits
+/// allow thousands of levels, and it recurses on each) is an error naming the file, never a
+/// stack overflow; so is the same nesting in a `.mat` file.
+#[test]
+fn deeply_nested_asset_file_values_are_errors_not_aborts() {
+    let n = 40;
+    let key = |first: &str| format!("{first}{}", ".a".repeat(n));
+    let mut value = String::new();
+    for _ in 0..n {
+        value += &format!("{{ {} = ", key("b"));
+    }
+    value += "1";
+    value += &" }".repeat(n);
+    let scene = format!("[scene]\n[[scene.ref]]\n{} = {value}\n", key("data"));
+    let material = format!("{} = {value}\n", key("extra"));
+    for (file, text) in [("levels/deep.toml", &scene), ("mats/deep.mat", &material)] {
+        let (_, report) = bake(&[(file, text.as_bytes())]);
+        let error = report.expect_err(file).to_string();
+        assert!(
+            error.contains(file) && error.contains("nested deeper than"),
+            "{error}"
+        );
+    }
+}

@@ -232,3 +232,45 @@ fn info_describes_stages_and_check_rechecks_spirv() {
     assert!(!ok);
     assert!(text.contains("shaders/lit.shader/vertex.spv"), "{text}");
 }
+
+/// A deep WGSL expression (a 5,000-term sum, a 5,000-deep parenthesis nest) is an error naming
+/// the file and place, never a stack overflow that aborts the process (issue 22). Baked with
+/// `spirv = true` so the SPIR-V writer sees what the validator accepted.
+#[test]
+fn deep_wgsl_expressions_are_errors_not_aborts() {
+    let sum = format!(
+        "fn f(a: f32) -> f32 {{\n    return a{};\n}}\n",
+        " + a".repeat(4_999)
+    );
+    let nest = format!(
+        "fn f(a: f32) -> f32 {{\n    return {}a{};\n}}\n",
+        "(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    let calls = format!(
+        "fn f(a: f32) -> f32 {{\n    return {}a{};\n}}\n",
+        "abs(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    for (name, text) in [("sum", &sum), ("nest", &nest), ("calls", &calls)] {
+        assert!(text.len() >= 10_000, "{name}: {} bytes", text.len());
+        let file = format!("shaders/{name}.wgsl");
+        let (_dir, report) = bake(
+            &[(file.as_str(), text.as_bytes())],
+            "[default]\nshader = { spirv = true }\n",
+        );
+        let error = report.expect_err(name).to_string();
+        assert!(
+            error.contains(&format!("{file}:2:")) && error.contains("deeper than"),
+            "{error}"
+        );
+    }
+    // A shallow shader of the same size still bakes.
+    let flat = format!(
+        "fn f(a: f32) -> f32 {{\n{}    return a;\n}}\n",
+        "    _ = a + a;\n".repeat(2_000)
+    );
+    bake(&[("shaders/flat.wgsl", flat.as_bytes())], "")
+        .1
+        .unwrap();
+}

@@ -390,6 +390,30 @@ impl<'a> BakeContext<'a> {
         result.map_err(|e| BakeError::io(&path, e))
     }
 
+    /// Whether a regular file exists at `relative` (to [`base`](Self::base)), recorded as an
+    /// input of this asset whatever the answer, like [`read`](Self::read): creating, removing
+    /// or changing that file later re-bakes the asset, in the incremental and the shared
+    /// cache alike. A pipeline that picks a file by trying names asks here, never the file
+    /// system. A file found is read once to record its digest. A path that leads outside the
+    /// content root is refused as `read` refuses it; a folder or other non-file answers `false`.
+    pub fn exists(&mut self, relative: &str) -> Result<bool, BakeError> {
+        let path = match self.confine(relative) {
+            Ok(path) => path,
+            Err(why) => {
+                let message = format!("refused to look for {relative:?}: {why}");
+                self.recorded.refused.push(message.clone());
+                return Err(BakeError::asset(self.source_path, message));
+            }
+        };
+        if std::fs::metadata(&path).is_ok_and(|meta| meta.is_file()) {
+            return self.read(relative).map(|_| true);
+        }
+        self.recorded
+            .side_inputs
+            .push(SideInput { path, digest: None });
+        Ok(false)
+    }
+
     /// Resolves `relative` against the base, inside the root: `..` lexically, then symlinks
     /// through the file system. A missing file resolves to its lexical path.
     fn confine(&self, relative: &str) -> Result<PathBuf, String> {

@@ -265,3 +265,73 @@ pub mod morph_quad {
         .to_string()
     }
 }
+
+/// A skinned glTF (JSON, buffer embedded): one triangle on one joint, and one clip `name`
+/// moving the joint.
+pub fn animated_gltf(name: &str) -> String {
+    use base64::Engine;
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let joints: [[u8; 4]; 3] = [[0; 4]; 3];
+    let weights: [[f32; 4]; 3] = [[1.0, 0.0, 0.0, 0.0]; 3];
+    let times: [f32; 2] = [0.0, 1.0];
+    let translations: [[f32; 3]; 2] = [[0.0; 3], [0.0, 1.0, 0.0]];
+    let mut buffer: Vec<u8> = Vec::new();
+    buffer.extend_from_slice(bytemuck::cast_slice(&positions)); // 0..36
+    buffer.extend_from_slice(bytemuck::cast_slice(&joints)); // 36..48
+    buffer.extend_from_slice(bytemuck::cast_slice(&weights)); // 48..96
+    buffer.extend_from_slice(bytemuck::cast_slice(&times)); // 96..104
+    buffer.extend_from_slice(bytemuck::cast_slice(&translations)); // 104..128
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&buffer)
+    );
+    let document = serde_json::json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0, 1] }],
+        "nodes": [
+            { "mesh": 0, "skin": 0 },
+            { "name": "joint" }
+        ],
+        "skins": [{ "joints": [1] }],
+        "meshes": [{ "primitives": [{
+            "attributes": { "POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2 }
+        }] }],
+        "animations": [{
+            "name": name,
+            "channels": [{ "sampler": 0, "target": { "node": 1, "path": "translation" } }],
+            "samplers": [{ "input": 3, "output": 4, "interpolation": "LINEAR" }]
+        }],
+        "buffers": [{ "byteLength": buffer.len(), "uri": uri }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": 12 },
+            { "buffer": 0, "byteOffset": 48, "byteLength": 48 },
+            { "buffer": 0, "byteOffset": 96, "byteLength": 8 },
+            { "buffer": 0, "byteOffset": 104, "byteLength": 24 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+              "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5121, "count": 3, "type": "VEC4" },
+            { "bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4" },
+            { "bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR",
+              "min": [0.0], "max": [1.0] },
+            { "bufferView": 4, "componentType": 5126, "count": 2, "type": "VEC3" }
+        ]
+    });
+    document.to_string()
+}
+
+/// `json` (a glTF whose buffers are data URIs) as a GLB: the header and one JSON chunk.
+pub fn glb_of(json: &str) -> Vec<u8> {
+    let mut chunk = json.as_bytes().to_vec();
+    chunk.resize(chunk.len().next_multiple_of(4), b' ');
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend((12 + 8 + chunk.len() as u32).to_le_bytes());
+    glb.extend((chunk.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(chunk);
+    glb
+}

@@ -10,7 +10,8 @@
 //!   ([`StandaloneMaterial`]).
 //! - `[mesh]` → `<name>.hmesh` and its companions (the model pipeline; pak's keys).
 //! - `[animation]` → `<name>.hanim` (one clip of a skinned glTF).
-//! - Any other `.toml` is a blob, as before.
+//! - Any other `.toml` is a blob, as before; but one that declares one of these tables and is
+//!   not valid TOML is an error giving the line.
 //!
 //! `src` is relative to the TOML file, or to the content root when it starts with `/`;
 //! without `src`, the file of the same name (`chair.toml` → `chair`). What `src` names is a
@@ -64,7 +65,8 @@ impl Pipeline for AssetFile {
         true
     }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
-        let Some((kind, body)) = asset_table(bytes) else {
+        // A broken asset file names nothing; its bake reports why.
+        let Ok(Some((kind, body))) = asset_table(bytes) else {
             return Vec::new();
         };
         match kind.as_str() {
@@ -87,7 +89,7 @@ impl Pipeline for AssetFile {
             ));
             Ok(())
         };
-        let Some((kind, body)) = asset_table(source.bytes()) else {
+        let Some((kind, body)) = asset_table(source.bytes())? else {
             return as_blob(cx);
         };
         let (kind, body) = (kind.as_str(), &body);
@@ -120,18 +122,117 @@ impl Pipeline for AssetFile {
 }
 
 /// The kind and table of an asset file: a TOML whose one top-level table is one of pak's
-/// kinds. Anything else (a TOML that does not parse is someone's data) is a blob.
-fn asset_table(bytes: &[u8]) -> Option<(String, toml::Table)> {
-    let table = std::str::from_utf8(bytes)
-        .ok()?
-        .parse::<toml::Table>()
-        .ok()?;
-    match (table.len(), table.into_iter().next()) {
+/// kinds; `None` for anything else (a blob). A TOML that does not parse is someone's data,
+/// unless it declares one of pak's tables (a `[bitmap]`, `[[scene.ref]]` header line): then it
+/// is a broken asset file, and the error gives the line and TOML's message.
+fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    let table = match parse_toml(text) {
+        Ok(table) => table,
+        Err((message, offset)) => {
+            let Some((header_line, kind)) = asset_table_header(text) else {
+                return Ok(None);
+            };
+            let line = offset.map_or(header_line, |offset| line_of(text, offset));
+            return Err(format!(
+                "line {line}: not valid TOML ({message}), in an asset file that declares \
+                 `[{kind}]` on line {header_line}"
+            ));
+        }
+    };
+    Ok(match (table.len(), table.into_iter().next()) {
         (1, Some((kind, toml::Value::Table(body)))) if KINDS.contains(&kind.as_str()) => {
             Some((kind, body))
         }
         _ => None,
+    })
+}
+
+/// The deepest nesting of tables and arrays an asset file may have: far over any real one,
+/// and a bound for every recursive walk of its values (scene data, settings fingerprints).
+pub(crate) const MAX_TOML_DEPTH: usize = 64;
+
+/// The stack an asset file's TOML is parsed on: the `toml` crate's parser recurses once per
+/// dotted-key segment and inline table, up to 80 x 80 levels, kilobytes each in debug builds.
+const TOML_STACK_BYTES: usize = 64 << 20;
+
+/// Parses an asset file's TOML on a stack of known size (text too short to nest deeply is
+/// parsed in place), refusing values nested deeper than [`MAX_TOML_DEPTH`]. The error is the
+/// message and, when known, the byte offset.
+pub(crate) fn parse_toml(text: &str) -> Result<toml::Table, (String, Option<usize>)> {
+    let parse = || {
+        let table = text
+            .parse::<toml::Table>()
+            .map_err(|e| (e.message().trim_end().to_owned(), e.span().map(|s| s.start)))?;
+        match toml_depth_within(&table, MAX_TOML_DEPTH) {
+            true => Ok(table),
+            // Dropped here, on the large stack.
+            false => Err((
+                format!("tables and arrays nested deeper than {MAX_TOML_DEPTH} levels"),
+                None,
+            )),
+        }
+    };
+    if text.len() <= 256 {
+        return parse();
     }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("hearth-toml".into())
+            .stack_size(TOML_STACK_BYTES)
+            .spawn_scoped(scope, parse)
+            .map_err(|e| {
+                (
+                    format!("could not start the TOML parser's thread: {e}"),
+                    None,
+                )
+            })?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Whether no value of `table` is nested deeper than `max` tables and arrays (iterative).
+fn toml_depth_within(table: &toml::Table, max: usize) -> bool {
+    let mut stack: Vec<(&toml::Value, usize)> = table.values().map(|v| (v, 1)).collect();
+    while let Some((value, depth)) = stack.pop() {
+        if depth > max {
+            return false;
+        }
+        match value {
+            toml::Value::Table(t) => stack.extend(t.values().map(|v| (v, depth + 1))),
+            toml::Value::Array(a) => stack.extend(a.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The first header line (1-based) of a table of one of pak's kinds (`[bitmap]`, `[ scene ]`,
+/// `[[scene.ref]]`, `["material"]`), and the kind: a line-by-line scan for text TOML refused.
+fn asset_table_header(text: &str) -> Option<(usize, &'static str)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let header = line.trim_start().strip_prefix('[')?;
+        let header = header.strip_prefix('[').unwrap_or(header);
+        let first_key = header.split(['.', ']']).next()?.trim();
+        let first_key = first_key.trim_matches(['"', '\'']);
+        KINDS
+            .iter()
+            .find(|kind| **kind == first_key)
+            .map(|kind| (i + 1, *kind))
+    })
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
 }
 
 /// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
@@ -159,7 +260,7 @@ impl Pipeline for StandaloneMaterial {
         true
     }
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
-        match std::str::from_utf8(bytes).map(str::parse::<toml::Table>) {
+        match std::str::from_utf8(bytes).map(parse_toml) {
             Ok(Ok(table)) => material::dependencies(source_rel, &material_body(table)),
             _ => Vec::new(),
         }
@@ -172,7 +273,10 @@ impl Pipeline for StandaloneMaterial {
     ) -> Result<(), PipelineError> {
         let text =
             std::str::from_utf8(source.bytes()).map_err(|e| format!("not UTF-8 text: {e}"))?;
-        let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
+        let table = parse_toml(text).map_err(|(message, offset)| match offset {
+            Some(offset) => format!("line {}: not TOML: {message}", line_of(text, offset)),
+            None => format!("not TOML: {message}"),
+        })?;
         material::bake(source.rel(), source.stem(), &material_body(table), cx)?;
         Ok(())
     }
@@ -202,20 +306,21 @@ fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), 
 
 /// `src` of a `[kind]` table, or else the file of the TOML's name with one of `extensions`
 /// (`bricks.toml` → `bricks.png`, `.jpg`, …; `chair.glb.toml` → `chair.glb`): the path to read
-/// and the same file relative to the content root, as [`resolve`] gives them.
+/// and the same file relative to the content root, as [`resolve`] gives them. The candidates
+/// tried are recorded through [`BakeContext::exists`].
 pub(crate) fn source_of_kind(
     toml_rel: &str,
     kind: &str,
     body: &toml::Table,
     extensions: &[&str],
-    cx: &BakeContext<'_>,
-) -> Result<(String, String), String> {
+    cx: &mut BakeContext<'_>,
+) -> Result<(String, String), PipelineError> {
     if let Some(src) = body.get("src") {
         let src = src
             .as_str()
             .filter(|s| !s.is_empty())
             .ok_or_else(|| format!("`{kind}.src` must be a path string"))?;
-        return resolve(toml_rel, src);
+        return Ok(resolve(toml_rel, src)?);
     }
     let stem = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
     let file = stem.rsplit('/').next().unwrap_or(stem);
@@ -224,19 +329,17 @@ pub(crate) fn source_of_kind(
             .is_some_and(|(_, ext)| extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
     };
     if has_extension(file) {
-        return resolve(toml_rel, file);
+        return Ok(resolve(toml_rel, file)?);
     }
+    // Each probe is an input of the asset (a candidate that appears later re-bakes it).
     for ext in extensions {
         let candidate = format!("{file}.{ext}");
-        if cx.base().join(&candidate).is_file() {
-            return resolve(toml_rel, &candidate);
+        if cx.exists(&candidate)? {
+            return Ok(resolve(toml_rel, &candidate)?);
         }
     }
     let names: Vec<String> = extensions.iter().map(|e| format!("{file}.{e}")).collect();
-    Err(format!(
-        "no `src`, and none of {} beside the file",
-        names.join(", ")
-    ))
+    Err(format!("no `src`, and none of {} beside the file", names.join(", ")).into())
 }
 
 /// A finite number (a TOML float or integer) for the key at `at`.
@@ -280,7 +383,34 @@ pub(crate) fn resolve(toml_rel: &str, path: &str) -> Result<(String, String), St
 
 #[cfg(test)]
 mod tests {
-    use super::resolve;
+    use super::{asset_table, resolve};
+
+    #[test]
+    fn broken_toml_declaring_an_asset_table_is_an_error_other_broken_toml_a_blob() {
+        let error = asset_table(b"# pak\n[bitmap]\nsrc = 'a.png\ncolor = 'srgb'\n").unwrap_err();
+        assert!(
+            error.starts_with("line 3: ") && error.contains("`[bitmap]` on line 2"),
+            "{error}"
+        );
+        let error = asset_table(b"[[ scene.ref ]]\nid = \n").unwrap_err();
+        assert!(error.contains("`[scene]` on line 1"), "{error}");
+        let error = asset_table(b"[\"material\"]\nbase-color = [1.0, \n").unwrap_err();
+        assert!(error.contains("`[material]`"), "{error}");
+        for data in [
+            &b"key = = 1\n"[..],
+            b"[bitmaps]\nx = \n",
+            b"x = '[bitmap]\n",
+            b"\xff[bitmap]",
+        ] {
+            assert_eq!(
+                asset_table(data),
+                Ok(None),
+                "{:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+        assert!(asset_table(b"[bitmap]\nsrc = 'a.png'\n").unwrap().is_some());
+    }
 
     #[test]
     fn paths_resolve_against_the_toml_or_the_root() {

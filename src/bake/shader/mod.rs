@@ -142,20 +142,13 @@ impl Pipeline for Wgsl {
     ) -> Result<(), PipelineError> {
         let text = std::str::from_utf8(source.bytes())
             .map_err(|e| format!("{}: not UTF-8 text: {e}", source.rel()))?;
-        let (module, info) = validate_wgsl(source.rel(), text)?;
+        let spirv_words = compile_wgsl(source.rel(), text, settings.spirv)?;
         cx.emit(Output::new(
             source.rel(),
             AssetKind::SHADER,
             source.bytes().to_vec(),
         ));
-        if settings.spirv {
-            let words = naga::back::spv::write_vec(
-                &module,
-                &info,
-                &naga::back::spv::Options::default(),
-                None,
-            )
-            .map_err(|e| format!("{}: SPIR-V translation failed: {e}", source.rel()))?;
+        if let Some(words) = spirv_words {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             cx.emit(Output::new(
                 format!("{}.spv", source.stem()),
@@ -167,8 +160,148 @@ impl Pipeline for Wgsl {
     }
 }
 
-/// Parses and validates WGSL; errors read `file:line:column: message`.
+/// The stack naga's WGSL parser, validator and SPIR-V writer run on. They recurse over the
+/// expression tree; [`check_wgsl_depth`] bounds its depth first, and this stack holds well
+/// over that bound even in debug builds, whatever stack the caller's thread has.
+const NAGA_STACK_BYTES: usize = 64 << 20;
+
+/// The deepest bracket nesting a WGSL file may have: the WGSL spec's limit on brace-enclosed
+/// statements (127), and under naga's parser recursion limit (200), which it reports only as
+/// an "internal error" at 1:1.
+pub const MAX_WGSL_NESTING: usize = 127;
+
+/// The deepest a WGSL expression may be, estimated by [`check_wgsl_depth`] (bracket levels
+/// plus operators chained at each open level): real shaders stay far below it, and naga
+/// handles it on [`NAGA_STACK_BYTES`].
+pub const MAX_WGSL_EXPRESSION_DEPTH: usize = 1024;
+
+/// Validates WGSL and, with `spirv`, translates it: on a thread of its own with a known
+/// stack, after [`check_wgsl_depth`], so no input can overflow the stack and abort.
+fn compile_wgsl(file: &str, text: &str, spirv: bool) -> Result<Option<Vec<u32>>, String> {
+    check_wgsl_depth(file, text)?;
+    on_naga_stack(|| {
+        let (module, info) = parse_and_validate(file, text)?;
+        if !spirv {
+            return Ok(None);
+        }
+        naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None)
+            .map(Some)
+            .map_err(|e| format!("{file}: SPIR-V translation failed: {e}"))
+    })
+}
+
+/// Runs `work` on a scoped thread with [`NAGA_STACK_BYTES`] of stack; a panic in it is resumed
+/// on the caller's thread (the baker turns it into an error naming the file).
+fn on_naga_stack<T: Send>(work: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("hearth-naga".into())
+            .stack_size(NAGA_STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .map_err(|e| format!("could not start the shader compiler's thread: {e}"))?;
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Bounds what naga would recurse over, in one linear pass over the text (comments skipped):
+/// bracket nesting (`(`, `[`, `{`) to [`MAX_WGSL_NESTING`], and the estimated depth of an
+/// expression (open brackets plus the operators chained at each open level since its last
+/// `,` or `;`) to [`MAX_WGSL_EXPRESSION_DEPTH`]. Errors read `file:line:column: message`.
+pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    // Operators chained at each open bracket level, and their sum.
+    let mut levels: Vec<usize> = vec![0];
+    let mut chained = 0usize;
+    let mut previous_was_operator = false;
+    let (mut line, mut line_start) = (1usize, 0usize);
+    let at = |line: usize, line_start: usize, i: usize| {
+        let column = text.get(line_start..i).map_or(0, |s| s.chars().count()) + 1;
+        format!("{file}:{line}:{column}")
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        let mut operator = false;
+        match byte {
+            b'\n' => (line, line_start) = (line + 1, i + 1),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                // Block comments nest in WGSL.
+                let mut open = 0usize;
+                while i < bytes.len() {
+                    match (bytes[i], bytes.get(i + 1)) {
+                        (b'/', Some(b'*')) => (open, i) = (open + 1, i + 2),
+                        (b'*', Some(b'/')) => (open, i) = (open - 1, i + 2),
+                        (b'\n', _) => (line, line_start, i) = (line + 1, i + 1, i + 1),
+                        _ => i += 1,
+                    }
+                    if open == 0 {
+                        break;
+                    }
+                }
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                if levels.len() > MAX_WGSL_NESTING {
+                    return Err(format!(
+                        "{}: brackets nested deeper than {MAX_WGSL_NESTING} levels",
+                        at(line, line_start, i)
+                    ));
+                }
+                levels.push(0);
+            }
+            // Unbalanced closers are naga's to report.
+            b')' | b']' | b'}' if levels.len() > 1 => {
+                chained -= levels.pop().unwrap_or(0);
+            }
+            b',' | b';' => {
+                let level = levels.last_mut().expect("the outermost level stays");
+                chained -= *level;
+                *level = 0;
+            }
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'=' | b'!'
+            | b'~' => {
+                operator = true;
+                // `<=`, `&&`, `>>`: one operator.
+                if !previous_was_operator {
+                    *levels.last_mut().expect("the outermost level stays") += 1;
+                    chained += 1;
+                }
+            }
+            _ => {}
+        }
+        previous_was_operator = operator;
+        if levels.len() + chained > MAX_WGSL_EXPRESSION_DEPTH {
+            return Err(format!(
+                "{}: an expression nested or chained deeper than {MAX_WGSL_EXPRESSION_DEPTH} \
+                 levels (split it with `let` bindings)",
+                at(line, line_start, i)
+            ));
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Parses and validates WGSL; errors read `file:line:column: message`. Checked with
+/// [`check_wgsl_depth`] first, and run on a stack of known size.
 pub fn validate_wgsl(
+    file: &str,
+    text: &str,
+) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
+    check_wgsl_depth(file, text)?;
+    on_naga_stack(|| parse_and_validate(file, text))
+}
+
+/// naga's parse and validation, on the caller's stack.
+fn parse_and_validate(
     file: &str,
     text: &str,
 ) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
@@ -199,4 +332,63 @@ pub fn validate_wgsl(
         format!("{file}:{at}: {message}")
     })?;
     Ok((module, info))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(expression: &str) -> String {
+        format!("fn f(a: f32) -> f32 {{\n    return {expression};\n}}\n")
+    }
+
+    /// The deepest shapes the pre-scan lets through compile on naga's stack (debug builds
+    /// included), and one step further is an error naming the place.
+    #[test]
+    fn the_depth_bound_fits_nagas_stack() {
+        let ops = MAX_WGSL_EXPRESSION_DEPTH - 8;
+        let sum = function(&format!("a{}", " + a".repeat(ops)));
+        let nesting = MAX_WGSL_NESTING - 2;
+        let parens = function(&format!("{}a{}", "(".repeat(nesting), ")".repeat(nesting)));
+        let calls = function(&format!(
+            "{}a{}",
+            "abs(".repeat(nesting),
+            ")".repeat(nesting)
+        ));
+        // Brackets and chained operators together, at the expression bound.
+        let levels = MAX_WGSL_NESTING - 7;
+        let per_level = (MAX_WGSL_EXPRESSION_DEPTH - 8 - levels) / levels - 1;
+        let mixed = function(&format!(
+            "{}a{}",
+            format!("a{} + (", " * a".repeat(per_level)).repeat(levels),
+            ")".repeat(levels)
+        ));
+        for (name, text) in [
+            ("sum", &sum),
+            ("parens", &parens),
+            ("calls", &calls),
+            ("mixed", &mixed),
+        ] {
+            compile_wgsl(name, text, true).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let too_long = function(&format!("a{}", " + a".repeat(MAX_WGSL_EXPRESSION_DEPTH)));
+        let error = compile_wgsl("long.wgsl", &too_long, false).unwrap_err();
+        assert!(
+            error.starts_with("long.wgsl:2:") && error.contains("deeper"),
+            "{error}"
+        );
+        let too_deep = function(&format!("{}a{}", "(".repeat(300), ")".repeat(300)));
+        let error = compile_wgsl("deep.wgsl", &too_deep, false).unwrap_err();
+        assert!(
+            error.starts_with("deep.wgsl:2:") && error.contains("nested"),
+            "{error}"
+        );
+        // Comments do not count.
+        let commented = function(&format!(
+            "a /* {} */ // {}\n",
+            "((".repeat(400),
+            "+".repeat(2000)
+        ));
+        compile_wgsl("commented.wgsl", &commented, false).unwrap();
+    }
 }
