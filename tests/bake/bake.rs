@@ -1,9 +1,7 @@
 //! End-to-end: manifest -> Baker -> runtime tree + assets.hman + .hpack -> PakReader.
 #![cfg(feature = "bake")]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use hearth::bake::Baker;
 use hearth::format::hman;
 use hearth::format::hpack::PackKind;

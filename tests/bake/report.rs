@@ -5,8 +5,8 @@
 //! log nothing to the console (a control page that does proves the check sees it).
 #![cfg(feature = "cli")]
 
-mod common;
-use common::{copy_dir, corpus};
+use crate::common;
+use crate::common::{copy_dir, corpus};
 use std::path::Path;
 use std::process::Command;
 

@@ -4,7 +4,7 @@
 //! API. Each test names the pak test it ports.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::bake::{Baker, Config, Report};
 use hearth::format::hmat::{self, property};

@@ -2,7 +2,7 @@
 //! `PakReader::open_signed` and `hearth pack verify`. Every byte of a signed pack is covered:
 //! changing any one of them fails the verifying open or `verify()`.
 
-mod common;
+use crate::common;
 
 use hearth::bake::cargo::CargoBake;
 use hearth::bake::signing::SigningKey;

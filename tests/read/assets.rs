@@ -1,7 +1,7 @@
 //! One read API over packs and runtime trees: the same bake read from its pack and from its
 //! tree gives identical entries, bytes, hashes and manifest rows; `hearth get` reads both.
 
-mod common;
+use crate::common;
 
 use hearth::bake::Baker;
 use hearth::{hash_runtime_path, Assets, PakReader};

@@ -3,7 +3,7 @@
 //! anything of that size is allocated.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::format::hpack::{self, PackInput};
 use hearth::format::ktx2::{self, channel, vk, BasicDfd, Ktx2Description};

@@ -4,9 +4,9 @@
 //! the file and the key.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
-use common::corpus;
+use crate::common::corpus;
 use hearth::bake::{BakeError, Baker, Report};
 use hearth::{AnimClips, MeshView, PakReader};
 use std::path::Path;

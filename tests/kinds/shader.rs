@@ -3,7 +3,7 @@
 //! `shader = { spirv = true }` translating WGSL to SPIR-V.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::bake::{BakeError, Baker, Report};
 use hearth::format::spirv::{self, Stage};

@@ -2,7 +2,7 @@
 //! is an error (at open, on access, or at the latest in `verify`), never a panic.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::bake::pack::PackFile;
 use hearth::bake::Baker;
@@ -164,7 +164,7 @@ fn hostile_counts_are_limited_not_allocated() {
 
 #[test]
 fn embedded_and_owned_packs_are_aligned_for_zero_copy() {
-    let pak = hearth::include_pak!("fixtures/tiny.hpack").unwrap();
+    let pak = hearth::include_pak!("../fixtures/tiny.hpack").unwrap();
     assert_eq!(pak.bytes().as_ptr() as usize % 16, 0);
     for entry in pak.entries() {
         let entry = entry.unwrap();
@@ -242,10 +242,10 @@ fn the_fixture_packs_are_what_the_baker_makes_today() {
     assert_fixture("tiny.hpack", "pack_version = 3");
     assert_fixture("tiny-v4.hpack", "");
     assert_fixture_bytes("tiny-v5.hpack", bake_tiny_signed("", Some(fixture_key())));
-    let v3 = PakReader::from_static(include_bytes!("fixtures/tiny.hpack")).unwrap();
-    let v4 = PakReader::from_static(include_bytes!("fixtures/tiny-v4.hpack")).unwrap();
+    let v3 = PakReader::from_static(include_bytes!("../fixtures/tiny.hpack")).unwrap();
+    let v4 = PakReader::from_static(include_bytes!("../fixtures/tiny-v4.hpack")).unwrap();
     let v5 = PakReader::from_static_signed(
-        include_bytes!("fixtures/tiny-v5.hpack"),
+        include_bytes!("../fixtures/tiny-v5.hpack"),
         &fixture_key().public_key(),
     )
     .unwrap();

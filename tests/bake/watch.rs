@@ -4,7 +4,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use hearth::PakReader;
 use std::io::BufRead;

@@ -3,7 +3,7 @@
 //! no-op re-bake reports nothing, and a broken or vanished pack keeps the last good one.
 #![cfg(all(feature = "bake", feature = "watch"))]
 
-mod common;
+use crate::common;
 
 use hearth::bake::Baker;
 use hearth::hash_runtime_path;

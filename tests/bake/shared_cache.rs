@@ -6,7 +6,7 @@
 //! output or a failed bake.
 #![cfg(all(feature = "cli", feature = "remote-cache"))]
 
-mod common;
+use crate::common;
 
 use hearth::bake::shared_cache::{Mode, SharedCacheConfig};
 use hearth::bake::{

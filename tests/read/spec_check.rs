@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use hearth::bake::Baker;
 
-mod common;
-use common::corpus;
+use crate::common;
+use crate::common::corpus;
 
 /// Folders of `corpus/gltf` that hearth rejects on purpose (Draco, meshopt compression).
 const REJECTED: &[&str] = &["Box_draco", "BoxMeshopt"];

@@ -4,9 +4,9 @@
 //! tests/corpus (a test fails, naming the file, when it is missing).
 #![cfg(all(feature = "bake", feature = "transcode"))]
 
-mod common;
+use crate::common;
 
-use common::corpus;
+use crate::common::corpus;
 use hearth::bake::texture::pixels::{linear_to_srgb, srgb_to_linear};
 use hearth::bake::Baker;
 use hearth::format::ktx2::{channel, model, vk};

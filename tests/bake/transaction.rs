@@ -9,9 +9,9 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
-use common::write_files;
+use crate::common::write_files;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! build.rs mode without cargo: inputs injected through `CargoBake`'s setters.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::bake::cargo::CargoBake;
 use std::io::Write;

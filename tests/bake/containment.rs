@@ -3,9 +3,9 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
-use common::write_files;
+use crate::common::write_files;
 use hearth::bake::{BakeError, Baker, Report};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

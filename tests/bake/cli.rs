@@ -1,7 +1,7 @@
 //! The `hearth` binary: exit codes and what it prints.
 #![cfg(feature = "cli")]
 
-mod common;
+use crate::common;
 
 use hearth::{AssetKind, PakReader};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! errors naming the file and the line (text, XML) or block (binary).
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::bake::{BakeError, Baker, Report};
 use hearth::{AssetKind, FontView, Ktx2, PakReader};

@@ -2,7 +2,7 @@
 //! (scene refs resolved to asset hashes and checked), `SceneView` reads typed data, and mistakes are errors naming the file and the key.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
 use hearth::bake::{BakeError, Baker, Report};
 use hearth::format::hscene::ValueKind;

@@ -2,9 +2,9 @@
 //! read back with hearth's validating views, checking the invariants the spec promises.
 #![cfg(feature = "bake")]
 
-mod common;
+use crate::common;
 
-use common::{copy_dir, corpus, models};
+use crate::common::{copy_dir, corpus, models};
 use hearth::bake::Baker;
 use hearth::format::hman;
 use hearth::format::hmesh::{oct_decode, GpuVertex};
@@ -1462,7 +1462,7 @@ fn mat_point(m: &[[f32; 4]; 4], p: [f32; 3]) -> [f32; 3] {
 /// only in their deltas stay two vertices, and the `.hanim` (v2) carries the weight keys.
 #[test]
 fn morph_weight_animation_and_normal_deltas() {
-    use common::morph_quad::*;
+    use crate::common::morph_quad::*;
     let gltf = common::morph_quad::gltf();
     let (out, mesh, _) = bake_generated(&[("morph.gltf", gltf.as_bytes())], "morph");
     let mesh = MeshView::parse(&mesh).unwrap();

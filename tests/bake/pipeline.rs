@@ -2,9 +2,7 @@
 //! layering, cache invalidation (version, settings, side inputs), references, contract
 //! violations, and the no-op re-bake that opens no source.
 
-mod common;
-
-use common::write_files;
+use crate::common::write_files;
 use hearth::bake::{
     BakeContext, BakeError, Baker, Claim, Output, Pipeline, PipelineError, Report, Source,
 };

@@ -1,0 +1,16 @@
+//! The baker: manifests, cargo build scripts, pipelines, the write transaction, containment, the shared cache, watch, the report and the CLI.
+//!
+//! One test binary per subject (each links the whole crate): a module per file.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bake;
+mod cargo;
+mod cli;
+mod containment;
+mod pipeline;
+mod report;
+mod shared_cache;
+mod transaction;
+mod watch;

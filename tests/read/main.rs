@@ -1,0 +1,14 @@
+//! The runtime reader: packs of every version, trees, hot reload, signed packs, pak parity, the format spec check and hostile input.
+//!
+//! One test binary per subject (each links the whole crate): a module per file.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod assets;
+mod hardening;
+mod hot;
+mod pak_parity;
+mod read;
+mod signing;
+mod spec_check;
