@@ -850,6 +850,64 @@ fn malformed_gltf_structures_are_named_errors_not_panics() {
     drop(out);
 }
 
+/// A mesh instanced on three nodes whose primitive carries TEXCOORD_2 (not kept) warns once per
+/// bake, in the report and through the callback, not once per instance; a second model with
+/// its own warning keeps it, after the first (first-seen order).
+#[test]
+fn each_distinct_warning_is_reported_once_per_bake() {
+    use serde_json::json;
+    let extra_uv = |doc: &mut serde_json::Value| {
+        doc["bufferViews"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"buffer": 0, "byteLength": 24}));
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC2"}));
+        let attributes = &mut doc["meshes"][0]["primitives"][0]["attributes"];
+        for set in ["TEXCOORD_0", "TEXCOORD_1", "TEXCOORD_2"] {
+            attributes[set] = json!(2);
+        }
+    };
+    let instanced = crafted_gltf(|doc| {
+        extra_uv(doc);
+        doc["nodes"] = json!([{"mesh": 0}, {"mesh": 0}, {"mesh": 0, "translation": [2, 0, 0]}]);
+        doc["scenes"][0]["nodes"] = json!([0, 1, 2]);
+    });
+    let single = crafted_gltf(extra_uv);
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            ("a.gltf", instanced.as_bytes()),
+            ("b.gltf", single.as_bytes()),
+        ],
+    );
+    let manifest = src.path().join("hearth-test.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"*.gltf\"]\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = heard.clone();
+    let report = Baker::new(manifest.as_path(), out.path())
+        .jobs(2)
+        .on_warning(move |w| sink.lock().unwrap().push(w.to_owned()))
+        .run()
+        .unwrap();
+    let names: Vec<&str> = report
+        .warnings
+        .iter()
+        .map(|w| if w.contains("a.gltf") { "a" } else { "b" })
+        .collect();
+    assert_eq!(names, ["a", "b"], "{:#?}", report.warnings);
+    assert!(
+        report.warnings[0].contains("TEXCOORD_2"),
+        "{}",
+        report.warnings[0]
+    );
+    assert_eq!(*heard.lock().unwrap(), report.warnings);
+}
+
 /// Bakes one generated model (`files` written into a fresh folder) and returns the output
 /// folder, the stem's `.hmesh` and `.hmat` bytes, after `check_mesh`'s invariants.
 fn bake_generated(files: &[(&str, &[u8])], stem: &str) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
