@@ -908,6 +908,67 @@ fn each_distinct_warning_is_reported_once_per_bake() {
     assert_eq!(*heard.lock().unwrap(), report.warnings);
 }
 
+/// One image used as base colour (sRGB) and as metallic-roughness (linear data) bakes twice:
+/// `tex_0.ktx2` with the sRGB transfer in its DFD for the colour slot, `tex_0.linear.ktx2`
+/// linear for the data slot, each `.hmat` slot pointing at its own, and no warning.
+#[test]
+fn an_image_used_as_colour_and_as_data_bakes_one_texture_per_colour_space() {
+    use serde_json::json;
+    let gltf = crafted_gltf(|doc| {
+        doc["bufferViews"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"buffer": 0, "byteLength": 24}));
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC2"}));
+        doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = json!(2);
+        doc["meshes"][0]["primitives"][0]["material"] = json!(0);
+        doc["images"] = json!([{"uri": "orm.png"}]);
+        doc["textures"] = json!([{"source": 0}]);
+        doc["materials"] = json!([{"pbrMetallicRoughness": {
+            "baseColorTexture": {"index": 0},
+            "metallicRoughnessTexture": {"index": 0}
+        }}]);
+    });
+    let mut png = Vec::new();
+    image::RgbaImage::from_fn(8, 8, |x, y| {
+        image::Rgba([x as u8 * 30, y as u8 * 30, 128, 255])
+    })
+    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+    .unwrap();
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[("m.gltf", gltf.as_bytes()), ("orm.png", &png)],
+    );
+    let (out, report) = bake_dir(src.path(), "\"*.gltf\"", "");
+    let report = report.unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let texture = |name: &str| {
+        let bytes = std::fs::read(out.path().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let srgb = hearth::Ktx2::parse(&bytes).unwrap().is_srgb();
+        let described = hearth::read::inspect::describe_ktx2(&bytes).unwrap();
+        (srgb, described)
+    };
+    let (colour_srgb, colour) = texture("m/tex_0.ktx2");
+    let (data_srgb, data) = texture("m/tex_0.linear.ktx2");
+    assert!(colour_srgb && colour.contains(" sRGB,"), "{colour}");
+    assert!(!data_srgb && data.contains(" linear,"), "{data}");
+    let hmat = std::fs::read(out.path().join("m.hmat")).unwrap();
+    let table = MaterialTable::parse(&hmat).unwrap();
+    let row = table.rows[0];
+    assert_eq!(row.base_color_tex, hearth::hash_asset_ref("m/tex_0"));
+    assert_eq!(
+        row.metallic_roughness_tex,
+        hearth::hash_asset_ref("m/tex_0.linear")
+    );
+    let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    check_mesh(&out.path().join("m.hmesh"), &manifest, out.path());
+}
+
 /// Bakes one generated model (`files` written into a fresh folder) and returns the output
 /// folder, the stem's `.hmesh` and `.hmat` bytes, after `check_mesh`'s invariants.
 fn bake_generated(files: &[(&str, &[u8])], stem: &str) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
