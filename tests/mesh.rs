@@ -453,6 +453,106 @@ fn every_mesh_setting_changes_the_output() {
     assert_eq!(MeshView::parse(&without).unwrap().desc.flags & 1, 0);
 }
 
+/// A vertex key that survives an OBJ round trip: exact position (-0 as 0), UV to 1e-4.
+fn tangent_key(position: [f32; 3], uv: [f32; 2]) -> ([u32; 3], [i32; 2]) {
+    (
+        position.map(|c| (c + 0.0).to_bits()),
+        uv.map(|c| (c * 1e4).round() as i32),
+    )
+}
+
+/// The share of `mesh`'s vertices whose generated tangent lies within 10 degrees of a shipped
+/// tangent at the same position and UV, with the same sign (w).
+fn share_matching_shipped(
+    mesh: &MeshView<'_>,
+    shipped: &BTreeMap<([u32; 3], [i32; 2]), Vec<[f32; 4]>>,
+) -> f64 {
+    let cos_10 = 10f32.to_radians().cos();
+    let matching = mesh
+        .vertices
+        .iter()
+        .filter(|v| {
+            let (t, w) = hearth::format::hmesh::oct_decode_tangent(v.tangent);
+            let Some(candidates) = shipped.get(&tangent_key(v.position, v.uv)) else {
+                panic!("no source vertex at {:?} {:?}", v.position, v.uv);
+            };
+            candidates.iter().any(|s| {
+                let len = (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt();
+                let cos = (t[0] * s[0] + t[1] * s[1] + t[2] * s[2]) / len;
+                cos >= cos_10 && (w < 0.0) == (s[3] < 0.0)
+            })
+        })
+        .count();
+    matching as f64 / mesh.vertices.len() as f64
+}
+
+/// Tangents hearth generates (MikkTSpace, for a normal-mapped primitive without TANGENT) agree
+/// with the ones NormalTangentMirrorTest ships, bitangent sign included: from the GLB with its
+/// tangents stripped, and from the same geometry written as OBJ (whose V hearth flips).
+#[test]
+fn generated_tangents_match_the_shipped_ones() {
+    let source = corpus("gltf/NormalTangentMirrorTest/NormalTangentMirrorTest.glb");
+    let (document, buffers, _) = gltf_import(&source);
+    let mut shipped: BTreeMap<([u32; 3], [i32; 2]), Vec<[f32; 4]>> = BTreeMap::new();
+    let mut obj = String::from("mtllib m.mtl\nusemtl normal_mapped\n");
+    let mut base = 1;
+    for primitive in document.meshes().flat_map(|m| m.primitives()) {
+        let reader = primitive.reader(|b| Some(&buffers[b.index()].0[..]));
+        let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+        let normals: Vec<[f32; 3]> = reader.read_normals().unwrap().collect();
+        let uvs: Vec<[f32; 2]> = reader.read_tex_coords(0).unwrap().into_f32().collect();
+        let tangents = reader.read_tangents().expect("the model ships tangents");
+        for (((p, n), uv), t) in positions.iter().zip(&normals).zip(&uvs).zip(tangents) {
+            shipped.entry(tangent_key(*p, *uv)).or_default().push(t);
+            obj += &format!(
+                "v {} {} {}\nvn {} {} {}\n",
+                p[0], p[1], p[2], n[0], n[1], n[2]
+            );
+            obj += &format!("vt {} {}\n", uv[0], 1.0 - uv[1]);
+        }
+        let indices: Vec<u32> = reader.read_indices().unwrap().into_u32().collect();
+        for t in indices.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize + base);
+            obj += &format!("f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}\n");
+        }
+        base += positions.len();
+    }
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(4, 4, image::Rgba([128, 128, 255, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            (
+                "stripped.glb",
+                &common::without_tangents(&std::fs::read(&source).unwrap()),
+            ),
+            ("m.obj", obj.as_bytes()),
+            ("m.mtl", b"newmtl normal_mapped\nmap_Bump flat.png\n"),
+            ("flat.png", &png),
+        ],
+    );
+    let (out, report) = bake_dir(
+        src.path(),
+        "\"*.glb\", \"*.obj\"",
+        "mesh = { merge = false }\n",
+    );
+    report.unwrap();
+    for file in ["stripped.hmesh", "m.hmesh"] {
+        let bytes = std::fs::read(out.path().join(file)).unwrap();
+        let mesh = MeshView::parse(&bytes).unwrap();
+        assert_eq!(mesh.desc.flags & 1, 1, "{file}: tangents generated");
+        let share = share_matching_shipped(&mesh, &shipped);
+        assert!(
+            share >= 0.99,
+            "{file}: {:.1} % of vertices match",
+            share * 100.0
+        );
+    }
+}
+
 #[test]
 fn skinned_models_carry_skin_skeleton_and_clips() {
     let src = tempfile::tempdir().unwrap();
