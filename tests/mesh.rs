@@ -453,8 +453,14 @@ fn every_mesh_setting_changes_the_output() {
     assert_eq!(MeshView::parse(&without).unwrap().desc.flags & 1, 0);
 }
 
-/// A vertex key that survives an OBJ round trip: exact position (-0 as 0), UV to 1e-4.
-fn tangent_key(position: [f32; 3], uv: [f32; 2]) -> ([u32; 3], [i32; 2]) {
+/// A vertex key that survives an OBJ round trip: exact position bits, UV in 1e-4 steps.
+type TangentKey = ([u32; 3], [i32; 2]);
+
+/// Shipped tangents by vertex key (a key may hold several, across seams).
+type ShippedTangents = BTreeMap<TangentKey, Vec<[f32; 4]>>;
+
+/// The [`TangentKey`] of a vertex (-0 as 0).
+fn tangent_key(position: [f32; 3], uv: [f32; 2]) -> TangentKey {
     (
         position.map(|c| (c + 0.0).to_bits()),
         uv.map(|c| (c * 1e4).round() as i32),
@@ -463,10 +469,7 @@ fn tangent_key(position: [f32; 3], uv: [f32; 2]) -> ([u32; 3], [i32; 2]) {
 
 /// The share of `mesh`'s vertices whose generated tangent lies within 10 degrees of a shipped
 /// tangent at the same position and UV, with the same sign (w).
-fn share_matching_shipped(
-    mesh: &MeshView<'_>,
-    shipped: &BTreeMap<([u32; 3], [i32; 2]), Vec<[f32; 4]>>,
-) -> f64 {
+fn share_matching_shipped(mesh: &MeshView<'_>, shipped: &ShippedTangents) -> f64 {
     let cos_10 = 10f32.to_radians().cos();
     let matching = mesh
         .vertices
@@ -493,7 +496,7 @@ fn share_matching_shipped(
 fn generated_tangents_match_the_shipped_ones() {
     let source = corpus("gltf/NormalTangentMirrorTest/NormalTangentMirrorTest.glb");
     let (document, buffers, _) = gltf_import(&source);
-    let mut shipped: BTreeMap<([u32; 3], [i32; 2]), Vec<[f32; 4]>> = BTreeMap::new();
+    let mut shipped = ShippedTangents::new();
     let mut obj = String::from("mtllib m.mtl\nusemtl normal_mapped\n");
     let mut base = 1;
     for primitive in document.meshes().flat_map(|m| m.primitives()) {
@@ -1430,10 +1433,15 @@ fn pbr_extensions_are_kept_as_material_properties() {
     assert_eq!(value(VOLUME_ATTENUATION), [0.5, 0.5, 0.25, 0.0]);
     assert_eq!(value(UNLIT), [0.0; 4]);
     assert!(table.property(0, SHEEN).is_none() && table.property(0, CLEARCOAT_ROUGHNESS).is_none());
-    // Images 0 and 1 are each baked once and named by the records that use them.
+    // Image 0 is baked once; image 1 once as linear data for transmission (its first use) and
+    // once as the clearcoat normal map; each record names the texture in its own mode.
     let tex = |i: usize| hearth::format::hash::hash_asset_ref(&format!("coat/tex_{i}"));
-    assert_eq!(table.property(0, CLEARCOAT_NORMAL).unwrap().texture, tex(1));
     assert_eq!(table.property(0, TRANSMISSION).unwrap().texture, tex(1));
+    assert_eq!(
+        table.property(0, CLEARCOAT_NORMAL).unwrap().texture,
+        hearth::format::hash::hash_asset_ref("coat/tex_1.normal")
+    );
+    assert!(out.path().join("coat/tex_1.normal.ktx2").is_file());
     assert_eq!(table.property(0, SPECULAR_COLOR).unwrap().texture, tex(0));
     assert_eq!(
         table.property(0, CLEARCOAT).unwrap().texture,

@@ -280,7 +280,7 @@ pub fn without_tangents(glb: &[u8]) -> Vec<u8> {
         }
     }
     let mut json = doc.to_string().into_bytes();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let bin = &glb[20 + json_len..];
