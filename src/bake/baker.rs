@@ -138,7 +138,8 @@ pub struct Report {
     pub inputs: Vec<PathBuf>,
     /// Every folder a glob walks (for `rerun-if-changed`).
     pub watched_dirs: Vec<PathBuf>,
-    /// Warnings, also sent to the warning callback.
+    /// Warnings, each distinct one (its text names the file) once, in first-seen order; also
+    /// sent to the warning callback.
     pub warnings: Vec<String>,
     /// Source paths (relative to the content root) of the assets baked this time, not taken
     /// from the cache.
@@ -450,7 +451,13 @@ impl Baker {
             });
         }
         let mut warnings = Vec::new();
+        // Each distinct warning (its text names the file) once per bake, in first-seen order: a
+        // mesh instanced on several nodes, or a file several assets read, says it once.
+        let mut seen_warnings = std::collections::HashSet::new();
         let mut warn = |message: String| {
+            if !seen_warnings.insert(message.clone()) {
+                return;
+            }
             if let Some(callback) = &self.on_warning {
                 callback(&message);
             }

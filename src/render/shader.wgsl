@@ -136,9 +136,14 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
         let dp1perp = cross(n, dp1);
         let tt = dp2perp * duv1.x + dp1perp * duv2.x;
         let bb = dp2perp * duv1.y + dp1perp * duv2.y;
-        let scale = inverseSqrt(max(max(dot(tt, tt), dot(bb, bb)), 1e-20));
+        // tt and bb are dP/du and dP/dv times the frame's determinant, whose sign depends on how
+        // the screen axes turn around n (framebuffer Y points down): take it out. Then the
+        // bitangent is -dP/dv: glTF's V points down the image, a normal map's +Y up it (as the
+        // tangents glTF ships, and the bake generates, have it).
+        let orient = select(1.0, -1.0, dot(dp1, dp2perp) < 0.0);
+        let scale = orient * inverseSqrt(max(max(dot(tt, tt), dot(bb, bb)), 1e-20));
         t = tt * scale;
-        b = bb * scale;
+        b = -bb * scale;
     }
     if !front {
         n = -n;

@@ -335,3 +335,33 @@ pub fn glb_of(json: &str) -> Vec<u8> {
     glb.extend(chunk);
     glb
 }
+
+/// A GLB with `TANGENT` removed from every primitive (the JSON chunk rewritten, the binary
+/// chunk kept).
+pub fn without_tangents(glb: &[u8]) -> Vec<u8> {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let mut doc: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    for mesh in doc["meshes"].as_array_mut().unwrap() {
+        for primitive in mesh["primitives"].as_array_mut().unwrap() {
+            primitive["attributes"]
+                .as_object_mut()
+                .unwrap()
+                .remove("TANGENT");
+        }
+    }
+    let mut json = doc.to_string().into_bytes();
+    while !json.len().is_multiple_of(4) {
+        json.push(b' ');
+    }
+    let bin = &glb[20 + json_len..];
+    let total = 12 + 8 + json.len() + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    out.extend_from_slice(bin);
+    out
+}

@@ -116,6 +116,60 @@ fn the_three_encodings_bake_the_same_font_and_the_view_reads_it() {
     }
 }
 
+/// A descriptor written the way BMFont and its kin write text files: CRLF, no final newline,
+/// padded columns, `letter="""` for the double quote, `xoffset=-0`, and a kerning pair naming a
+/// glyph the font lacks (kept, as the `.hfont` stores pairs by id).
+#[test]
+fn text_descriptors_as_real_tools_write_them() {
+    let (dir, report) = bake(&fixture("bmfont-style.fnt"), "");
+    report.unwrap();
+    let hfont = out(&dir, "fonts/ui.hfont");
+    let font = FontView::parse(&hfont).unwrap();
+    assert_eq!(font.glyph_count(), 15);
+    let quote = font.glyph('"' as u32).expect("the double-quote glyph");
+    assert_eq!(
+        (quote.x, quote.y, quote.x_offset, quote.x_advance),
+        (100, 40, 0, 7)
+    );
+    assert_eq!(
+        font.kerning('A' as u32, 'Z' as u32),
+        -1,
+        "kept though Z is absent"
+    );
+    assert_eq!(font.kerning_count(), 20);
+    // The rest reads as the plain text encoding does.
+    let (plain, report) = bake(&fixture("dejavu.txt.fnt"), "");
+    report.unwrap();
+    let plain_hfont = out(&plain, "fonts/ui.hfont");
+    let plain = FontView::parse(&plain_hfont).unwrap();
+    for glyph in plain.glyphs() {
+        assert_eq!(font.glyph(glyph.id), Some(glyph), "glyph {}", glyph.id);
+    }
+    for kerning in plain.kernings() {
+        assert_eq!(font.kerning(kerning.first, kerning.second), kerning.amount);
+    }
+    assert_eq!(font.header, plain.header);
+    // Quoted values may hold spaces and `=`; a quote ends only before whitespace or the end.
+    let text = String::from_utf8(fixture("dejavu.txt.fnt")).unwrap();
+    let odd = text.replace(
+        "info face=\"DejaVu Sans\"",
+        "info face=\"Deja=Vu \"Sans\"\" extra=\"\"\" x=\"=\"",
+    );
+    let (_, report) = bake(odd.as_bytes(), "");
+    report.unwrap();
+    // An unclosed quote is still an error naming the line.
+    let (_, report) = bake(
+        text.replace("file=\"dejavu.png\"", "file=\"dejavu.png")
+            .as_bytes(),
+        "",
+    );
+    let error = report.unwrap_err().to_string();
+    assert!(
+        error.contains("line 3: `file` has an unclosed quote"),
+        "{error}"
+    );
+}
+
 #[test]
 fn compressed_pages_with_mips_on_request() {
     let (dir, report) = bake(

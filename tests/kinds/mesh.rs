@@ -453,6 +453,109 @@ fn every_mesh_setting_changes_the_output() {
     assert_eq!(MeshView::parse(&without).unwrap().desc.flags & 1, 0);
 }
 
+/// A vertex key that survives an OBJ round trip: exact position bits, UV in 1e-4 steps.
+type TangentKey = ([u32; 3], [i32; 2]);
+
+/// Shipped tangents by vertex key (a key may hold several, across seams).
+type ShippedTangents = BTreeMap<TangentKey, Vec<[f32; 4]>>;
+
+/// The [`TangentKey`] of a vertex (-0 as 0).
+fn tangent_key(position: [f32; 3], uv: [f32; 2]) -> TangentKey {
+    (
+        position.map(|c| (c + 0.0).to_bits()),
+        uv.map(|c| (c * 1e4).round() as i32),
+    )
+}
+
+/// The share of `mesh`'s vertices whose generated tangent lies within 10 degrees of a shipped
+/// tangent at the same position and UV, with the same sign (w).
+fn share_matching_shipped(mesh: &MeshView<'_>, shipped: &ShippedTangents) -> f64 {
+    let cos_10 = 10f32.to_radians().cos();
+    let matching = mesh
+        .vertices
+        .iter()
+        .filter(|v| {
+            let (t, w) = hearth::format::hmesh::oct_decode_tangent(v.tangent);
+            let Some(candidates) = shipped.get(&tangent_key(v.position, v.uv)) else {
+                panic!("no source vertex at {:?} {:?}", v.position, v.uv);
+            };
+            candidates.iter().any(|s| {
+                let len = (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt();
+                let cos = (t[0] * s[0] + t[1] * s[1] + t[2] * s[2]) / len;
+                cos >= cos_10 && (w < 0.0) == (s[3] < 0.0)
+            })
+        })
+        .count();
+    matching as f64 / mesh.vertices.len() as f64
+}
+
+/// Tangents hearth generates (MikkTSpace, for a normal-mapped primitive without TANGENT) agree
+/// with the ones NormalTangentMirrorTest ships, bitangent sign included: from the GLB with its
+/// tangents stripped, and from the same geometry written as OBJ (whose V hearth flips).
+#[test]
+fn generated_tangents_match_the_shipped_ones() {
+    let source = corpus("gltf/NormalTangentMirrorTest/NormalTangentMirrorTest.glb");
+    let (document, buffers, _) = gltf_import(&source);
+    let mut shipped = ShippedTangents::new();
+    let mut obj = String::from("mtllib m.mtl\nusemtl normal_mapped\n");
+    let mut base = 1;
+    for primitive in document.meshes().flat_map(|m| m.primitives()) {
+        let reader = primitive.reader(|b| Some(&buffers[b.index()].0[..]));
+        let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+        let normals: Vec<[f32; 3]> = reader.read_normals().unwrap().collect();
+        let uvs: Vec<[f32; 2]> = reader.read_tex_coords(0).unwrap().into_f32().collect();
+        let tangents = reader.read_tangents().expect("the model ships tangents");
+        for (((p, n), uv), t) in positions.iter().zip(&normals).zip(&uvs).zip(tangents) {
+            shipped.entry(tangent_key(*p, *uv)).or_default().push(t);
+            obj += &format!(
+                "v {} {} {}\nvn {} {} {}\n",
+                p[0], p[1], p[2], n[0], n[1], n[2]
+            );
+            obj += &format!("vt {} {}\n", uv[0], 1.0 - uv[1]);
+        }
+        let indices: Vec<u32> = reader.read_indices().unwrap().into_u32().collect();
+        for t in indices.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize + base);
+            obj += &format!("f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}\n");
+        }
+        base += positions.len();
+    }
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(4, 4, image::Rgba([128, 128, 255, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            (
+                "stripped.glb",
+                &common::without_tangents(&std::fs::read(&source).unwrap()),
+            ),
+            ("m.obj", obj.as_bytes()),
+            ("m.mtl", b"newmtl normal_mapped\nmap_Bump flat.png\n"),
+            ("flat.png", &png),
+        ],
+    );
+    let (out, report) = bake_dir(
+        src.path(),
+        "\"*.glb\", \"*.obj\"",
+        "mesh = { merge = false }\n",
+    );
+    report.unwrap();
+    for file in ["stripped.hmesh", "m.hmesh"] {
+        let bytes = std::fs::read(out.path().join(file)).unwrap();
+        let mesh = MeshView::parse(&bytes).unwrap();
+        assert_eq!(mesh.desc.flags & 1, 1, "{file}: tangents generated");
+        let share = share_matching_shipped(&mesh, &shipped);
+        assert!(
+            share >= 0.99,
+            "{file}: {:.1} % of vertices match",
+            share * 100.0
+        );
+    }
+}
+
 #[test]
 fn skinned_models_carry_skin_skeleton_and_clips() {
     let src = tempfile::tempdir().unwrap();
@@ -850,6 +953,125 @@ fn malformed_gltf_structures_are_named_errors_not_panics() {
     drop(out);
 }
 
+/// A mesh instanced on three nodes whose primitive carries TEXCOORD_2 (not kept) warns once per
+/// bake, in the report and through the callback, not once per instance; a second model with
+/// its own warning keeps it, after the first (first-seen order).
+#[test]
+fn each_distinct_warning_is_reported_once_per_bake() {
+    use serde_json::json;
+    let extra_uv = |doc: &mut serde_json::Value| {
+        doc["bufferViews"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"buffer": 0, "byteLength": 24}));
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC2"}));
+        let attributes = &mut doc["meshes"][0]["primitives"][0]["attributes"];
+        for set in ["TEXCOORD_0", "TEXCOORD_1", "TEXCOORD_2"] {
+            attributes[set] = json!(2);
+        }
+    };
+    let instanced = crafted_gltf(|doc| {
+        extra_uv(doc);
+        doc["nodes"] = json!([{"mesh": 0}, {"mesh": 0}, {"mesh": 0, "translation": [2, 0, 0]}]);
+        doc["scenes"][0]["nodes"] = json!([0, 1, 2]);
+    });
+    let single = crafted_gltf(extra_uv);
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            ("a.gltf", instanced.as_bytes()),
+            ("b.gltf", single.as_bytes()),
+        ],
+    );
+    let manifest = src.path().join("hearth-test.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"*.gltf\"]\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = heard.clone();
+    let report = Baker::new(manifest.as_path(), out.path())
+        .jobs(2)
+        .on_warning(move |w| sink.lock().unwrap().push(w.to_owned()))
+        .run()
+        .unwrap();
+    let names: Vec<&str> = report
+        .warnings
+        .iter()
+        .map(|w| if w.contains("a.gltf") { "a" } else { "b" })
+        .collect();
+    assert_eq!(names, ["a", "b"], "{:#?}", report.warnings);
+    assert!(
+        report.warnings[0].contains("TEXCOORD_2"),
+        "{}",
+        report.warnings[0]
+    );
+    assert_eq!(*heard.lock().unwrap(), report.warnings);
+}
+
+/// One image used as base colour (sRGB) and as metallic-roughness (linear data) bakes twice:
+/// `tex_0.ktx2` with the sRGB transfer in its DFD for the colour slot, `tex_0.linear.ktx2`
+/// linear for the data slot, each `.hmat` slot pointing at its own, and no warning.
+#[test]
+fn an_image_used_as_colour_and_as_data_bakes_one_texture_per_colour_space() {
+    use serde_json::json;
+    let gltf = crafted_gltf(|doc| {
+        doc["bufferViews"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"buffer": 0, "byteLength": 24}));
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC2"}));
+        doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = json!(2);
+        doc["meshes"][0]["primitives"][0]["material"] = json!(0);
+        doc["images"] = json!([{"uri": "orm.png"}]);
+        doc["textures"] = json!([{"source": 0}]);
+        doc["materials"] = json!([{"pbrMetallicRoughness": {
+            "baseColorTexture": {"index": 0},
+            "metallicRoughnessTexture": {"index": 0}
+        }}]);
+    });
+    let mut png = Vec::new();
+    image::RgbaImage::from_fn(8, 8, |x, y| {
+        image::Rgba([x as u8 * 30, y as u8 * 30, 128, 255])
+    })
+    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+    .unwrap();
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[("m.gltf", gltf.as_bytes()), ("orm.png", &png)],
+    );
+    let (out, report) = bake_dir(src.path(), "\"*.gltf\"", "");
+    let report = report.unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let texture = |name: &str| {
+        let bytes = std::fs::read(out.path().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let srgb = hearth::Ktx2::parse(&bytes).unwrap().is_srgb();
+        let described = hearth::read::inspect::describe_ktx2(&bytes).unwrap();
+        (srgb, described)
+    };
+    let (colour_srgb, colour) = texture("m/tex_0.ktx2");
+    let (data_srgb, data) = texture("m/tex_0.linear.ktx2");
+    assert!(colour_srgb && colour.contains(" sRGB,"), "{colour}");
+    assert!(!data_srgb && data.contains(" linear,"), "{data}");
+    let hmat = std::fs::read(out.path().join("m.hmat")).unwrap();
+    let table = MaterialTable::parse(&hmat).unwrap();
+    let row = table.rows[0];
+    assert_eq!(row.base_color_tex, hearth::hash_asset_ref("m/tex_0"));
+    assert_eq!(
+        row.metallic_roughness_tex,
+        hearth::hash_asset_ref("m/tex_0.linear")
+    );
+    let manifest_bytes = std::fs::read(out.path().join("assets.hman")).unwrap();
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    check_mesh(&out.path().join("m.hmesh"), &manifest, out.path());
+}
+
 /// Bakes one generated model (`files` written into a fresh folder) and returns the output
 /// folder, the stem's `.hmesh` and `.hmat` bytes, after `check_mesh`'s invariants.
 fn bake_generated(files: &[(&str, &[u8])], stem: &str) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
@@ -1211,10 +1433,15 @@ fn pbr_extensions_are_kept_as_material_properties() {
     assert_eq!(value(VOLUME_ATTENUATION), [0.5, 0.5, 0.25, 0.0]);
     assert_eq!(value(UNLIT), [0.0; 4]);
     assert!(table.property(0, SHEEN).is_none() && table.property(0, CLEARCOAT_ROUGHNESS).is_none());
-    // Images 0 and 1 are each baked once and named by the records that use them.
+    // Image 0 is baked once; image 1 once as linear data for transmission (its first use) and
+    // once as the clearcoat normal map; each record names the texture in its own mode.
     let tex = |i: usize| hearth::format::hash::hash_asset_ref(&format!("coat/tex_{i}"));
-    assert_eq!(table.property(0, CLEARCOAT_NORMAL).unwrap().texture, tex(1));
     assert_eq!(table.property(0, TRANSMISSION).unwrap().texture, tex(1));
+    assert_eq!(
+        table.property(0, CLEARCOAT_NORMAL).unwrap().texture,
+        hearth::format::hash::hash_asset_ref("coat/tex_1.normal")
+    );
+    assert!(out.path().join("coat/tex_1.normal.ktx2").is_file());
     assert_eq!(table.property(0, SPECULAR_COLOR).unwrap().texture, tex(0));
     assert_eq!(
         table.property(0, CLEARCOAT).unwrap().texture,

@@ -229,6 +229,52 @@ fn with_vertices_edited(bytes: &[u8], edit: fn(&mut GpuVertex)) -> Vec<u8> {
 /// that is not there, a bad size and a machine without a Vulkan driver are errors that say so
 /// (exit 1, or clap's 2 for usage), never a panic.
 #[cfg(feature = "cli")]
+/// Without TANGENT, a normal-mapped model draws as with the tangents it ships: from its source
+/// (a per-pixel frame from UV derivatives) and from its bake (generated MikkTSpace tangents).
+/// NormalTangentMirrorTest's map is all slopes, so an inverted bitangent shows.
+#[test]
+fn normal_maps_without_shipped_tangents_draw_as_with_them() {
+    let renderer = Renderer::new().unwrap_or_else(|e| panic!("{e}"));
+    let src = tempfile::tempdir().unwrap();
+    let source = corpus("gltf/NormalTangentMirrorTest/NormalTangentMirrorTest.glb");
+    let bytes = std::fs::read(&source).unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            ("shipped.glb", &bytes),
+            ("stripped.glb", &common::without_tangents(&bytes)),
+        ],
+    );
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[[content.group]]\nassets = [\"stripped.glb\"]\n\
+         [default]\ntexture = { quality = \"fastest\", max_size = 512 }\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = hearth::bake::Baker::new(manifest.as_path(), out.path())
+        .run()
+        .unwrap();
+    let pack = hearth::PakReader::open(&report.pack_path).unwrap();
+    let render = |scene: &RenderScene| renderer.render(scene, SIZE, SIZE).unwrap();
+    let shipped = render(&RenderScene::from_source(&src.path().join("shipped.glb")).unwrap());
+    let from_source = render(&RenderScene::from_source(&src.path().join("stripped.glb")).unwrap());
+    let from_pack =
+        render(&RenderScene::from_pack(&pack, "stripped.hmesh", renderer.samples_bc()).unwrap());
+    let source_db = from_source.psnr(&shipped).unwrap();
+    let pack_db = from_pack.psnr(&shipped).unwrap();
+    println!("without tangents: source {source_db:.2} dB, pack {pack_db:.2} dB");
+    assert!(
+        source_db >= MIN_PSNR,
+        "source without tangents: {source_db:.2} dB"
+    );
+    assert!(
+        pack_db >= MIN_PSNR,
+        "pack without tangents: {pack_db:.2} dB"
+    );
+}
+
 #[test]
 fn the_render_command_writes_pngs_and_fails_clearly() {
     let dir = tempfile::tempdir().unwrap();

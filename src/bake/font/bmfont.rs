@@ -205,10 +205,24 @@ fn check_glyph(glyph: &Glyph, header: &FontHeader, page_count: u32) -> Result<()
     Ok(())
 }
 
-/// A text line: its tag and `key=value` pairs (values may be quoted and hold spaces).
 /// `key=value` pairs, in order.
 type Pairs = Vec<(String, String)>;
 
+/// Where a quoted value (`quoted` is what follows its opening quote) ends: at the first `"`
+/// followed by whitespace or the end of the line. So a value may hold `=`, spaces and quotes, and
+/// BMFont's own `letter="""` for the double-quote glyph reads as `"`, as libGDX, pixi and
+/// HaxeFlixel read it.
+fn closing_quote(quoted: &str) -> Option<usize> {
+    quoted.match_indices('"').map(|(at, _)| at).find(|&at| {
+        quoted[at + 1..]
+            .chars()
+            .next()
+            .is_none_or(char::is_whitespace)
+    })
+}
+
+/// A text line: its tag and `key=value` pairs (values may be quoted and hold spaces, `=` and
+/// quotes; see [`closing_quote`]).
 fn text_line(line: &str) -> Result<(&str, Pairs), String> {
     let line = line.trim();
     let (tag, mut rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
@@ -226,8 +240,7 @@ fn text_line(line: &str) -> Result<(&str, Pairs), String> {
         }
         let (value, after) = match after.strip_prefix('"') {
             Some(quoted) => {
-                let end = quoted
-                    .find('"')
+                let end = closing_quote(quoted)
                     .ok_or_else(|| format!("`{key}` has an unclosed quote"))?;
                 (&quoted[..end], &quoted[end + 1..])
             }

@@ -201,6 +201,121 @@ pub fn import_model(
     }
 }
 
+/// The modes of a material's five texture slots, in `.hmat` order (base colour,
+/// metallic-roughness, normal, occlusion, emissive).
+const SLOT_MODES: [TextureMode; 5] = [
+    TextureMode::Color,
+    TextureMode::LinearColor,
+    TextureMode::Normal,
+    TextureMode::LinearColor,
+    TextureMode::Color,
+];
+
+/// The mode an extension's texture is baked in.
+fn usage_mode(usage: gltf::TextureUse) -> TextureMode {
+    match usage {
+        gltf::TextureUse::Color => TextureMode::Color,
+        gltf::TextureUse::Linear => TextureMode::LinearColor,
+        gltf::TextureUse::Normal => TextureMode::Normal,
+    }
+}
+
+/// The textures a model's materials use: each (image, mode) pair baked once. An image's first
+/// mode (in slot order) is `<stem>/tex_<i>.ktx2`; another mode of the same image, e.g. an image
+/// serving as base colour and as metallic-roughness, is a sibling `tex_<i>.<mode>.ktx2`
+/// (`srgb`, `linear`, `normal`), so each use reads in its own colour space.
+struct ModelTextures {
+    first_mode: BTreeMap<usize, TextureMode>,
+    /// (image, mode) in first-use order: the order textures are emitted in.
+    order: Vec<(usize, TextureMode)>,
+}
+
+impl ModelTextures {
+    /// The uses of the materials in `slots`, in slot order.
+    fn collect(scene: &gltf::Scene, slots: &[usize]) -> Self {
+        let mut first_mode = BTreeMap::new();
+        let mut order = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for &m in slots {
+            let material = &scene.materials[m];
+            let uses = [
+                material.base_color_tex,
+                material.metallic_roughness_tex,
+                material.normal_tex,
+                material.occlusion_tex,
+                material.emissive_tex,
+            ]
+            .into_iter()
+            .zip(SLOT_MODES);
+            let extension_uses = material
+                .extensions
+                .iter()
+                .filter_map(|e| e.texture.map(|(t, usage)| (Some(t), usage_mode(usage))));
+            for (texture, mode) in uses.chain(extension_uses) {
+                let Some(texture) = texture else { continue };
+                first_mode.entry(texture.image).or_insert(mode);
+                if seen.insert((texture.image, mode)) {
+                    order.push((texture.image, mode));
+                }
+            }
+        }
+        Self { first_mode, order }
+    }
+
+    /// The output path (without `.ktx2`) of `image` baked in `mode`.
+    fn name(&self, stem: &str, image: usize, mode: TextureMode) -> String {
+        if self.first_mode.get(&image) == Some(&mode) {
+            return format!("{stem}/tex_{image}");
+        }
+        let suffix = match mode {
+            TextureMode::Color => "srgb",
+            TextureMode::LinearColor => "linear",
+            TextureMode::Normal => "normal",
+            TextureMode::Grayscale => "gray",
+        };
+        format!("{stem}/tex_{image}.{suffix}")
+    }
+
+    /// Encodes every (image, mode) in parallel on the bake's own pool (nested in the asset's
+    /// job, so one large model keeps every worker busy) and emits them in use order, so the
+    /// bake stays byte-identical for any thread count.
+    fn encode(
+        &self,
+        scene: &gltf::Scene,
+        stem: &str,
+        texture_settings: &TextureSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let encoded: Vec<Result<texture::EncodedTexture, String>> = self
+            .order
+            .par_iter()
+            .map(|&(image, mode)| {
+                let Some(Some(bytes)) = scene.images.get(image) else {
+                    return Err(format!(
+                        "image {image} is referenced by a material but could not be loaded"
+                    ));
+                };
+                let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
+                    .map_err(|e| format!("image {image}: {e}"))?;
+                texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
+                    .map_err(|e| format!("image {image}: {e}"))
+            })
+            .collect();
+        for (&(image, mode), result) in self.order.iter().zip(encoded) {
+            let encoded = result?;
+            cx.emit(
+                Output::new(
+                    format!("{}.ktx2", self.name(stem, image, mode)),
+                    AssetKind::TEXTURE,
+                    encoded.ktx2,
+                )
+                .color_space(encoded.color_space),
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Turns an imported scene into `.hmesh`, `.hmat`, `tex_<i>.ktx2` and `.hanim`.
 fn bake_scene(
     model: &ModelSource<'_>,
@@ -238,76 +353,11 @@ fn bake_scene(
         .map(|m| hash_asset_ref(&format!("{source_ref}/{}", leaves[*m])))
         .collect();
 
-    // Each image once, in the mode of the slot that uses it first.
-    let mut image_modes: BTreeMap<usize, TextureMode> = BTreeMap::new();
-    let mut image_order: Vec<usize> = Vec::new();
-    for &m in &slots {
-        let material = &scene.materials[m];
-        let uses = [
-            (material.base_color_tex, TextureMode::Color),
-            (material.metallic_roughness_tex, TextureMode::LinearColor),
-            (material.normal_tex, TextureMode::Normal),
-            (material.occlusion_tex, TextureMode::LinearColor),
-            (material.emissive_tex, TextureMode::Color),
-        ];
-        let extension_uses = material.extensions.iter().filter_map(|e| {
-            let (texture, usage) = e.texture?;
-            let mode = match usage {
-                gltf::TextureUse::Color => TextureMode::Color,
-                gltf::TextureUse::Linear => TextureMode::LinearColor,
-                gltf::TextureUse::Normal => TextureMode::Normal,
-            };
-            Some((Some(texture), mode))
-        });
-        for (texture, mode) in uses.into_iter().chain(extension_uses) {
-            let Some(texture) = texture else { continue };
-            match image_modes.get(&texture.image) {
-                None => {
-                    image_modes.insert(texture.image, mode);
-                    image_order.push(texture.image);
-                }
-                Some(first) if *first != mode => cx.warn(format!(
-                    "image {} is used as {first:?} and as {mode:?}; the first use wins",
-                    texture.image
-                )),
-                Some(_) => {}
-            }
-        }
-    }
-    // The images encode in parallel on the bake's own pool (nested in the asset's job, so
-    // one large model keeps every worker busy); outputs are emitted in image order, so the
-    // bake stays byte-identical for any thread count.
-    let encoded: Vec<Result<(usize, texture::EncodedTexture), String>> = image_order
-        .par_iter()
-        .map(|&image| {
-            let mode = image_modes[&image];
-            let Some(Some(bytes)) = scene.images.get(image) else {
-                return Err(format!(
-                    "image {image} is referenced by a material but could not be loaded"
-                ));
-            };
-            let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
-                .map_err(|e| format!("image {image}: {e}"))?;
-            texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
-                .map(|encoded| (image, encoded))
-                .map_err(|e| format!("image {image}: {e}"))
-        })
-        .collect();
-    for result in encoded {
-        let (image, encoded) = result?;
-        cx.emit(
-            Output::new(
-                format!("{stem}/tex_{image}.ktx2"),
-                AssetKind::TEXTURE,
-                encoded.ktx2,
-            )
-            .color_space(encoded.color_space),
-        );
-    }
-
+    let textures = ModelTextures::collect(&scene, &slots);
+    textures.encode(&scene, stem, texture_settings, cx)?;
     // Texture refs go through the context: recorded, and checked to exist at the end.
-    let mut texture_ref = |t: Option<gltf::TextureRef>| {
-        t.map(|t| cx.reference(&format!("{stem}/tex_{}", t.image)))
+    let mut texture_ref = |t: Option<gltf::TextureRef>, mode: TextureMode| {
+        t.map(|t| cx.reference(&textures.name(stem, t.image, mode)))
             .unwrap_or(0)
     };
     let mut rows = Vec::with_capacity(slots.len());
@@ -327,7 +377,7 @@ fn bake_scene(
             let (Some(t), Some(texture)) = (transform, texture) else {
                 continue;
             };
-            let texture = texture_ref(Some(texture));
+            let texture = texture_ref(Some(texture), SLOT_MODES[slot]);
             properties.push(MaterialProperty {
                 row: row as u32,
                 id: property::UV_TRANSFORM[slot],
@@ -349,7 +399,7 @@ fn bake_scene(
                     row: row as u32,
                     id: property::UV_SET[slot],
                     value: [1.0, 0.0, 0.0, 0.0],
-                    texture: texture_ref(Some(*texture)),
+                    texture: texture_ref(Some(*texture), SLOT_MODES[slot]),
                 });
             }
         }
@@ -358,7 +408,10 @@ fn bake_scene(
                 row: row as u32,
                 id: extension.id,
                 value: extension.value,
-                texture: texture_ref(extension.texture.map(|(t, _)| t)),
+                texture: extension
+                    .texture
+                    .map(|(t, usage)| texture_ref(Some(t), usage_mode(usage)))
+                    .unwrap_or(0),
             });
         }
         rows.push(GpuMaterial {
@@ -371,11 +424,11 @@ fn bake_scene(
             alpha_cutoff: s.alpha_cutoff,
             flags: (s.double_sided as u32 * FLAG_DOUBLE_SIDED) | (s.alpha_mode << ALPHA_MODE_SHIFT),
             pad: 0,
-            base_color_tex: texture_ref(s.base_color_tex),
-            metallic_roughness_tex: texture_ref(s.metallic_roughness_tex),
-            normal_tex: texture_ref(s.normal_tex),
-            occlusion_tex: texture_ref(s.occlusion_tex),
-            emissive_tex: texture_ref(s.emissive_tex),
+            base_color_tex: texture_ref(s.base_color_tex, SLOT_MODES[0]),
+            metallic_roughness_tex: texture_ref(s.metallic_roughness_tex, SLOT_MODES[1]),
+            normal_tex: texture_ref(s.normal_tex, SLOT_MODES[2]),
+            occlusion_tex: texture_ref(s.occlusion_tex, SLOT_MODES[3]),
+            emissive_tex: texture_ref(s.emissive_tex, SLOT_MODES[4]),
         });
     }
 

@@ -18,7 +18,9 @@ impl Pipeline for Model {
     fn version(&self) -> u32 {
         // 2: KHR_texture_transform applied (in the UVs, or as .hmat property records).
         // 3: morph targets (MRPH) and morph-weight clips (.hanim v2) kept.
-        3
+        // 4: an image used in two colour spaces baked once per space (`tex_<i>.<mode>`);
+        //    generated tangents' bitangent sign as glTF means it.
+        4
     }
     fn claims(&self) -> Vec<Claim> {
         ["*.gltf", "*.glb", "*.obj"].map(Claim::file).to_vec()

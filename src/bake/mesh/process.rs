@@ -399,11 +399,15 @@ fn vertices_from_corners(
         (Some(t), true) => Some(p.indices.iter().map(|i| t[*i as usize]).collect()),
         (None, true) if input.wants_tangents && p.uvs.is_some() => {
             // MikkTSpace-compatible: glTF normal maps are baked against MikkTSpace tangents.
+            // MikkTSpace takes V up, glTF's V (and OBJ's, flipped on import) points down: run it
+            // on V-negated UVs, as glTF viewers and Bevy do, or every bitangent sign (w) comes
+            // out inverted. The tangent (along U) is the same either way.
+            let v_up: Vec<[f32; 2]> = uvs.iter().map(|&[u, v]| [u, -v]).collect();
             Some(meshopt::generate_tangents(
                 None,
                 &corner_positions,
                 &normals,
-                &uvs,
+                &v_up,
                 meshopt::TangentOptions::Compatible,
             ))
         }

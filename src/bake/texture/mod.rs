@@ -23,7 +23,7 @@ use pixels::{
 };
 
 /// How an image's channels are interpreted (assetc's modes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TextureMode {
     /// sRGB color (base color, emissive, UI): RGBA, sRGB transfer.
     Color,
