@@ -1,8 +1,11 @@
 //! Runtime reader benches: open cost against entry count (v3 O(1), v2 O(n)), lookups by path
-//! and by hash, and read-all throughput per codec against each codec's own decoder.
+//! and by hash, read-all throughput per codec against each codec's own decoder, and the time
+//! to a 4K texture's first visible levels (its mip tail) against reading all of it.
 //!
 //! `cargo bench --features bake --bench reader`
 
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
 mod data;
 
 use criterion::{
@@ -370,5 +373,97 @@ fn read_all(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, open, lookup, read_all);
+/// Side of the streamed texture, and the largest side of the levels in its mip tail.
+const STREAM_SIDE: u32 = 4096;
+const TAIL_SIDE: u32 = 256;
+
+/// A real 2K albedo from the test corpus scaled to 4096², baked as the baker bakes a texture
+/// (UASTC, zstd-supercompressed per level; `fastest` so the setup stays short in test mode),
+/// into a pack on disk.
+fn streaming_pack(dir: &std::path::Path) -> std::path::PathBuf {
+    use hearth::bake::settings::{TextureQuality, TextureSettings};
+    use hearth::bake::texture::pixels::Pixels;
+    use hearth::bake::texture::{encode, TextureMode, TextureShape};
+    let started = std::time::Instant::now();
+    let bytes = std::fs::read(corpus::corpus("images/DamagedHelmet_albedo_2k.jpg")).unwrap();
+    let (pixels, _) = Pixels::decode(&bytes, "jpg").expect("corpus image decodes");
+    let pixels = pixels.resample(STREAM_SIDE, STREAM_SIDE);
+    let settings = TextureSettings {
+        quality: TextureQuality::Fastest,
+        ..Default::default()
+    };
+    let texture = encode(
+        &[pixels],
+        TextureShape::Single,
+        TextureMode::Color,
+        &settings,
+    )
+    .unwrap();
+    let file = PackFile {
+        path: "textures/helmet.ktx2",
+        kind: hearth::AssetKind::TEXTURE,
+        bytes: &texture.ktx2,
+        codec: Codec::Zstd,
+        level: None,
+    };
+    let path = dir.join("stream.hpack");
+    std::fs::write(&path, pack::build(4, &[file])).unwrap();
+    eprintln!(
+        "texture_stream: 4096² UASTC texture, {} bytes in the pack, baked in {:.1?}",
+        texture.ktx2.len(),
+        started.elapsed()
+    );
+    path
+}
+
+/// Time to a 4K texture's first visible levels: the mip tail (levels of at most 256 pixels a
+/// side, what a game uploads at load) against every level, both through `TextureStream` from
+/// a mapped pack (find, KTX2 metadata, then each level's zstd inflate).
+fn texture_stream(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let pak = PakReader::open(streaming_pack(dir.path())).unwrap();
+    let path = "textures/helmet.ktx2";
+    let stream = hearth::TextureStream::open(&pak, path).unwrap().unwrap();
+    let tail_bytes: usize = stream
+        .tail(TAIL_SIDE)
+        .unwrap()
+        .iter()
+        .map(|m| m.bytes.len())
+        .sum();
+    let all_bytes: usize = stream
+        .levels_smallest_first()
+        .map(|m| m.unwrap().bytes.len())
+        .sum();
+    eprintln!(
+        "texture_stream: tail of {} levels is {tail_bytes} bytes, all {} levels {all_bytes}",
+        stream.level_count() - stream.tail_start(TAIL_SIDE),
+        stream.level_count()
+    );
+    let mut group = c.benchmark_group("texture_stream_4k");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("mip_tail_256", |b| {
+        b.iter(|| {
+            let stream = hearth::TextureStream::open(&pak, black_box(path))
+                .unwrap()
+                .unwrap();
+            let tail = stream.tail(TAIL_SIDE).unwrap();
+            black_box(tail.iter().map(|m| m.bytes.len()).sum::<usize>())
+        })
+    });
+    group.bench_function("whole_texture", |b| {
+        b.iter(|| {
+            let stream = hearth::TextureStream::open(&pak, black_box(path))
+                .unwrap()
+                .unwrap();
+            let levels = stream.levels_smallest_first();
+            black_box(levels.map(|m| m.unwrap().bytes.len()).sum::<usize>())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, open, lookup, read_all, texture_stream);
 criterion_main!(benches);

@@ -60,7 +60,7 @@ pub use format::hscene::SceneView;
 pub use read::aligned::AlignedBytes;
 pub use read::assets::{AssetInfo, Assets, TreeReader};
 pub use read::error::ReadError;
-pub use read::ktx2::Ktx2;
+pub use read::ktx2::{Ktx2, MipLevel, TextureStream};
 pub use read::mesh::{AnimClips, MaterialTable, MeshView, ShadowGeometry};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};
 #[cfg(feature = "verify")]

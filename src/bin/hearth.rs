@@ -138,6 +138,10 @@ enum Command {
         /// Write to this file instead of stdout.
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// Write only this mip level of a KTX2 texture (0 is the full size), inflated when
+        /// supercompressed: the bytes a game uploads for it.
+        #[arg(long, value_name = "N")]
+        level: Option<u32>,
     },
     /// Render a baked model from a pack or runtime tree (or, with --source, a source model)
     /// to a PNG, offscreen: the same camera, lights and shaders either way.
@@ -301,7 +305,12 @@ fn main() -> ExitCode {
         ),
         Command::Keygen { out } => keygen(&out),
         Command::Watch { target } => return watch(target),
-        Command::Get { source, entry, out } => get(&source, &entry, out.as_deref()),
+        Command::Get {
+            source,
+            entry,
+            out,
+            level,
+        } => get(&source, &entry, out.as_deref(), level),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
         Command::Info { out, json: true } => info_json(&out),
@@ -724,7 +733,7 @@ fn watch(target: BakeTarget) -> ExitCode {
     }
 }
 
-fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
+fn get(source: &Path, entry: &str, out: Option<&Path>, level: Option<u32>) -> Result<(), String> {
     let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
     let hash = entry
         .strip_prefix("0x")
@@ -735,6 +744,12 @@ fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
     }
     .map_err(|e| format!("{}: {e}", source.display()))?
     .ok_or_else(|| format!("{}: no entry `{entry}`", source.display()))?;
+    let bytes = match level {
+        Some(level) => mip_level(&bytes, level)
+            .map_err(|e| format!("{}: {entry}: {e}", source.display()))?
+            .into(),
+        None => bytes,
+    };
     match out {
         Some(path) => std::fs::write(path, &bytes).map_err(|e| format!("{}: {e}", path.display())),
         None => {
@@ -747,6 +762,26 @@ fn get(source: &Path, entry: &str, out: Option<&Path>) -> Result<(), String> {
             }
         }
     }
+}
+
+/// Mip level `level` of the KTX2 file `bytes`, inflated when supercompressed.
+fn mip_level(bytes: &[u8], level: u32) -> Result<Vec<u8>, String> {
+    let stream = hearth::TextureStream::from_bytes(bytes).map_err(|e| match e {
+        hearth::ReadError::BadMagic { .. } => "not a KTX2 texture (--level reads KTX2 only)".into(),
+        e => format!("KTX2: {e}"),
+    })?;
+    if level >= stream.level_count() {
+        return Err(format!(
+            "no level {level}: the texture has {} levels (0 to {})",
+            stream.level_count(),
+            stream.level_count() - 1
+        ));
+    }
+    Ok(stream
+        .level(level)
+        .map_err(|e| e.to_string())?
+        .bytes
+        .into_owned())
 }
 
 /// Writes the HTML report of `out` (with a bake's facts when given) to `file`, atomically.

@@ -679,6 +679,14 @@ pub struct Ktx2Info<'a> {
 
 /// Parses and validates a KTX2 file's metadata; level data is checked for range only.
 pub fn parse(bytes: &[u8]) -> Result<Ktx2Info<'_>, ReadError> {
+    // The identifier first, so that a short file of another kind says so, not "truncated".
+    if !bytes
+        .iter()
+        .zip(&IDENTIFIER)
+        .all(|(byte, expected)| byte == expected)
+    {
+        return Err(ReadError::BadMagic { format: FORMAT });
+    }
     let header: Header =
         bytemuck::pod_read_unaligned(bytes.slice_at(0, HEADER_SIZE, "KTX2 header")?);
     if header.identifier != IDENTIFIER {

@@ -911,6 +911,11 @@ impl<'a> Entry<'a> {
         }
     }
 
+    /// The pack the entry lives in.
+    pub(crate) fn pack(&self) -> &'a PakReader {
+        self.pack
+    }
+
     /// The asset hash of the path.
     pub fn hash(&self) -> u64 {
         hash_runtime_path(&self.path())

@@ -138,6 +138,74 @@ fn hearth_get_writes_one_entry_from_a_pack_or_a_tree() {
     }
 }
 
+/// `hearth get --level N` writes one mip level, inflated: the same bytes the independent
+/// `ktx2` crate finds in the whole file, from a pack and from a tree, for UASTC and raw RGBA8.
+#[test]
+fn hearth_get_level_writes_one_mip_level_as_the_ktx2_crate_reads_it() {
+    let out = tempfile::tempdir().unwrap();
+    let report = bake_example(out.path());
+    let pack = PakReader::open(&report.pack_path).unwrap();
+    let sources: [PathBuf; 2] = [report.pack_path.clone(), out.path().to_path_buf()];
+    for texture in ["textures/bricks.ktx2", "ui/heart.ktx2"] {
+        let file = pack.get(texture).unwrap().unwrap();
+        let reader = ktx2::Reader::new(&file[..]).unwrap();
+        let zstd = reader.header().supercompression_scheme.is_some();
+        assert!(zstd, "hearth supercompresses every texture it bakes");
+        let levels: Vec<Vec<u8>> = reader
+            .levels()
+            .map(|level| {
+                zstd::bulk::decompress(level.data, level.uncompressed_byte_length as usize).unwrap()
+            })
+            .collect();
+        assert!(levels.len() >= 5, "{texture}: {} levels", levels.len());
+        for source in &sources {
+            let source = source.to_str().unwrap();
+            for (n, expected) in levels.iter().enumerate() {
+                let (ok, stdout, stderr) =
+                    hearth_get(&[source, texture, "--level", &n.to_string()]);
+                assert!(ok, "{stderr}");
+                assert!(stdout == *expected, "{source} {texture} level {n}");
+            }
+            let (ok, _, stderr) = hearth_get(&[source, texture, "--level", "99"]);
+            assert!(!ok);
+            assert!(
+                stderr.contains(&format!(
+                    "{texture}: no level 99: the texture has {} levels",
+                    levels.len()
+                )),
+                "{stderr}"
+            );
+        }
+    }
+    let file = out.path().join("level.bin");
+    let (ok, _, stderr) = hearth_get(&[
+        out.path().to_str().unwrap(),
+        "textures/bricks.ktx2",
+        "--level",
+        "1",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let level_1 = hearth::TextureStream::open(&pack, "textures/bricks.ktx2")
+        .unwrap()
+        .unwrap()
+        .level(1)
+        .unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), *level_1.bytes);
+    let (ok, stdout, stderr) = hearth_get(&[
+        report.pack_path.to_str().unwrap(),
+        "text/hello.txt",
+        "--level",
+        "0",
+    ]);
+    assert!(!ok && stdout.is_empty());
+    assert!(
+        stderr.contains("text/hello.txt: not a KTX2 texture"),
+        "{stderr}"
+    );
+}
+
 /// A tree serves what its `assets.hman` lists and nothing else, and never follows a link out:
 /// a stray file and a link to a file outside are absent (the library and `hearth get`), a
 /// listed file replaced by a link, or reached through a linked folder, is an error naming it.

@@ -611,3 +611,170 @@ fn assert_small_pack_lookups(pak: &PakReader, paths: &[String]) {
         assert_eq!(pak.find_by_hash(probe).unwrap().is_some(), expected);
     }
 }
+
+/// A 64x32 RGBA8 KTX2 (7 levels, each filled with its own index), zstd-supercompressed or not,
+/// and its levels.
+fn streaming_ktx2(zstd: Option<i32>) -> (Vec<u8>, Vec<Vec<u8>>) {
+    use hearth::format::ktx2::{self, channel, vk, BasicDfd, Ktx2Description};
+    let desc = Ktx2Description {
+        vk_format: vk::R8G8B8A8_UNORM,
+        type_size: 1,
+        width: 64,
+        height: 32,
+        depth: 0,
+        layers: 0,
+        faces: 1,
+        block_bytes: 4,
+        dfd: BasicDfd::uncompressed(
+            &[channel::R, channel::G, channel::B, channel::A],
+            8,
+            false,
+            false,
+        ),
+        key_values: Vec::new(),
+        zstd_level: zstd,
+    };
+    let levels: Vec<Vec<u8>> = (0..7u32)
+        .map(|level| {
+            let (w, h) = ((64 >> level).max(1), (32 >> level).max(1));
+            (0..w * h * 4).map(|i| (level * 40 + i % 7) as u8).collect()
+        })
+        .collect();
+    (ktx2::write(&desc, &levels), levels)
+}
+
+/// `raw.ktx2` (no supercompression) and `zstd.ktx2` (supercompressed) stored, `whole.ktx2`
+/// (no supercompression) compressed by the pack as a whole, and a text entry.
+fn streaming_pack() -> (Vec<u8>, Vec<Vec<u8>>) {
+    let (raw, levels) = streaming_ktx2(None);
+    let (zstd, zstd_levels) = streaming_ktx2(Some(3));
+    assert_eq!(levels, zstd_levels);
+    let file = |path, bytes, codec| PackFile {
+        path,
+        kind: AssetKind::TEXTURE,
+        bytes,
+        codec,
+        level: None,
+    };
+    // Sorted by path, as the pack writer wants.
+    let files = [
+        file("notes.txt", b"not a texture", Codec::None),
+        file("raw.ktx2", &raw[..], Codec::None),
+        file("whole.ktx2", &raw[..], Codec::Zstd),
+        file("zstd.ktx2", &zstd[..], Codec::Zstd),
+    ];
+    (hearth::bake::pack::build(4, &files), levels)
+}
+
+#[test]
+fn a_texture_streams_its_levels_smallest_first_from_a_pack() {
+    let (bytes, levels) = streaming_pack();
+    let pak = PakReader::from_bytes(&bytes).unwrap();
+    let pack_range = pak.bytes().as_ptr_range();
+    let raw = pak.find("raw.ktx2").unwrap().unwrap();
+    let zstd = pak.find("zstd.ktx2").unwrap().unwrap();
+    // The baker stores a supercompressed KTX2 as is, whatever the pack's codec.
+    assert_eq!((raw.codec(), zstd.codec()), (Codec::None, Codec::None));
+    for path in ["raw.ktx2", "zstd.ktx2"] {
+        let stream = hearth::TextureStream::open(&pak, path).unwrap().unwrap();
+        assert_eq!(
+            (stream.width(), stream.height(), stream.level_count()),
+            (64, 32, 7)
+        );
+        assert_eq!(stream.level_size(0), Some(64 * 32 * 4));
+        assert_eq!(stream.level_size(7), None);
+        let order: Vec<_> = stream
+            .levels_smallest_first()
+            .map(|mip| mip.unwrap())
+            .collect();
+        assert_eq!(
+            order.iter().map(|mip| mip.level).collect::<Vec<_>>(),
+            [6, 5, 4, 3, 2, 1, 0]
+        );
+        for mip in &order {
+            assert_eq!(
+                *mip.bytes, levels[mip.level as usize],
+                "{path} {}",
+                mip.level
+            );
+            assert_eq!(
+                (mip.width, mip.height, mip.depth),
+                ((64 >> mip.level), (32 >> mip.level).max(1), 1)
+            );
+            // Stored without supercompression: a slice of the pack itself, no copy.
+            if path == "raw.ktx2" {
+                let range = mip.bytes.as_ptr_range();
+                assert!(matches!(mip.bytes, std::borrow::Cow::Borrowed(_)));
+                assert!(pack_range.start <= range.start && range.end <= pack_range.end);
+            }
+        }
+        // The tail: every level of at most 8 pixels a side (8x4 down to 1x1), smallest first.
+        assert_eq!(stream.tail_start(8), 3);
+        let tail = stream.tail(8).unwrap();
+        assert_eq!(tail, order[..4]);
+        assert_eq!(stream.tail(64).unwrap(), order);
+        assert_eq!(stream.tail_start(0), 7);
+        assert!(stream.tail(0).unwrap().is_empty());
+        assert!(matches!(
+            stream.level(7),
+            Err(ReadError::OutOfBounds { .. })
+        ));
+    }
+
+    // Compressed by the pack as a whole: refused, with the way out in the message, which works.
+    let whole = pak.find("whole.ktx2").unwrap().unwrap();
+    assert_eq!(whole.codec(), Codec::Zstd);
+    let err = hearth::TextureStream::from_entry(&whole).unwrap_err();
+    assert!(
+        err.to_string().contains("compressed it as a whole"),
+        "{err}"
+    );
+    let inflated = whole.bytes().unwrap();
+    let stream = hearth::TextureStream::from_bytes(&inflated).unwrap();
+    assert_eq!(*stream.level(2).unwrap().bytes, levels[2]);
+    // Not a texture.
+    assert!(matches!(
+        hearth::TextureStream::open(&pak, "notes.txt"),
+        Err(ReadError::BadMagic { .. })
+    ));
+    assert!(hearth::TextureStream::open(&pak, "missing.ktx2")
+        .unwrap()
+        .is_none());
+}
+
+/// Reading the tail reads nothing of the large levels: with level 0's stored bytes destroyed,
+/// the stream still opens and serves every other level; level 0 itself is a zstd error when
+/// supercompressed, or the damaged bytes as they are (KTX2 has no per-level checksum).
+#[test]
+fn a_texture_tail_reads_without_touching_level_0() {
+    let (bytes, levels) = streaming_pack();
+    for path in ["raw.ktx2", "zstd.ktx2"] {
+        let mut damaged = bytes.clone();
+        let (entry_offset, level_0) = {
+            let pak = PakReader::from_bytes(&bytes).unwrap();
+            let entry = pak.find(path).unwrap().unwrap();
+            let info = hearth::format::ktx2::parse(entry.stored_bytes()).unwrap();
+            (entry.offset() as usize, info.levels[0])
+        };
+        let start = entry_offset + level_0.byte_offset as usize;
+        damaged[start..start + level_0.byte_length as usize].fill(0xA5);
+
+        let pak = PakReader::from_bytes(&damaged).unwrap();
+        let stream = hearth::TextureStream::open(&pak, path).unwrap().unwrap();
+        for mip in stream.tail(32).unwrap() {
+            assert_eq!(
+                *mip.bytes, levels[mip.level as usize],
+                "{path} {}",
+                mip.level
+            );
+        }
+        assert_eq!(stream.tail(32).unwrap().len(), 6);
+        match (path, stream.level(0)) {
+            ("zstd.ktx2", Err(ReadError::Invalid { what })) => assert!(what.contains("zstd")),
+            ("raw.ktx2", Ok(mip)) => assert!(mip.bytes.iter().all(|&b| b == 0xA5)),
+            (path, other) => panic!("{path}: {other:?}"),
+        }
+        // The pack's own check still sees the damage.
+        assert!(pak.verify().is_err());
+    }
+}
