@@ -5,6 +5,7 @@
 //! (normals negated, or V flipped, written into the baked `.hmesh`) must fail the comparison.
 #![cfg(all(feature = "render", feature = "bake"))]
 
+use crate::common;
 use crate::common::{copy_dir, corpus};
 use hearth::format::hmesh::{chunk, oct_decode, oct_encode, parse_chunks, GpuVertex};
 use hearth::render::{RenderScene, Renderer};
