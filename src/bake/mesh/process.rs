@@ -549,6 +549,240 @@ pub fn build(
     morph_weights: &[f32],
     settings: &MeshSettings,
 ) -> Result<Vec<u8>, String> {
+    let Gathered {
+        mut vertices,
+        mut indices,
+        ranges,
+        vertex_ranges,
+        has_tangents,
+        extras,
+    } = gather_submeshes(submeshes, settings);
+    let vertex_count = vertices.len();
+    if settings.optimize {
+        vertices = optimize(vertices, &mut indices, &ranges, &vertex_ranges, settings);
+    }
+
+    // Meshlets, LODs and bounds per submesh, over the final vertex order; each on the
+    // submesh's own vertices (see `SimplifyScope` for the LODs).
+    let lod_targets: Vec<f32> = (1..=settings.lod.levels)
+        .map(|l| 0.5f32.powi(l as i32))
+        .collect();
+    let details = submesh_details(
+        &indices,
+        &vertices,
+        (&ranges, &vertex_ranges),
+        &lod_targets,
+        settings,
+    );
+    let Laid {
+        meshlets,
+        meshlet_vertices,
+        meshlet_triangles,
+        meshlet_bounds,
+        subm,
+        lod_indices,
+        lod_table,
+    } = lay_out_details(submeshes, &ranges, details);
+
+    let (desc, index_bytes) = desc_and_indices(
+        &indices,
+        vertex_count,
+        lod_indices.len(),
+        [meshlets.len(), subm.len(), material_refs.len()],
+        has_tangents,
+    )?;
+    let bounds = bounds_of(vertices.iter().map(|v| v.vertex.position));
+    let mut lodt = bytemuck::bytes_of(&LodTableHeader {
+        lod_count: lod_targets.len() as u32,
+        submesh_count: subm.len() as u32,
+    })
+    .to_vec();
+    lodt.extend_from_slice(bytemuck::cast_slice(&lod_table));
+    let gpu_vertices: Vec<GpuVertex> = vertices.iter().map(|c| c.vertex).collect();
+    let skin: Vec<GpuSkinVertex> = vertices.iter().map(skin_vertex).collect();
+    let skinned = skeleton.is_some() && submeshes.iter().any(|s| s.primitive.skin.is_some());
+    let shadow = settings
+        .shadow
+        .then(|| shadow_chunk(&vertices, &indices, &subm, skinned, settings.optimize));
+    let mut chunks: Vec<(u32, &[u8])> = vec![
+        (chunk::DESC, bytemuck::bytes_of(&desc)),
+        (chunk::BNDS, bytemuck::bytes_of(&bounds)),
+        (chunk::VTXS, bytemuck::cast_slice(&gpu_vertices)),
+        (chunk::IDXS, &index_bytes),
+        (chunk::MLET, bytemuck::cast_slice(&meshlets)),
+        (chunk::MLVR, bytemuck::cast_slice(&meshlet_vertices)),
+        (chunk::MLTR, &meshlet_triangles),
+        (chunk::MLBN, bytemuck::cast_slice(&meshlet_bounds)),
+        (chunk::MTRL, bytemuck::cast_slice(material_refs)),
+        (chunk::SUBM, bytemuck::cast_slice(&subm)),
+    ];
+    if let (true, Some(skeleton)) = (skinned, skeleton) {
+        check_joints(&skin, skeleton)?;
+        chunks.push((chunk::SKIN, bytemuck::cast_slice(&skin)));
+        chunks.push((chunk::SKEL, bytemuck::cast_slice(skeleton)));
+    }
+    if !lod_targets.is_empty() {
+        chunks.push((chunk::LODI, bytemuck::cast_slice(&lod_indices)));
+        chunks.push((chunk::LODT, &lodt));
+    }
+    if let Some(shadow) = &shadow {
+        chunks.push((chunk::SHDW, shadow));
+    }
+    // Built only when a submesh has the attribute.
+    let uvs1: Vec<[f32; 2]> = if submeshes.iter().any(|s| s.primitive.uvs1.is_some()) {
+        extra_column(&vertices, &extras, |e| e.uv1)
+    } else {
+        Vec::new()
+    };
+    if !uvs1.is_empty() {
+        chunks.push((chunk::UVS1, bytemuck::cast_slice(&uvs1)));
+    }
+    let colors: Vec<[u16; 4]> = if submeshes.iter().any(|s| s.primitive.colors.is_some()) {
+        extra_column(&vertices, &extras, |e| e.color)
+    } else {
+        Vec::new()
+    };
+    if !colors.is_empty() {
+        chunks.push((chunk::COLR, bytemuck::cast_slice(&colors)));
+    }
+    let morph = morph_chunk(
+        submeshes,
+        &vertices,
+        &vertex_ranges,
+        &extras,
+        morph_weights,
+        settings,
+        has_tangents,
+    );
+    if let Some(morph) = &morph {
+        chunks.push((chunk::MRPH, morph));
+    }
+    Ok(hmesh::write(&chunks))
+}
+
+/// Each submesh's meshlets, LODs and bounds (`ranges`: its index range and vertex range),
+/// built in parallel on the bake's pool, in submesh order.
+fn submesh_details(
+    indices: &[u32],
+    vertices: &[Corner],
+    (ranges, vertex_ranges): (&[(usize, usize)], &[Range<usize>]),
+    lod_targets: &[f32],
+    settings: &MeshSettings,
+) -> Vec<SubmeshDetail> {
+    let scope = (!lod_targets.is_empty()).then(|| SimplifyScope::new(vertices, ranges.len() <= 1));
+    // Each submesh's meshlets and LODs are built in parallel on the bake's pool, then
+    // appended in submesh order.
+    ranges
+        .par_iter()
+        .zip(vertex_ranges)
+        .map(|(&(first, len), vertex_range)| {
+            submesh_detail(
+                &indices[first..first + len],
+                vertices,
+                vertex_range.clone(),
+                scope.as_ref(),
+                lod_targets,
+                settings,
+            )
+        })
+        .collect()
+}
+
+/// A vertex's joints and weights, as SKIN stores them.
+fn skin_vertex(c: &Corner) -> GpuSkinVertex {
+    GpuSkinVertex {
+        joints: c.joints,
+        weights: c.weights,
+    }
+}
+
+/// An error when a vertex names a joint the skeleton does not have.
+fn check_joints(skin: &[GpuSkinVertex], skeleton: &[GpuJoint]) -> Result<(), String> {
+    if let Some(bad) = skin
+        .iter()
+        .flat_map(|s| s.joints)
+        .find(|j| *j as usize >= skeleton.len())
+    {
+        return Err(format!(
+            "joint index {bad} outside the skin's {} joints",
+            skeleton.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The DESC record and the index buffer at its width (16 bits when every vertex fits); an
+/// error when a count outgrows DESC's 32 bits. `counts`: meshlets, submeshes, materials.
+fn desc_and_indices(
+    indices: &[u32],
+    vertex_count: usize,
+    lod_index_count: usize,
+    counts: [usize; 3],
+    has_tangents: bool,
+) -> Result<(MeshDesc, Vec<u8>), String> {
+    let [meshlet_count, submesh_count, material_count] = counts;
+    // DESC stores counts as u32: a mesh beyond that cannot be written (it would need a
+    // 16 GiB index buffer, far past what a glTF buffer can address anyway).
+    if indices.len() > u32::MAX as usize
+        || vertex_count > u32::MAX as usize
+        || lod_index_count > u32::MAX as usize
+    {
+        return Err(format!(
+            "{} indices / {} vertices: more than .hmesh's 32-bit counts hold",
+            indices.len(),
+            vertex_count
+        ));
+    }
+    let index_width: u8 = if vertex_count <= u16::MAX as usize + 1 {
+        2
+    } else {
+        4
+    };
+    let desc = MeshDesc {
+        vertex_count: vertex_count as u32,
+        index_count: indices.len() as u32,
+        meshlet_count: meshlet_count as u32,
+        submesh_count: submesh_count as u32,
+        material_count: material_count as u32,
+        vertex_stride: std::mem::size_of::<GpuVertex>() as u16,
+        index_width,
+        flags: if has_tangents { FLAG_HAS_TANGENTS } else { 0 },
+        meshlet_max_verts: MESHLET_MAX_VERTICES as u32,
+        meshlet_max_tris: MESHLET_MAX_TRIANGLES as u32,
+    };
+    let index_bytes: Vec<u8> = match index_width {
+        2 => indices
+            .iter()
+            .flat_map(|i| (*i as u16).to_le_bytes())
+            .collect(),
+        _ => bytemuck::cast_slice(indices).to_vec(),
+    };
+    Ok((desc, index_bytes))
+}
+
+/// A per-vertex column of the extras table (one value per final vertex).
+fn extra_column<T>(vertices: &[Corner], extras: &[Extra], column: impl Fn(&Extra) -> T) -> Vec<T> {
+    vertices
+        .iter()
+        .map(|c| column(&extras[c.extra as usize]))
+        .collect()
+}
+
+/// The submeshes' vertices and indices, appended in submesh order.
+struct Gathered {
+    vertices: Vec<Corner>,
+    indices: Vec<u32>,
+    /// Per submesh: its index range (first, count).
+    ranges: Vec<(usize, usize)>,
+    /// Per submesh: its vertex range.
+    vertex_ranges: Vec<Range<usize>>,
+    has_tangents: bool,
+    /// Every submesh's extras in one table; entry 0 is the default of submeshes without.
+    extras: Vec<Extra>,
+}
+
+/// Builds every submesh's vertices and indices and appends them in submesh order.
+fn gather_submeshes(submeshes: &[SubmeshInput<'_>], settings: &MeshSettings) -> Gathered {
     let mut vertices: Vec<Corner> = Vec::new();
     let mut indices: Vec<u32> = Vec::new();
     // Per submesh: its index range and its vertex range. Each submesh's vertices are its own
@@ -579,60 +813,72 @@ pub fn build(
         ranges.push((first, indices.len() - first));
         vertex_ranges.push(base as usize..vertices.len());
     }
-    let vertex_count = vertices.len();
-    if settings.optimize {
-        // Each submesh is optimized on its own vertices (meshoptimizer's cost is linear in the
-        // vertex count it is given), with exactly the result of giving it the whole buffer: the
-        // vertex cache optimizer only looks at the vertices the indices name, and the overdraw
-        // optimizer also needs the whole mesh's centroid, which its port takes as a parameter.
-        let centroid = overdraw::mesh_centroid(vertices.iter().map(|c| c.vertex.position));
-        // The submeshes' index ranges follow each other: one mutable slice each, optimized
-        // in parallel.
-        let mut parts: Vec<(&mut [u32], Range<usize>)> = Vec::with_capacity(ranges.len());
-        let mut rest: &mut [u32] = &mut indices;
-        for (&(_, len), vertex_range) in ranges.iter().zip(&vertex_ranges) {
-            let (range, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            parts.push((range, vertex_range.clone()));
-            rest = tail;
-        }
-        let vertices_ref = &vertices;
-        parts.into_par_iter().for_each(|(range, vertex_range)| {
-            let base = vertex_range.start as u32;
-            range.iter_mut().for_each(|i| *i -= base);
-            meshopt::optimize_vertex_cache_in_place(range, vertex_range.len());
-            let positions: Vec<[f32; 3]> = vertices_ref[vertex_range]
-                .iter()
-                .map(|c| c.vertex.position)
-                .collect();
-            overdraw::optimize_overdraw(range, &positions, centroid, settings.overdraw_threshold);
-            range.iter_mut().for_each(|i| *i += base);
-        });
-        vertices = meshopt::optimize_vertex_fetch(&mut indices, &vertices);
+    Gathered {
+        vertices,
+        indices,
+        ranges,
+        vertex_ranges,
+        has_tangents,
+        extras,
     }
+}
 
-    // Meshlets, LODs and bounds per submesh, over the final vertex order; each on the
-    // submesh's own vertices (see `SimplifyScope` for the LODs).
-    let lod_targets: Vec<f32> = (1..=settings.lod.levels)
-        .map(|l| 0.5f32.powi(l as i32))
-        .collect();
-    let scope =
-        (!lod_targets.is_empty()).then(|| SimplifyScope::new(&vertices, submeshes.len() <= 1));
-    // Each submesh's meshlets and LODs are built in parallel on the bake's pool, then
-    // appended in submesh order.
-    let details: Vec<SubmeshDetail> = ranges
-        .par_iter()
-        .zip(&vertex_ranges)
-        .map(|(&(first, len), vertex_range)| {
-            submesh_detail(
-                &indices[first..first + len],
-                &vertices,
-                vertex_range.clone(),
-                scope.as_ref(),
-                &lod_targets,
-                settings,
-            )
-        })
-        .collect();
+/// Optimizes each submesh's triangle order (vertex cache, then overdraw), then the vertex
+/// order for fetch; returns the reordered vertices.
+fn optimize(
+    mut vertices: Vec<Corner>,
+    indices: &mut Vec<u32>,
+    ranges: &[(usize, usize)],
+    vertex_ranges: &[Range<usize>],
+    settings: &MeshSettings,
+) -> Vec<Corner> {
+    // Each submesh is optimized on its own vertices (meshoptimizer's cost is linear in the
+    // vertex count it is given), with exactly the result of giving it the whole buffer: the
+    // vertex cache optimizer only looks at the vertices the indices name, and the overdraw
+    // optimizer also needs the whole mesh's centroid, which its port takes as a parameter.
+    let centroid = overdraw::mesh_centroid(vertices.iter().map(|c| c.vertex.position));
+    // The submeshes' index ranges follow each other: one mutable slice each, optimized
+    // in parallel.
+    let mut parts: Vec<(&mut [u32], Range<usize>)> = Vec::with_capacity(ranges.len());
+    let mut rest: &mut [u32] = indices;
+    for (&(_, len), vertex_range) in ranges.iter().zip(vertex_ranges) {
+        let (range, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        parts.push((range, vertex_range.clone()));
+        rest = tail;
+    }
+    let vertices_ref = &vertices;
+    parts.into_par_iter().for_each(|(range, vertex_range)| {
+        let base = vertex_range.start as u32;
+        range.iter_mut().for_each(|i| *i -= base);
+        meshopt::optimize_vertex_cache_in_place(range, vertex_range.len());
+        let positions: Vec<[f32; 3]> = vertices_ref[vertex_range]
+            .iter()
+            .map(|c| c.vertex.position)
+            .collect();
+        overdraw::optimize_overdraw(range, &positions, centroid, settings.overdraw_threshold);
+        range.iter_mut().for_each(|i| *i += base);
+    });
+    vertices = meshopt::optimize_vertex_fetch(indices, &vertices);
+    vertices
+}
+
+/// The submeshes' meshlets, LODs and SUBM records, appended in submesh order.
+struct Laid {
+    meshlets: Vec<Meshlet>,
+    meshlet_vertices: Vec<u32>,
+    meshlet_triangles: Vec<u8>,
+    meshlet_bounds: Vec<MeshletBounds>,
+    subm: Vec<SubMesh>,
+    lod_indices: Vec<u32>,
+    lod_table: Vec<MeshLod>,
+}
+
+/// Appends each submesh's meshlets and LOD levels (offsets rebased) and writes its SUBM record.
+fn lay_out_details(
+    submeshes: &[SubmeshInput<'_>],
+    ranges: &[(usize, usize)],
+    details: Vec<SubmeshDetail>,
+) -> Laid {
     let mut meshlets = Vec::new();
     let mut meshlet_vertices = Vec::new();
     let mut meshlet_triangles: Vec<u8> = Vec::new();
@@ -640,7 +886,7 @@ pub fn build(
     let mut subm = Vec::with_capacity(submeshes.len());
     let mut lod_indices: Vec<u32> = Vec::new();
     let mut lod_table = Vec::new();
-    for ((input, &(first, len)), detail) in submeshes.iter().zip(&ranges).zip(details) {
+    for ((input, &(first, len)), detail) in submeshes.iter().zip(ranges).zip(details) {
         let first_meshlet = meshlets.len() as u32;
         let (vertex_offset, triangle_offset) = (
             meshlet_vertices.len() as u32,
@@ -672,130 +918,15 @@ pub fn build(
             bounds: detail.bounds,
         });
     }
-
-    // DESC stores counts as u32: a mesh beyond that cannot be written (it would need a
-    // 16 GiB index buffer, far past what a glTF buffer can address anyway).
-    if indices.len() > u32::MAX as usize
-        || vertex_count > u32::MAX as usize
-        || lod_indices.len() > u32::MAX as usize
-    {
-        return Err(format!(
-            "{} indices / {} vertices: more than .hmesh's 32-bit counts hold",
-            indices.len(),
-            vertex_count
-        ));
+    Laid {
+        meshlets,
+        meshlet_vertices,
+        meshlet_triangles,
+        meshlet_bounds,
+        subm,
+        lod_indices,
+        lod_table,
     }
-    let index_width: u8 = if vertex_count <= u16::MAX as usize + 1 {
-        2
-    } else {
-        4
-    };
-    let desc = MeshDesc {
-        vertex_count: vertex_count as u32,
-        index_count: indices.len() as u32,
-        meshlet_count: meshlets.len() as u32,
-        submesh_count: subm.len() as u32,
-        material_count: material_refs.len() as u32,
-        vertex_stride: std::mem::size_of::<GpuVertex>() as u16,
-        index_width,
-        flags: if has_tangents { FLAG_HAS_TANGENTS } else { 0 },
-        meshlet_max_verts: MESHLET_MAX_VERTICES as u32,
-        meshlet_max_tris: MESHLET_MAX_TRIANGLES as u32,
-    };
-    let bounds = bounds_of(vertices.iter().map(|v| v.vertex.position));
-    let index_bytes: Vec<u8> = match index_width {
-        2 => indices
-            .iter()
-            .flat_map(|i| (*i as u16).to_le_bytes())
-            .collect(),
-        _ => bytemuck::cast_slice(&indices).to_vec(),
-    };
-    let mut lodt = bytemuck::bytes_of(&LodTableHeader {
-        lod_count: lod_targets.len() as u32,
-        submesh_count: subm.len() as u32,
-    })
-    .to_vec();
-    lodt.extend_from_slice(bytemuck::cast_slice(&lod_table));
-    let gpu_vertices: Vec<GpuVertex> = vertices.iter().map(|c| c.vertex).collect();
-    let skin: Vec<GpuSkinVertex> = vertices
-        .iter()
-        .map(|c| GpuSkinVertex {
-            joints: c.joints,
-            weights: c.weights,
-        })
-        .collect();
-    let skinned = skeleton.is_some() && submeshes.iter().any(|s| s.primitive.skin.is_some());
-    let shadow = settings
-        .shadow
-        .then(|| shadow_chunk(&vertices, &indices, &subm, skinned, settings.optimize));
-    let mut chunks: Vec<(u32, &[u8])> = vec![
-        (chunk::DESC, bytemuck::bytes_of(&desc)),
-        (chunk::BNDS, bytemuck::bytes_of(&bounds)),
-        (chunk::VTXS, bytemuck::cast_slice(&gpu_vertices)),
-        (chunk::IDXS, &index_bytes),
-        (chunk::MLET, bytemuck::cast_slice(&meshlets)),
-        (chunk::MLVR, bytemuck::cast_slice(&meshlet_vertices)),
-        (chunk::MLTR, &meshlet_triangles),
-        (chunk::MLBN, bytemuck::cast_slice(&meshlet_bounds)),
-        (chunk::MTRL, bytemuck::cast_slice(material_refs)),
-        (chunk::SUBM, bytemuck::cast_slice(&subm)),
-    ];
-    if let (true, Some(skeleton)) = (skinned, skeleton) {
-        if let Some(bad) = skin
-            .iter()
-            .flat_map(|s| s.joints)
-            .find(|j| *j as usize >= skeleton.len())
-        {
-            return Err(format!(
-                "joint index {bad} outside the skin's {} joints",
-                skeleton.len()
-            ));
-        }
-        chunks.push((chunk::SKIN, bytemuck::cast_slice(&skin)));
-        chunks.push((chunk::SKEL, bytemuck::cast_slice(skeleton)));
-    }
-    if !lod_targets.is_empty() {
-        chunks.push((chunk::LODI, bytemuck::cast_slice(&lod_indices)));
-        chunks.push((chunk::LODT, &lodt));
-    }
-    if let Some(shadow) = &shadow {
-        chunks.push((chunk::SHDW, shadow));
-    }
-    let uvs1: Vec<[f32; 2]> = if submeshes.iter().any(|s| s.primitive.uvs1.is_some()) {
-        vertices
-            .iter()
-            .map(|c| extras[c.extra as usize].uv1)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if !uvs1.is_empty() {
-        chunks.push((chunk::UVS1, bytemuck::cast_slice(&uvs1)));
-    }
-    let colors: Vec<[u16; 4]> = if submeshes.iter().any(|s| s.primitive.colors.is_some()) {
-        vertices
-            .iter()
-            .map(|c| extras[c.extra as usize].color)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if !colors.is_empty() {
-        chunks.push((chunk::COLR, bytemuck::cast_slice(&colors)));
-    }
-    let morph = morph_chunk(
-        submeshes,
-        &vertices,
-        &vertex_ranges,
-        &extras,
-        morph_weights,
-        settings,
-        has_tangents,
-    );
-    if let Some(morph) = &morph {
-        chunks.push((chunk::MRPH, morph));
-    }
-    Ok(hmesh::write(&chunks))
 }
 
 /// The `MRPH` chunk when a submesh has morph targets: every target's delta for every final
