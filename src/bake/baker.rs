@@ -9,7 +9,7 @@ use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
 };
-use crate::bake::plan::{join_rel, mtime_ns, plan, Job};
+use crate::bake::plan::{join_rel, mtime_ns, plan, Job, Plan};
 use crate::bake::settings;
 use crate::bake::shared_cache::{self, SharedCache, SharedCacheConfig, TierKind};
 use crate::bake::signing::SigningKey;
@@ -427,8 +427,37 @@ impl Baker {
 
     /// Runs the bake. On error (or a kill) nothing of the previous bake is lost: every output
     /// is staged, then all are switched in by one transaction (see [`crate::bake::transaction`]).
+    ///
+    /// A bake is a sequence of phases, each a method below; every phase's effects (warnings,
+    /// progress events, files staged) come after the previous phase's, and a phase that fails
+    /// leaves the later ones undone.
     pub fn run(&self) -> Result<Report, BakeError> {
         let started = Instant::now();
+        let mut warnings = Warnings::new(self.on_warning.as_ref());
+        let config = self.resolve_settings(&mut warnings)?;
+        let target = self.resolve_output(&config)?;
+        let mut held = lock_and_recover(&target.out_dir, &mut warnings)?;
+        let planned = self.plan(&config, &target, &mut warnings)?;
+        let (results, pool) = self.execute(&planned)?;
+        let settled = self.settle(&config, &planned, results, &mut warnings)?;
+        let mut report = self.write(
+            &config,
+            &target,
+            &planned,
+            settled,
+            &pool,
+            &mut held.transaction,
+        )?;
+        self.commit(held.transaction)?;
+        report.warnings = warnings.list;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// Phase "resolve", settings: the manifest, loaded and checked against the pipelines and
+    /// the signing key. First because every later phase reads it, and a bad manifest must
+    /// fail before the output folder is touched.
+    fn resolve_settings(&self, warnings: &mut Warnings<'_>) -> Result<Config, BakeError> {
         if let Some((pipeline, message)) = &self.registration_error {
             return Err(BakeError::Pipeline {
                 pipeline: pipeline.clone(),
@@ -449,70 +478,88 @@ impl Baker {
                 ),
             });
         }
-        let mut warnings = Vec::new();
-        let mut warn = |message: String| {
-            if let Some(callback) = &self.on_warning {
-                callback(&message);
-            }
-            warnings.push(message);
-        };
-        config.warnings.iter().cloned().for_each(&mut warn);
-        config
-            .check_tables(&self.registry)?
-            .into_iter()
-            .for_each(&mut warn);
+        warnings.extend(config.warnings.iter().cloned());
+        warnings.extend(config.check_tables(&self.registry)?);
+        Ok(config)
+    }
 
+    /// Phase "resolve", output: the preset and the folder this bake writes. Apart from the
+    /// settings because it borrows the preset from them.
+    fn resolve_output<'c>(&self, config: &'c Config) -> Result<Target<'c>, BakeError> {
         let preset_name = self
             .preset
             .clone()
             .or_else(|| config.default_preset.clone());
         let preset = config.preset(preset_name.as_deref())?;
-        let out_dir = self.output_folder(&config, preset_name.as_deref(), preset)?;
-        std::fs::create_dir_all(&out_dir).map_err(|e| BakeError::io(&out_dir, e))?;
-        let _lock = OutputLock::acquire(&out_dir)?;
-        // Everything this bake writes goes through one transaction; an earlier bake's
-        // interrupted one is finished or discarded first, so what follows sees one bake.
-        let (mut transaction, recovery) = Transaction::begin(&out_dir)?;
-        if recovery != Recovery::Clean {
-            warn(format!("{}: {recovery}", out_dir.display()));
-        }
+        let out_dir = self.output_folder(config, preset_name.as_deref(), preset)?;
+        Ok(Target {
+            preset_name,
+            preset,
+            out_dir,
+        })
+    }
 
-        let plan = plan(&config, &self.registry, preset, Some(&out_dir))?;
-        plan.warnings.iter().cloned().for_each(&mut warn);
+    /// Phase "plan": the jobs, the incremental cache, the shared cache, the previous bake's
+    /// outputs and the files now in the output tree. After the lock, because the cache and
+    /// the tree are only stable while the folder is ours.
+    fn plan(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        warnings: &mut Warnings<'_>,
+    ) -> Result<Planned, BakeError> {
+        let out_dir = &target.out_dir;
+        let plan = plan(config, &self.registry, target.preset, Some(out_dir))?;
+        warnings.extend(plan.warnings.iter().cloned());
         let (old_cache, cache_warning) = if self.use_cache {
-            Cache::load(&out_dir)
+            Cache::load(out_dir)
         } else {
             (Cache::default(), None)
         };
-        cache_warning.into_iter().for_each(&mut warn);
-        let (shared, shared_warnings) = self.open_shared_cache(&config);
-        shared_warnings.into_iter().for_each(&mut warn);
-        let shared = shared.as_ref().map(|cache| (cache, self.use_cache));
+        warnings.extend(cache_warning);
+        let (shared, shared_warnings) = self.open_shared_cache(config);
+        warnings.extend(shared_warnings);
         // Even with the cache off, the previous bake's outputs are known, so stale ones go.
         let previous = if self.use_cache {
             old_cache.clone()
         } else {
-            Cache::load(&out_dir).0
+            Cache::load(out_dir).0
         };
-
         // The output tree's files and sizes, listed once: cached outputs must still be there.
         let existing = match old_cache.assets.is_empty() {
             true => HashSet::new(),
-            false => list_tree(&out_dir)?,
+            false => list_tree(out_dir)?,
         };
+        Ok(Planned {
+            plan,
+            old_cache,
+            previous,
+            existing,
+            shared,
+        })
+    }
+
+    /// The shared cache as the jobs use it: with whether they may look assets up in it.
+    fn shared<'a>(&self, planned: &'a Planned) -> Option<(&'a SharedCache, bool)> {
+        planned.shared.as_ref().map(|cache| (cache, self.use_cache))
+    }
+
+    /// Phase "execute": every job, baked or proven current from a cache, in parallel on the
+    /// worker pool (returned: the pack is built on it too). Its results are in plan order,
+    /// whatever the thread count, so what follows is deterministic.
+    fn execute(&self, planned: &Planned) -> Result<(Vec<JobResult>, rayon::ThreadPool), BakeError> {
+        let jobs = &planned.plan.jobs;
         if let Some(progress) = &self.on_progress {
-            progress(Progress::Planned {
-                assets: plan.jobs.len(),
-            });
+            progress(Progress::Planned { assets: jobs.len() });
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.thread_count())
             .build()
             .map_err(|e| BakeError::Cargo(format!("cannot start worker threads: {e}")))?;
         let done = AtomicUsize::new(0);
-        let results: Vec<Result<AssetResult, BakeError>> = pool.install(|| {
-            plan.jobs
-                .par_iter()
+        let shared = self.shared(planned);
+        let results = pool.install(|| {
+            jobs.par_iter()
                 .map(|job| {
                     if self.cancelled() {
                         return Err(BakeError::Cancelled);
@@ -521,9 +568,9 @@ impl Baker {
                     let result = bake_one(
                         job,
                         &self.registry,
-                        &old_cache,
-                        &existing,
-                        &plan.root,
+                        &planned.old_cache,
+                        &planned.existing,
+                        &planned.plan.root,
                         shared,
                     )
                     .map(|mut asset| {
@@ -535,7 +582,7 @@ impl Baker {
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
                         progress(Progress::Asset {
                             done,
-                            total: plan.jobs.len(),
+                            total: jobs.len(),
                             path: &job.rel,
                             cached,
                         });
@@ -544,24 +591,82 @@ impl Baker {
                 })
                 .collect()
         });
+        Ok((results, pool))
+    }
 
+    /// Phase "settle": the jobs' results become this bake's assets (or its error), their
+    /// warnings are reported, and the whole is checked: one owner per runtime path, no
+    /// dangling reference, no manifest hash collision. Last before anything is written, so
+    /// a bake that cannot be written stages nothing.
+    fn settle<'p>(
+        &self,
+        config: &Config,
+        planned: &'p Planned,
+        results: Vec<JobResult>,
+        warnings: &mut Warnings<'_>,
+    ) -> Result<Settled<'p>, BakeError> {
         if self.cancelled() {
             return Err(BakeError::Cancelled);
         }
+        let (assets, jobs, failed) = self.collect_results(planned, results)?;
+        if let Some((shared, _)) = self.shared(planned) {
+            warnings.extend(shared.take_notes());
+        }
+        for asset in &assets {
+            warnings.extend(asset.warnings.iter().cloned());
+        }
+        claim_outputs(config, &assets)?;
+        check_references(&jobs, &assets, self.keep_going)?;
+        // Nothing re-baked and the same assets as last time: the manifest is the one on disk,
+        // so it is neither rebuilt nor compared (a no-op re-bake opens no file it need not).
+        let old_cache = &planned.old_cache;
+        let unchanged = self.use_cache
+            && assets.len() == old_cache.assets.len()
+            && planned.existing.contains(MANIFEST_PATH)
+            && old_cache.manifest_hash.is_some()
+            && assets
+                .iter()
+                .zip(&old_cache.assets)
+                .all(|(asset, old)| asset.cached && asset.record == *old);
+        // Built (and so checked for hash collisions) before anything is written.
+        let built_manifest = match unchanged {
+            true => None,
+            false => Some(build_manifest(&assets)?),
+        };
+        Ok(Settled {
+            assets,
+            jobs,
+            failed,
+            unchanged,
+            built_manifest,
+        })
+    }
+
+    /// The assets of the jobs' results and their jobs, index for index, and the failures
+    /// [`Baker::keep_last_good`] kept the last good outputs of; or the bake's error.
+    #[allow(clippy::type_complexity)]
+    fn collect_results<'p>(
+        &self,
+        planned: &'p Planned,
+        results: Vec<JobResult>,
+    ) -> Result<(Vec<AssetResult>, Cow<'p, [Job]>, Vec<(String, String)>), BakeError> {
+        let plan_jobs = &planned.plan.jobs;
         let mut assets = Vec::with_capacity(results.len());
         let mut failures = Vec::new();
         let mut kept = Vec::new();
         // The jobs of `assets`, index for index (fewer than planned only when an asset failed
         // with nothing to keep).
         let mut dropped = Vec::new();
-        for (index, (result, job)) in results.into_iter().zip(&plan.jobs).enumerate() {
+        for (index, (result, job)) in results.into_iter().zip(plan_jobs).enumerate() {
             match result {
                 Ok(asset) => assets.push(asset),
                 Err(error) if self.keep_last_good => {
                     // The previous outputs stay, when they are all still there.
-                    let last_good = previous
-                        .get(&job.rel)
-                        .filter(|old| old.outputs.iter().all(|o| existing.contains(&o.path)));
+                    let last_good = planned.previous.get(&job.rel).filter(|old| {
+                        old.outputs
+                            .iter()
+                            .all(|o| planned.existing.contains(&o.path))
+                    });
                     match last_good {
                         Some(old) => assets.push(AssetResult {
                             record: old.clone(),
@@ -580,98 +685,100 @@ impl Baker {
             }
         }
         let jobs: Cow<'_, [Job]> = match dropped.is_empty() {
-            true => Cow::Borrowed(&plan.jobs),
+            true => Cow::Borrowed(plan_jobs),
             false => Cow::Owned(
-                (0..plan.jobs.len())
+                (0..plan_jobs.len())
                     .filter(|i| !dropped.contains(i))
-                    .map(|i| plan.jobs[i].clone())
+                    .map(|i| plan_jobs[i].clone())
                     .collect(),
             ),
         };
         if !failures.is_empty() {
             return Err(BakeError::Failed(failures));
         }
-        if let Some((shared, _)) = shared {
-            shared.take_notes().into_iter().for_each(&mut warn);
-        }
-        for asset in &assets {
-            asset.warnings.iter().cloned().for_each(&mut warn);
-        }
+        Ok((assets, jobs, kept))
+    }
 
-        // Every runtime path has one owner; the manifest's and the pack's paths are reserved,
-        // whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
-        let pack_file_name = pack_file_name(&config);
-        let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
-        owners.insert(MANIFEST_PATH, "(the manifest)");
-        owners.insert(&pack_file_name, "(the pack)");
-        for asset in &assets {
-            for output in &asset.record.outputs {
-                let reserved = [
-                    (MANIFEST_PATH, "the manifest's file name; rename the source"),
-                    (
-                        pack_file_name.as_str(),
-                        "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
-                    ),
-                ];
-                if let Some((_, what)) = reserved
-                    .iter()
-                    .find(|(name, _)| output.path.eq_ignore_ascii_case(name))
-                {
-                    return Err(BakeError::Collision {
-                        message: format!(
-                            "{}: `{}` produces `{}`, which is {what}",
-                            config.file.display(),
-                            asset.record.rel,
-                            output.path
-                        ),
-                    });
-                }
-                if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
-                    return Err(BakeError::Collision {
-                        message: format!(
-                            "`{owner}` and `{}` both produce `{}`",
-                            asset.record.rel, output.path
-                        ),
-                    });
-                }
-            }
-        }
-        check_references(&jobs, &assets, self.keep_going)?;
-        // Nothing re-baked and the same assets as last time: the manifest is the one on disk,
-        // so it is neither rebuilt nor compared (a no-op re-bake opens no file it need not).
-        let unchanged = self.use_cache
-            && assets.len() == old_cache.assets.len()
-            && existing.contains(MANIFEST_PATH)
-            && old_cache.manifest_hash.is_some()
-            && assets
-                .iter()
-                .zip(&old_cache.assets)
-                .all(|(asset, old)| asset.cached && asset.record == *old);
-        // Built (and so checked for hash collisions) before anything is written.
-        let built_manifest = match unchanged {
-            true => None,
-            false => Some(build_manifest(&assets)?),
+    /// Phase "write": stages in the transaction every file this bake changes (new outputs,
+    /// the removal of stale ones, the manifest, the pack, the cache record) and fills the
+    /// report. Nothing is switched in yet: the previous bake stands until the commit.
+    fn write(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        planned: &Planned,
+        settled: Settled<'_>,
+        pool: &rayon::ThreadPool,
+        transaction: &mut Transaction,
+    ) -> Result<Report, BakeError> {
+        let mut report = self.tally(config, target, planned, &settled);
+        let manifest_hash = stage_outputs(config, planned, &settled, transaction, &mut report)?;
+        let manifest_settings = config.resolve(target.preset, None, MANIFEST_PATH)?;
+        let manifest = ManifestPackEntry {
+            bytes: settled.built_manifest.as_deref(),
+            hash: manifest_hash,
+            codec: manifest_settings.compression,
+            level: manifest_settings.compression_level,
         };
+        let old_cache = &planned.old_cache;
+        let pack = self.write_pack(
+            config,
+            &settled.jobs,
+            &settled.assets,
+            manifest,
+            old_cache,
+            pool,
+            transaction,
+            &mut report,
+        )?;
+        if !(settled.unchanged && old_cache.pack.as_ref() == Some(&pack)) {
+            let new_cache = Cache {
+                assets: settled.assets.into_iter().map(|a| a.record).collect(),
+                pack: Some(pack),
+                manifest_hash: Some(manifest_hash),
+            };
+            transaction.put(
+                crate::bake::cache::FILE_NAME,
+                &new_cache.encode(),
+                Durability::Durable,
+            )?;
+        }
+        Ok(report)
+    }
 
+    /// The report of a settled bake, before anything is written: what it holds, where each
+    /// asset came from, how long each took, and the sizes read and produced.
+    fn tally(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        planned: &Planned,
+        settled: &Settled<'_>,
+    ) -> Report {
+        let assets = &settled.assets;
         let mut report = Report {
-            out_dir: out_dir.clone(),
-            pack_path: out_dir.join(&pack_file_name),
-            preset: preset_name.filter(|_| preset.is_some()),
+            out_dir: target.out_dir.clone(),
+            pack_path: target.out_dir.join(pack_file_name(config)),
+            preset: target
+                .preset_name
+                .clone()
+                .filter(|_| target.preset.is_some()),
             assets: assets.len(),
-            inputs: jobs
+            inputs: settled
+                .jobs
                 .iter()
-                .zip(&assets)
+                .zip(assets)
                 .flat_map(|(job, asset)| job.sources.iter().chain(&asset.record.side_inputs))
                 .cloned()
                 .collect(),
-            watched_dirs: plan.watched_dirs.clone(),
+            watched_dirs: planned.plan.watched_dirs.clone(),
+            failed: settled.failed.clone(),
             ..Report::default()
         };
-        report.failed = kept;
-        if let Some((shared, _)) = shared {
+        if let Some((shared, _)) = self.shared(planned) {
             report.shared_stored = shared.stored.load(Ordering::Relaxed);
         }
-        for asset in &assets {
+        for asset in assets {
             report.asset_times.push(AssetTime {
                 rel: asset.record.rel.clone(),
                 elapsed: asset.elapsed,
@@ -691,27 +798,8 @@ impl Baker {
             report.cache_hits += asset.cached as usize;
             report.bytes_in += asset.record.source_size;
             report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
-            for file in &asset.files {
-                report.files_written +=
-                    transaction.put(&file.path, &file.bytes, Durability::Atomic)? as usize;
-            }
         }
-        for old in &previous.assets {
-            for output in &old.outputs {
-                if !owners.contains_key(output.path.as_str()) {
-                    report.files_removed += transaction.remove(&output.path)? as usize;
-                }
-            }
-        }
-        let (manifest_bytes, manifest_hash) = match &built_manifest {
-            None => (None, old_cache.manifest_hash.unwrap_or_default()),
-            Some(bytes) => {
-                report.files_written +=
-                    transaction.put(MANIFEST_PATH, bytes, Durability::Durable)? as usize;
-                (Some(bytes), xxhash_rust::xxh3::xxh3_64(bytes))
-            }
-        };
-        // One row per listed output (paths are unique, checked above), built or not.
+        // One row per listed output (paths are unique, checked by `claim_outputs`).
         let rows = || {
             assets
                 .iter()
@@ -721,45 +809,18 @@ impl Baker {
         report.manifest_entries = rows().count();
         report.bytes_out +=
             hman::encoded_size(report.manifest_entries, rows().map(|o| o.path.len()).sum()) as u64;
+        report
+    }
 
-        let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
-        let manifest = ManifestPackEntry {
-            bytes: manifest_bytes.map(Vec::as_slice),
-            hash: manifest_hash,
-            codec: manifest_settings.compression,
-            level: manifest_settings.compression_level,
-        };
-        let pack = self.write_pack(
-            &config,
-            &jobs,
-            &assets,
-            manifest,
-            &old_cache,
-            &pool,
-            &mut transaction,
-            &mut report,
-        )?;
-        if !(unchanged && old_cache.pack.as_ref() == Some(&pack)) {
-            let new_cache = Cache {
-                assets: assets.into_iter().map(|a| a.record).collect(),
-                pack: Some(pack),
-                manifest_hash: Some(manifest_hash),
-            };
-            transaction.put(
-                crate::bake::cache::FILE_NAME,
-                &new_cache.encode(),
-                Durability::Durable,
-            )?;
-        }
+    /// Phase "commit": the one point where this bake replaces the previous one, unless the
+    /// bake was cancelled meanwhile. Last, so that any earlier error leaves the previous bake
+    /// whole.
+    fn commit(&self, transaction: Transaction) -> Result<(), BakeError> {
         if self.cancelled() {
             return Err(BakeError::Cancelled);
         }
         // The commit point: until here the previous bake was untouched.
-        transaction.commit()?;
-
-        report.warnings = warnings;
-        report.elapsed = started.elapsed();
-        Ok(report)
+        transaction.commit()
     }
 
     /// Writes the pack unless the cache shows an identical one is already there.
@@ -886,6 +947,178 @@ impl Baker {
             size: bytes.len() as u64,
         })
     }
+}
+
+/// The bake's warnings, in the order found: each goes to the warning callback at once, and
+/// all into [`Report::warnings`] at the end.
+struct Warnings<'a> {
+    callback: Option<&'a WarningFn>,
+    list: Vec<String>,
+}
+
+impl<'a> Warnings<'a> {
+    fn new(callback: Option<&'a WarningFn>) -> Self {
+        Self {
+            callback,
+            list: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, message: String) {
+        if let Some(callback) = self.callback {
+            callback(&message);
+        }
+        self.list.push(message);
+    }
+
+    fn extend(&mut self, messages: impl IntoIterator<Item = String>) {
+        messages.into_iter().for_each(|message| self.push(message));
+    }
+}
+
+/// Where the bake goes: the preset it uses and the folder it writes.
+struct Target<'c> {
+    preset_name: Option<String>,
+    preset: Option<&'c Preset>,
+    out_dir: PathBuf,
+}
+
+/// The output folder, held for the whole bake. The transaction comes first so that it is
+/// dropped (and so rolled back) while the lock is still held.
+struct Held {
+    transaction: Transaction,
+    _lock: OutputLock,
+}
+
+/// What the plan phase found: the jobs, and what the caches and the output tree hold.
+struct Planned {
+    plan: Plan,
+    /// The incremental cache (empty with the cache off).
+    old_cache: Cache,
+    /// The previous bake's record, read even with the cache off: its stale outputs go.
+    previous: Cache,
+    /// The output tree's files (empty when the cache knows no asset).
+    existing: HashSet<String>,
+    shared: Option<SharedCache>,
+}
+
+/// One job's outcome, from the execute phase.
+type JobResult = Result<AssetResult, BakeError>;
+
+/// The assets a settled bake writes, with everything the write phase needs to know.
+struct Settled<'p> {
+    assets: Vec<AssetResult>,
+    /// The jobs of `assets`, index for index.
+    jobs: Cow<'p, [Job]>,
+    /// With [`Baker::keep_last_good`]: the assets that failed, each with its error.
+    failed: Vec<(String, String)>,
+    /// Nothing re-baked and the same assets as last time.
+    unchanged: bool,
+    /// `assets.hman`, unless `unchanged` (then the one on disk stands).
+    built_manifest: Option<Vec<u8>>,
+}
+
+/// Phase "lock and recover": creates the output folder, holds its lock for the rest of the
+/// bake, and opens the one transaction everything this bake writes goes through. An earlier
+/// bake's interrupted transaction is finished or discarded first, so what follows sees one
+/// bake.
+fn lock_and_recover(out_dir: &Path, warnings: &mut Warnings<'_>) -> Result<Held, BakeError> {
+    std::fs::create_dir_all(out_dir).map_err(|e| BakeError::io(out_dir, e))?;
+    let lock = OutputLock::acquire(out_dir)?;
+    let (transaction, recovery) = Transaction::begin(out_dir)?;
+    if recovery != Recovery::Clean {
+        warnings.push(format!("{}: {recovery}", out_dir.display()));
+    }
+    Ok(Held {
+        transaction,
+        _lock: lock,
+    })
+}
+
+/// Every runtime path has one owner; the manifest's and the pack's paths are reserved,
+/// whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
+fn claim_outputs(config: &Config, assets: &[AssetResult]) -> Result<(), BakeError> {
+    let pack_file_name = pack_file_name(config);
+    let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
+    owners.insert(MANIFEST_PATH, "(the manifest)");
+    owners.insert(&pack_file_name, "(the pack)");
+    for asset in assets {
+        for output in &asset.record.outputs {
+            let reserved = [
+                (MANIFEST_PATH, "the manifest's file name; rename the source"),
+                (
+                    pack_file_name.as_str(),
+                    "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
+                ),
+            ];
+            if let Some((_, what)) = reserved
+                .iter()
+                .find(|(name, _)| output.path.eq_ignore_ascii_case(name))
+            {
+                return Err(BakeError::Collision {
+                    message: format!(
+                        "{}: `{}` produces `{}`, which is {what}",
+                        config.file.display(),
+                        asset.record.rel,
+                        output.path
+                    ),
+                });
+            }
+            if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
+                return Err(BakeError::Collision {
+                    message: format!(
+                        "`{owner}` and `{}` both produce `{}`",
+                        asset.record.rel, output.path
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stages the assets' new files, the removal of the previous bake's outputs that no path of
+/// this bake (output, manifest or pack) claims, and the manifest when it was rebuilt.
+/// Returns the manifest's hash.
+fn stage_outputs(
+    config: &Config,
+    planned: &Planned,
+    settled: &Settled<'_>,
+    transaction: &mut Transaction,
+    report: &mut Report,
+) -> Result<u64, BakeError> {
+    for asset in &settled.assets {
+        for file in &asset.files {
+            report.files_written +=
+                transaction.put(&file.path, &file.bytes, Durability::Atomic)? as usize;
+        }
+    }
+    let pack_file_name = pack_file_name(config);
+    let claimed: HashSet<&str> = [MANIFEST_PATH, pack_file_name.as_str()]
+        .into_iter()
+        .chain(settled.assets.iter().flat_map(|asset| {
+            asset
+                .record
+                .outputs
+                .iter()
+                .map(|output| output.path.as_str())
+        }))
+        .collect();
+    for old in &planned.previous.assets {
+        for output in &old.outputs {
+            if !claimed.contains(output.path.as_str()) {
+                report.files_removed += transaction.remove(&output.path)? as usize;
+            }
+        }
+    }
+    Ok(match &settled.built_manifest {
+        None => planned.old_cache.manifest_hash.unwrap_or_default(),
+        Some(bytes) => {
+            report.files_written +=
+                transaction.put(MANIFEST_PATH, bytes, Durability::Durable)? as usize;
+            xxhash_rust::xxh3::xxh3_64(bytes)
+        }
+    })
 }
 
 /// The pack's file name in the output folder.
