@@ -7,7 +7,8 @@ use crate::bake::manifest::{check_preset_output, Config, Preset};
 use crate::bake::output::{no_symlink_on_way, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
-    check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
+    check_output_path, BakeContext, DynPipeline, Output, Pipeline, Recorded, Registry, Source,
+    SourceFile, MAX_INPUT_BYTES,
 };
 use crate::bake::plan::{join_rel, mtime_ns, plan, Job, Plan};
 use crate::bake::settings;
@@ -236,6 +237,20 @@ struct AssetResult {
     shared: Option<TierKind>,
     /// Wall time of the job.
     elapsed: Duration,
+}
+
+impl AssetResult {
+    /// An asset whose outputs, already on disk, are still current: `record` stands.
+    fn cached(record: CachedAsset) -> Self {
+        Self {
+            record,
+            files: Vec::new(),
+            cached: true,
+            warnings: Vec::new(),
+            shared: None,
+            elapsed: Duration::ZERO,
+        }
+    }
 }
 
 impl Baker {
@@ -668,14 +683,7 @@ impl Baker {
                             .all(|o| planned.existing.contains(&o.path))
                     });
                     match last_good {
-                        Some(old) => assets.push(AssetResult {
-                            record: old.clone(),
-                            files: Vec::new(),
-                            cached: true,
-                            warnings: Vec::new(),
-                            shared: None,
-                            elapsed: Duration::ZERO,
-                        }),
+                        Some(old) => assets.push(AssetResult::cached(old.clone())),
                         None => dropped.push(index),
                     }
                     kept.push((job.rel.clone(), error.to_string()));
@@ -836,47 +844,8 @@ impl Baker {
         transaction: &mut Transaction,
         report: &mut Report,
     ) -> Result<CachedPack, BakeError> {
-        // (path, content hash, codec, level, the asset owning it, kind)
-        let mut entries: Vec<PackPlanEntry<'_>> = vec![(
-            MANIFEST_PATH,
-            manifest.hash,
-            manifest.codec,
-            manifest.level,
-            None,
-            AssetKind::MANIFEST,
-        )];
-        for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
-            for output in &asset.record.outputs {
-                entries.push((
-                    &output.path,
-                    output.hash,
-                    job.settings.compression,
-                    job.settings.compression_level,
-                    Some(index),
-                    // The manifest row's kind; an output without a row is an opaque blob.
-                    output
-                        .manifest
-                        .map_or(AssetKind::BLOB, |(_, kind, _)| AssetKind(kind)),
-                ));
-            }
-        }
-        entries.sort_by(|a, b| a.0.cmp(b.0));
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&config.pack_version.to_le_bytes());
-        // Signing (and with which key) changes the pack's bytes.
-        let signer = self
-            .signing_key
-            .as_ref()
-            .map(|key| key.public_key().to_bytes());
-        hasher.update(&signer.unwrap_or_default());
-        hasher.update(&[signer.is_some() as u8]);
-        for (path, hash, codec, level, _, kind) in &entries {
-            hasher.update(path.as_bytes());
-            hasher.update(&[0, *codec as u8, kind.0]);
-            hasher.update(&hash.to_le_bytes());
-            hasher.update(&level.unwrap_or(i32::MIN).to_le_bytes());
-        }
-        let fingerprint = hasher.digest();
+        let entries = pack_entries(jobs, assets, &manifest);
+        let fingerprint = self.pack_fingerprint(config.pack_version, &entries);
         report.pack_entries = entries.len();
         let pack_path = &report.pack_path;
         if let Some(old) = &old_cache.pack {
@@ -892,7 +861,6 @@ impl Baker {
             });
         }
 
-        // Bytes of every entry: in memory for fresh bakes, read back for cache hits.
         let rebuilt_manifest;
         let manifest_bytes = match manifest.bytes {
             Some(bytes) => bytes,
@@ -901,29 +869,7 @@ impl Baker {
                 &rebuilt_manifest
             }
         };
-        let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
-        for (path, hash, _, _, owner, _) in &entries {
-            let Some(owner) = *owner else {
-                sources.push(Cow::Borrowed(manifest_bytes));
-                continue;
-            };
-            if let Some(file) = assets[owner].files.iter().find(|f| f.path == *path) {
-                sources.push(Cow::Borrowed(&file.bytes));
-                continue;
-            }
-            let file_path = report.out_dir.join(path);
-            let bytes = std::fs::read(&file_path).map_err(|e| BakeError::io(&file_path, e))?;
-            if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
-                return Err(BakeError::asset(
-                    &file_path,
-                    format!(
-                        "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
-                        assets[owner].record.rel
-                    ),
-                ));
-            }
-            sources.push(Cow::Owned(bytes));
-        }
+        let sources = pack_entry_bytes(&entries, assets, manifest_bytes, &report.out_dir)?;
         let files: Vec<PackFile<'_>> = entries
             .iter()
             .zip(&sources)
@@ -947,6 +893,97 @@ impl Baker {
             size: bytes.len() as u64,
         })
     }
+
+    /// What makes the pack's bytes: the pack version, the signing key, and every entry's
+    /// path, codec, kind, content hash and level. Equal to the cached one, the pack on disk
+    /// is this bake's.
+    fn pack_fingerprint(&self, pack_version: u32, entries: &[PackPlanEntry<'_>]) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&pack_version.to_le_bytes());
+        // Signing (and with which key) changes the pack's bytes.
+        let signer = self
+            .signing_key
+            .as_ref()
+            .map(|key| key.public_key().to_bytes());
+        hasher.update(&signer.unwrap_or_default());
+        hasher.update(&[signer.is_some() as u8]);
+        for (path, hash, codec, level, _, kind) in entries {
+            hasher.update(path.as_bytes());
+            hasher.update(&[0, *codec as u8, kind.0]);
+            hasher.update(&hash.to_le_bytes());
+            hasher.update(&level.unwrap_or(i32::MIN).to_le_bytes());
+        }
+        hasher.digest()
+    }
+}
+
+/// The pack's entries, sorted by path: the manifest, then every asset's outputs with their
+/// job's compression.
+fn pack_entries<'a>(
+    jobs: &[Job],
+    assets: &'a [AssetResult],
+    manifest: &ManifestPackEntry<'_>,
+) -> Vec<PackPlanEntry<'a>> {
+    // (path, content hash, codec, level, the asset owning it, kind)
+    let mut entries: Vec<PackPlanEntry<'_>> = vec![(
+        MANIFEST_PATH,
+        manifest.hash,
+        manifest.codec,
+        manifest.level,
+        None,
+        AssetKind::MANIFEST,
+    )];
+    for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
+        for output in &asset.record.outputs {
+            entries.push((
+                &output.path,
+                output.hash,
+                job.settings.compression,
+                job.settings.compression_level,
+                Some(index),
+                // The manifest row's kind; an output without a row is an opaque blob.
+                output
+                    .manifest
+                    .map_or(AssetKind::BLOB, |(_, kind, _)| AssetKind(kind)),
+            ));
+        }
+    }
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+/// Bytes of every pack entry: in memory for fresh bakes, read back from the output folder
+/// for cache hits (and checked against the hash the cache recorded).
+fn pack_entry_bytes<'a>(
+    entries: &[PackPlanEntry<'_>],
+    assets: &'a [AssetResult],
+    manifest_bytes: &'a [u8],
+    out_dir: &Path,
+) -> Result<Vec<Cow<'a, [u8]>>, BakeError> {
+    let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
+    for (path, hash, _, _, owner, _) in entries {
+        let Some(owner) = *owner else {
+            sources.push(Cow::Borrowed(manifest_bytes));
+            continue;
+        };
+        if let Some(file) = assets[owner].files.iter().find(|f| f.path == *path) {
+            sources.push(Cow::Borrowed(&file.bytes));
+            continue;
+        }
+        let file_path = out_dir.join(path);
+        let bytes = std::fs::read(&file_path).map_err(|e| BakeError::io(&file_path, e))?;
+        if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
+            return Err(BakeError::asset(
+                &file_path,
+                format!(
+                    "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
+                    assets[owner].record.rel
+                ),
+            ));
+        }
+        sources.push(Cow::Owned(bytes));
+    }
+    Ok(sources)
 }
 
 /// The bake's warnings, in the order found: each goes to the warning callback at once, and
@@ -1225,29 +1262,78 @@ fn bake_one(
 ) -> Result<AssetResult, BakeError> {
     let pipeline = registry.get(job.pipeline);
     let encoder = (pipeline.name().to_owned(), pipeline.version());
-    let usable = cache.get(&job.rel).filter(|old| {
-        old.encoder == encoder
+    let usable = usable_record(job, &encoder, cache, existing, root);
+
+    // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
+    let no_side_inputs = Vec::new();
+    let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
+    let (stamp, source_size) = stamp_inputs(job, side_inputs);
+    if let Some(old) = usable.filter(|old| old.source_stamp == stamp) {
+        return Ok(AssetResult::cached(old.clone()));
+    }
+
+    // Slow path: the bytes.
+    let (content, files) = read_sources(job)?;
+    if let Some(old) = usable {
+        if old.source_hash == recorded_content_hash(&content, side_inputs, root) {
+            // Touched but unchanged: keep the outputs, remember the new stamp.
+            return Ok(AssetResult::cached(CachedAsset {
+                source_stamp: stamp,
+                source_size,
+                ..old.clone()
+            }));
+        }
+    }
+
+    // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
+    let mut shared = shared.map(|(cache, lookups)| {
+        let name = (pipeline.name(), pipeline.version());
+        shared_cache::AssetEntry::new(cache, lookups, name, job, &files, root)
+    });
+    if let Some((recorded, tier)) = shared.as_mut().and_then(|entry| entry.lookup()) {
+        let mut asset = record_asset(job, root, content, encoder, recorded)?;
+        asset.shared = Some(tier);
+        return Ok(asset);
+    }
+
+    let mut recorded = run_pipeline(pipeline, job, &files, root)?;
+    let Some(shared) = shared else {
+        return record_asset(job, root, content, encoder, recorded);
+    };
+    let stored = shared.stored_asset(&recorded);
+    recorded
+        .warnings
+        .splice(0..0, shared.warnings.iter().cloned());
+    let asset = record_asset(job, root, content, encoder, recorded)?;
+    if let Some(stored) = stored {
+        shared.store(stored);
+    }
+    Ok(asset)
+}
+
+/// The cache's record of `job`, when it may prove the outputs current: same encoder, same
+/// settings, side inputs only inside the content root, and every output still on disk.
+fn usable_record<'a>(
+    job: &Job,
+    encoder: &(String, u32),
+    cache: &'a Cache,
+    existing: &HashSet<String>,
+    root: &Path,
+) -> Option<&'a CachedAsset> {
+    cache.get(&job.rel).filter(|old| {
+        old.encoder == *encoder
             // Only side inputs inside the content root are ever stat-ed or read again.
             && old.side_inputs.iter().all(|side| side.starts_with(root))
             && old.settings.iter().all(|(table, fingerprint)| {
                 settings::fingerprint(job.settings.tables.get(table)) == *fingerprint
             })
             && old.outputs.iter().all(|o| existing.contains(&o.path))
-    });
-    let cached = |record: CachedAsset| {
-        Ok(AssetResult {
-            record,
-            files: Vec::new(),
-            cached: true,
-            warnings: Vec::new(),
-            shared: None,
-            elapsed: Duration::ZERO,
-        })
-    };
+    })
+}
 
-    // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
-    let no_side_inputs = Vec::new();
-    let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
+/// The fast-path stamp of a job's sources (as the walk saw them) and then of `side_inputs`,
+/// and their total size.
+fn stamp_inputs(job: &Job, side_inputs: &[PathBuf]) -> (u64, u64) {
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
     let mut source_size = 0;
     for (source, walked) in job.sources.iter().zip(&job.stamps) {
@@ -1256,11 +1342,12 @@ fn bake_one(
     for side in side_inputs {
         source_size += stamp_side(&mut stamp, side);
     }
-    if let Some(old) = usable.filter(|old| old.source_stamp == stamp.digest()) {
-        return cached(old.clone());
-    }
+    (stamp.digest(), source_size)
+}
 
-    // Slow path: the bytes.
+/// Every source of a job, read (each within the input limit), and the content hash of their
+/// names and bytes so far (side inputs are added once known).
+fn read_sources(job: &Job) -> Result<(xxhash_rust::xxh3::Xxh3, Vec<SourceFile>), BakeError> {
     let mut content = xxhash_rust::xxh3::Xxh3::new();
     let mut files = Vec::with_capacity(job.sources.len());
     for (source, (len, _)) in job.sources.iter().zip(&job.stamps) {
@@ -1277,82 +1364,66 @@ fn bake_one(
             bytes,
         });
     }
-    if let Some(old) = usable {
-        let mut recorded = content.clone();
-        for side in side_inputs {
-            let digest = std::fs::read(side)
-                .ok()
-                .map(|b| (xxhash_rust::xxh3::xxh3_64(&b), b.len() as u64));
-            hash_input(&mut recorded, side_name(root, side), digest);
-        }
-        if old.source_hash == recorded.digest() {
-            // Touched but unchanged: keep the outputs, remember the new stamp.
-            return cached(CachedAsset {
-                source_stamp: stamp.digest(),
-                source_size,
-                ..old.clone()
-            });
-        }
-    }
+    Ok((content, files))
+}
 
-    // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
-    let mut shared = shared.map(|(cache, lookups)| {
-        let name = (pipeline.name(), pipeline.version());
-        shared_cache::AssetEntry::new(cache, lookups, name, job, &files, root)
-    });
-    if let Some((recorded, tier)) = shared.as_mut().and_then(|entry| entry.lookup()) {
-        let mut asset = record_asset(job, root, content, encoder, recorded)?;
-        asset.shared = Some(tier);
-        return Ok(asset);
+/// The sources' content hash completed with the recorded side inputs, read again: equal to
+/// the recorded one when nothing the asset read has changed.
+fn recorded_content_hash(
+    content: &xxhash_rust::xxh3::Xxh3,
+    side_inputs: &[PathBuf],
+    root: &Path,
+) -> u64 {
+    let mut recorded = content.clone();
+    for side in side_inputs {
+        let digest = std::fs::read(side)
+            .ok()
+            .map(|b| (xxhash_rust::xxh3::xxh3_64(&b), b.len() as u64));
+        hash_input(&mut recorded, side_name(root, side), digest);
     }
+    recorded.digest()
+}
 
+/// Runs `pipeline` on a job's sources: what it recorded, or its error (or panic) as the
+/// source's error naming the pipeline. A refused read fails the asset whatever the pipeline
+/// made of the error.
+fn run_pipeline(
+    pipeline: &dyn DynPipeline,
+    job: &Job,
+    files: &[SourceFile],
+    root: &Path,
+) -> Result<Recorded, BakeError> {
     let source = Source {
         rel: &job.rel,
         path: &job.source,
         folder: job.folder,
-        files: &files,
+        files,
     };
     let base = job_base(job);
     let base = base.canonicalize().map_err(|e| BakeError::io(base, e))?;
     let mut cx = BakeContext::new(&job.source, base, root, &job.settings.tables);
     let fail = |message: String| BakeError::asset(&job.source, message);
+    let name = pipeline.name();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pipeline.bake_dyn(&source, &mut cx)
     }));
-    let mut recorded = cx.finish();
-    // A refused read fails the asset whatever the pipeline made of the error.
+    let recorded = cx.finish();
     if let Some(refused) = recorded.refused.first() {
-        return Err(fail(format!("pipeline `{}`: {refused}", encoder.0)));
+        return Err(fail(format!("pipeline `{name}`: {refused}")));
     }
     match outcome {
-        Ok(Ok(())) => {}
+        Ok(Ok(())) => Ok(recorded),
         // Errors of side files name them after the source: "a.gltf: pipeline `model`: a.bin: …".
-        Ok(Err(error)) => return Err(fail(format!("pipeline `{}`: {error}", encoder.0))),
+        Ok(Err(error)) => Err(fail(format!("pipeline `{name}`: {error}"))),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "no message".to_owned());
-            return Err(fail(format!(
-                "pipeline `{}` panicked: {message}",
-                encoder.0
-            )));
+            Err(fail(format!("pipeline `{name}` panicked: {message}")))
         }
     }
-
-    let Some(shared) = shared else {
-        return record_asset(job, root, content, encoder, recorded);
-    };
-    let stored = shared.stored_asset(&recorded);
-    recorded
-        .warnings
-        .splice(0..0, shared.warnings.iter().cloned());
-    let asset = record_asset(job, root, content, encoder, recorded)?;
-    if let Some(stored) = stored {
-        shared.store(stored);
-    }
-    Ok(asset)
 }
 
 /// The incremental cache's record of a baked asset (or one taken from the shared cache),
@@ -1362,7 +1433,7 @@ fn record_asset(
     root: &Path,
     mut content: xxhash_rust::xxh3::Xxh3,
     encoder: (String, u32),
-    mut recorded: crate::bake::pipeline::Recorded,
+    mut recorded: Recorded,
 ) -> Result<AssetResult, BakeError> {
     let fail = |message: String| BakeError::asset(&job.source, message);
     let mut seen = BTreeSet::new();
