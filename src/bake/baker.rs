@@ -7,9 +7,10 @@ use crate::bake::manifest::{check_preset_output, Config, Preset};
 use crate::bake::output::{no_symlink_on_way, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
-    check_output_path, BakeContext, Output, Pipeline, Registry, Source, SourceFile, MAX_INPUT_BYTES,
+    check_output_path, BakeContext, DynPipeline, Output, Pipeline, Recorded, Registry, Source,
+    SourceFile, MAX_INPUT_BYTES,
 };
-use crate::bake::plan::{join_rel, mtime_ns, plan, Job};
+use crate::bake::plan::{join_rel, mtime_ns, plan, Job, Plan};
 use crate::bake::settings;
 use crate::bake::shared_cache::{self, SharedCache, SharedCacheConfig, TierKind};
 use crate::bake::signing::SigningKey;
@@ -239,6 +240,20 @@ struct AssetResult {
     elapsed: Duration,
 }
 
+impl AssetResult {
+    /// An asset whose outputs, already on disk, are still current: `record` stands.
+    fn cached(record: CachedAsset) -> Self {
+        Self {
+            record,
+            files: Vec::new(),
+            cached: true,
+            warnings: Vec::new(),
+            shared: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
 impl Baker {
     /// A baker for `config` (a manifest path or a parsed [`Config`]) writing into `out`.
     pub fn new(config: impl Into<ConfigSource>, out: impl Into<PathBuf>) -> Self {
@@ -428,8 +443,37 @@ impl Baker {
 
     /// Runs the bake. On error (or a kill) nothing of the previous bake is lost: every output
     /// is staged, then all are switched in by one transaction (see [`crate::bake::transaction`]).
+    ///
+    /// A bake is a sequence of phases, each a method below; every phase's effects (warnings,
+    /// progress events, files staged) come after the previous phase's, and a phase that fails
+    /// leaves the later ones undone.
     pub fn run(&self) -> Result<Report, BakeError> {
         let started = Instant::now();
+        let mut warnings = Warnings::new(self.on_warning.as_ref());
+        let config = self.resolve_settings(&mut warnings)?;
+        let target = self.resolve_output(&config)?;
+        let mut held = lock_and_recover(&target.out_dir, &mut warnings)?;
+        let planned = self.plan(&config, &target, &mut warnings)?;
+        let (results, pool) = self.execute(&planned)?;
+        let settled = self.settle(&config, &planned, results, &mut warnings)?;
+        let mut report = self.write(
+            &config,
+            &target,
+            &planned,
+            settled,
+            &pool,
+            &mut held.transaction,
+        )?;
+        self.commit(held.transaction)?;
+        report.warnings = warnings.list;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// Phase "resolve", settings: the manifest, loaded and checked against the pipelines and
+    /// the signing key. First because every later phase reads it, and a bad manifest must
+    /// fail before the output folder is touched.
+    fn resolve_settings(&self, warnings: &mut Warnings<'_>) -> Result<Config, BakeError> {
         if let Some((pipeline, message)) = &self.registration_error {
             return Err(BakeError::Pipeline {
                 pipeline: pipeline.clone(),
@@ -450,76 +494,88 @@ impl Baker {
                 ),
             });
         }
-        let mut warnings = Vec::new();
-        // Each distinct warning (its text names the file) once per bake, in first-seen order: a
-        // mesh instanced on several nodes, or a file several assets read, says it once.
-        let mut seen_warnings = std::collections::HashSet::new();
-        let mut warn = |message: String| {
-            if !seen_warnings.insert(message.clone()) {
-                return;
-            }
-            if let Some(callback) = &self.on_warning {
-                callback(&message);
-            }
-            warnings.push(message);
-        };
-        config.warnings.iter().cloned().for_each(&mut warn);
-        config
-            .check_tables(&self.registry)?
-            .into_iter()
-            .for_each(&mut warn);
+        warnings.extend(config.warnings.iter().cloned());
+        warnings.extend(config.check_tables(&self.registry)?);
+        Ok(config)
+    }
 
+    /// Phase "resolve", output: the preset and the folder this bake writes. Apart from the
+    /// settings because it borrows the preset from them.
+    fn resolve_output<'c>(&self, config: &'c Config) -> Result<Target<'c>, BakeError> {
         let preset_name = self
             .preset
             .clone()
             .or_else(|| config.default_preset.clone());
         let preset = config.preset(preset_name.as_deref())?;
-        let out_dir = self.output_folder(&config, preset_name.as_deref(), preset)?;
-        std::fs::create_dir_all(&out_dir).map_err(|e| BakeError::io(&out_dir, e))?;
-        let _lock = OutputLock::acquire(&out_dir)?;
-        // Everything this bake writes goes through one transaction; an earlier bake's
-        // interrupted one is finished or discarded first, so what follows sees one bake.
-        let (mut transaction, recovery) = Transaction::begin(&out_dir)?;
-        if recovery != Recovery::Clean {
-            warn(format!("{}: {recovery}", out_dir.display()));
-        }
+        let out_dir = self.output_folder(config, preset_name.as_deref(), preset)?;
+        Ok(Target {
+            preset_name,
+            preset,
+            out_dir,
+        })
+    }
 
-        let plan = plan(&config, &self.registry, preset, Some(&out_dir))?;
-        plan.warnings.iter().cloned().for_each(&mut warn);
+    /// Phase "plan": the jobs, the incremental cache, the shared cache, the previous bake's
+    /// outputs and the files now in the output tree. After the lock, because the cache and
+    /// the tree are only stable while the folder is ours.
+    fn plan(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        warnings: &mut Warnings<'_>,
+    ) -> Result<Planned, BakeError> {
+        let out_dir = &target.out_dir;
+        let plan = plan(config, &self.registry, target.preset, Some(out_dir))?;
+        warnings.extend(plan.warnings.iter().cloned());
         let (old_cache, cache_warning) = if self.use_cache {
-            Cache::load(&out_dir)
+            Cache::load(out_dir)
         } else {
             (Cache::default(), None)
         };
-        cache_warning.into_iter().for_each(&mut warn);
-        let (shared, shared_warnings) = self.open_shared_cache(&config);
-        shared_warnings.into_iter().for_each(&mut warn);
-        let shared = shared.as_ref().map(|cache| (cache, self.use_cache));
+        warnings.extend(cache_warning);
+        let (shared, shared_warnings) = self.open_shared_cache(config);
+        warnings.extend(shared_warnings);
         // Even with the cache off, the previous bake's outputs are known, so stale ones go.
         let previous = if self.use_cache {
             old_cache.clone()
         } else {
-            Cache::load(&out_dir).0
+            Cache::load(out_dir).0
         };
-
         // The output tree's files and sizes, listed once: cached outputs must still be there.
         let existing = match old_cache.assets.is_empty() {
             true => HashSet::new(),
-            false => list_tree(&out_dir)?,
+            false => list_tree(out_dir)?,
         };
+        Ok(Planned {
+            plan,
+            old_cache,
+            previous,
+            existing,
+            shared,
+        })
+    }
+
+    /// The shared cache as the jobs use it: with whether they may look assets up in it.
+    fn shared<'a>(&self, planned: &'a Planned) -> Option<(&'a SharedCache, bool)> {
+        planned.shared.as_ref().map(|cache| (cache, self.use_cache))
+    }
+
+    /// Phase "execute": every job, baked or proven current from a cache, in parallel on the
+    /// worker pool (returned: the pack is built on it too). Its results are in plan order,
+    /// whatever the thread count, so what follows is deterministic.
+    fn execute(&self, planned: &Planned) -> Result<(Vec<JobResult>, rayon::ThreadPool), BakeError> {
+        let jobs = &planned.plan.jobs;
         if let Some(progress) = &self.on_progress {
-            progress(Progress::Planned {
-                assets: plan.jobs.len(),
-            });
+            progress(Progress::Planned { assets: jobs.len() });
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.thread_count())
             .build()
             .map_err(|e| BakeError::Cargo(format!("cannot start worker threads: {e}")))?;
         let done = AtomicUsize::new(0);
-        let results: Vec<Result<AssetResult, BakeError>> = pool.install(|| {
-            plan.jobs
-                .par_iter()
+        let shared = self.shared(planned);
+        let results = pool.install(|| {
+            jobs.par_iter()
                 .map(|job| {
                     if self.cancelled() {
                         return Err(BakeError::Cancelled);
@@ -528,9 +584,9 @@ impl Baker {
                     let result = bake_one(
                         job,
                         &self.registry,
-                        &old_cache,
-                        &existing,
-                        &plan.root,
+                        &planned.old_cache,
+                        &planned.existing,
+                        &planned.plan.root,
                         shared,
                     )
                     .map(|mut asset| {
@@ -542,7 +598,7 @@ impl Baker {
                         let cached = result.as_ref().is_ok_and(|r| r.cached);
                         progress(Progress::Asset {
                             done,
-                            total: plan.jobs.len(),
+                            total: jobs.len(),
                             path: &job.rel,
                             cached,
                         });
@@ -551,104 +607,38 @@ impl Baker {
                 })
                 .collect()
         });
+        Ok((results, pool))
+    }
 
+    /// Phase "settle": the jobs' results become this bake's assets (or its error), their
+    /// warnings are reported, and the whole is checked: one owner per runtime path, no
+    /// dangling reference, no manifest hash collision. Last before anything is written, so
+    /// a bake that cannot be written stages nothing.
+    fn settle<'p>(
+        &self,
+        config: &Config,
+        planned: &'p Planned,
+        results: Vec<JobResult>,
+        warnings: &mut Warnings<'_>,
+    ) -> Result<Settled<'p>, BakeError> {
         if self.cancelled() {
             return Err(BakeError::Cancelled);
         }
-        let mut assets = Vec::with_capacity(results.len());
-        let mut failures = Vec::new();
-        let mut kept = Vec::new();
-        // The jobs of `assets`, index for index (fewer than planned only when an asset failed
-        // with nothing to keep).
-        let mut dropped = Vec::new();
-        for (index, (result, job)) in results.into_iter().zip(&plan.jobs).enumerate() {
-            match result {
-                Ok(asset) => assets.push(asset),
-                Err(error) if self.keep_last_good => {
-                    // The previous outputs stay, when they are all still there.
-                    let last_good = previous
-                        .get(&job.rel)
-                        .filter(|old| old.outputs.iter().all(|o| existing.contains(&o.path)));
-                    match last_good {
-                        Some(old) => assets.push(AssetResult {
-                            record: old.clone(),
-                            files: Vec::new(),
-                            cached: true,
-                            warnings: Vec::new(),
-                            shared: None,
-                            elapsed: Duration::ZERO,
-                        }),
-                        None => dropped.push(index),
-                    }
-                    kept.push((job.rel.clone(), error.to_string()));
-                }
-                Err(error) if self.keep_going => failures.push(error),
-                Err(error) => return Err(error),
-            }
-        }
-        let jobs: Cow<'_, [Job]> = match dropped.is_empty() {
-            true => Cow::Borrowed(&plan.jobs),
-            false => Cow::Owned(
-                (0..plan.jobs.len())
-                    .filter(|i| !dropped.contains(i))
-                    .map(|i| plan.jobs[i].clone())
-                    .collect(),
-            ),
-        };
-        if !failures.is_empty() {
-            return Err(BakeError::Failed(failures));
-        }
-        if let Some((shared, _)) = shared {
-            shared.take_notes().into_iter().for_each(&mut warn);
+        let (assets, jobs, failed) = self.collect_results(planned, results)?;
+        if let Some((shared, _)) = self.shared(planned) {
+            warnings.extend(shared.take_notes());
         }
         for asset in &assets {
-            asset.warnings.iter().cloned().for_each(&mut warn);
+            warnings.extend(asset.warnings.iter().cloned());
         }
-
-        // Every runtime path has one owner; the manifest's and the pack's paths are reserved,
-        // whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
-        let pack_file_name = pack_file_name(&config);
-        let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
-        owners.insert(MANIFEST_PATH, "(the manifest)");
-        owners.insert(&pack_file_name, "(the pack)");
-        for asset in &assets {
-            for output in &asset.record.outputs {
-                let reserved = [
-                    (MANIFEST_PATH, "the manifest's file name; rename the source"),
-                    (
-                        pack_file_name.as_str(),
-                        "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
-                    ),
-                ];
-                if let Some((_, what)) = reserved
-                    .iter()
-                    .find(|(name, _)| output.path.eq_ignore_ascii_case(name))
-                {
-                    return Err(BakeError::Collision {
-                        message: format!(
-                            "{}: `{}` produces `{}`, which is {what}",
-                            config.file.display(),
-                            asset.record.rel,
-                            output.path
-                        ),
-                    });
-                }
-                if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
-                    return Err(BakeError::Collision {
-                        message: format!(
-                            "`{owner}` and `{}` both produce `{}`",
-                            asset.record.rel, output.path
-                        ),
-                    });
-                }
-            }
-        }
+        claim_outputs(config, &assets)?;
         check_references(&jobs, &assets, self.keep_going)?;
         // Nothing re-baked and the same assets as last time: the manifest is the one on disk,
         // so it is neither rebuilt nor compared (a no-op re-bake opens no file it need not).
+        let old_cache = &planned.old_cache;
         let unchanged = self.use_cache
             && assets.len() == old_cache.assets.len()
-            && existing.contains(MANIFEST_PATH)
+            && planned.existing.contains(MANIFEST_PATH)
             && old_cache.manifest_hash.is_some()
             && assets
                 .iter()
@@ -659,26 +649,145 @@ impl Baker {
             true => None,
             false => Some(build_manifest(&assets)?),
         };
+        Ok(Settled {
+            assets,
+            jobs,
+            failed,
+            unchanged,
+            built_manifest,
+        })
+    }
 
+    /// The assets of the jobs' results and their jobs, index for index, and the failures
+    /// [`Baker::keep_last_good`] kept the last good outputs of; or the bake's error.
+    #[allow(clippy::type_complexity)]
+    fn collect_results<'p>(
+        &self,
+        planned: &'p Planned,
+        results: Vec<JobResult>,
+    ) -> Result<(Vec<AssetResult>, Cow<'p, [Job]>, Vec<(String, String)>), BakeError> {
+        let plan_jobs = &planned.plan.jobs;
+        let mut assets = Vec::with_capacity(results.len());
+        let mut failures = Vec::new();
+        let mut kept = Vec::new();
+        // The jobs of `assets`, index for index (fewer than planned only when an asset failed
+        // with nothing to keep).
+        let mut dropped = Vec::new();
+        for (index, (result, job)) in results.into_iter().zip(plan_jobs).enumerate() {
+            match result {
+                Ok(asset) => assets.push(asset),
+                Err(error) if self.keep_last_good => {
+                    // The previous outputs stay, when they are all still there.
+                    let last_good = planned.previous.get(&job.rel).filter(|old| {
+                        old.outputs
+                            .iter()
+                            .all(|o| planned.existing.contains(&o.path))
+                    });
+                    match last_good {
+                        Some(old) => assets.push(AssetResult::cached(old.clone())),
+                        None => dropped.push(index),
+                    }
+                    kept.push((job.rel.clone(), error.to_string()));
+                }
+                Err(error) if self.keep_going => failures.push(error),
+                Err(error) => return Err(error),
+            }
+        }
+        let jobs: Cow<'_, [Job]> = match dropped.is_empty() {
+            true => Cow::Borrowed(plan_jobs),
+            false => Cow::Owned(
+                (0..plan_jobs.len())
+                    .filter(|i| !dropped.contains(i))
+                    .map(|i| plan_jobs[i].clone())
+                    .collect(),
+            ),
+        };
+        if !failures.is_empty() {
+            return Err(BakeError::Failed(failures));
+        }
+        Ok((assets, jobs, kept))
+    }
+
+    /// Phase "write": stages in the transaction every file this bake changes (new outputs,
+    /// the removal of stale ones, the manifest, the pack, the cache record) and fills the
+    /// report. Nothing is switched in yet: the previous bake stands until the commit.
+    fn write(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        planned: &Planned,
+        settled: Settled<'_>,
+        pool: &rayon::ThreadPool,
+        transaction: &mut Transaction,
+    ) -> Result<Report, BakeError> {
+        let mut report = self.tally(config, target, planned, &settled);
+        let manifest_hash = stage_outputs(config, planned, &settled, transaction, &mut report)?;
+        let manifest_settings = config.resolve(target.preset, None, MANIFEST_PATH)?;
+        let manifest = ManifestPackEntry {
+            bytes: settled.built_manifest.as_deref(),
+            hash: manifest_hash,
+            codec: manifest_settings.compression,
+            level: manifest_settings.compression_level,
+        };
+        let old_cache = &planned.old_cache;
+        let pack = self.write_pack(
+            config,
+            &settled.jobs,
+            &settled.assets,
+            manifest,
+            old_cache,
+            pool,
+            transaction,
+            &mut report,
+        )?;
+        if !(settled.unchanged && old_cache.pack.as_ref() == Some(&pack)) {
+            let new_cache = Cache {
+                assets: settled.assets.into_iter().map(|a| a.record).collect(),
+                pack: Some(pack),
+                manifest_hash: Some(manifest_hash),
+            };
+            transaction.put(
+                crate::bake::cache::FILE_NAME,
+                &new_cache.encode(),
+                Durability::Durable,
+            )?;
+        }
+        Ok(report)
+    }
+
+    /// The report of a settled bake, before anything is written: what it holds, where each
+    /// asset came from, how long each took, and the sizes read and produced.
+    fn tally(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        planned: &Planned,
+        settled: &Settled<'_>,
+    ) -> Report {
+        let assets = &settled.assets;
         let mut report = Report {
-            out_dir: out_dir.clone(),
-            pack_path: out_dir.join(&pack_file_name),
-            preset: preset_name.filter(|_| preset.is_some()),
+            out_dir: target.out_dir.clone(),
+            pack_path: target.out_dir.join(pack_file_name(config)),
+            preset: target
+                .preset_name
+                .clone()
+                .filter(|_| target.preset.is_some()),
             assets: assets.len(),
-            inputs: jobs
+            inputs: settled
+                .jobs
                 .iter()
-                .zip(&assets)
+                .zip(assets)
                 .flat_map(|(job, asset)| job.sources.iter().chain(&asset.record.side_inputs))
                 .cloned()
                 .collect(),
-            watched_dirs: plan.watched_dirs.clone(),
+            watched_dirs: planned.plan.watched_dirs.clone(),
+            failed: settled.failed.clone(),
             ..Report::default()
         };
-        report.failed = kept;
-        if let Some((shared, _)) = shared {
+        if let Some((shared, _)) = self.shared(planned) {
             report.shared_stored = shared.stored.load(Ordering::Relaxed);
         }
-        for asset in &assets {
+        for asset in assets {
             report.asset_times.push(AssetTime {
                 rel: asset.record.rel.clone(),
                 elapsed: asset.elapsed,
@@ -698,27 +807,8 @@ impl Baker {
             report.cache_hits += asset.cached as usize;
             report.bytes_in += asset.record.source_size;
             report.bytes_out += asset.record.outputs.iter().map(|o| o.size).sum::<u64>();
-            for file in &asset.files {
-                report.files_written +=
-                    transaction.put(&file.path, &file.bytes, Durability::Atomic)? as usize;
-            }
         }
-        for old in &previous.assets {
-            for output in &old.outputs {
-                if !owners.contains_key(output.path.as_str()) {
-                    report.files_removed += transaction.remove(&output.path)? as usize;
-                }
-            }
-        }
-        let (manifest_bytes, manifest_hash) = match &built_manifest {
-            None => (None, old_cache.manifest_hash.unwrap_or_default()),
-            Some(bytes) => {
-                report.files_written +=
-                    transaction.put(MANIFEST_PATH, bytes, Durability::Durable)? as usize;
-                (Some(bytes), xxhash_rust::xxh3::xxh3_64(bytes))
-            }
-        };
-        // One row per listed output (paths are unique, checked above), built or not.
+        // One row per listed output (paths are unique, checked by `claim_outputs`).
         let rows = || {
             assets
                 .iter()
@@ -728,45 +818,18 @@ impl Baker {
         report.manifest_entries = rows().count();
         report.bytes_out +=
             hman::encoded_size(report.manifest_entries, rows().map(|o| o.path.len()).sum()) as u64;
+        report
+    }
 
-        let manifest_settings = config.resolve(preset, None, MANIFEST_PATH)?;
-        let manifest = ManifestPackEntry {
-            bytes: manifest_bytes.map(Vec::as_slice),
-            hash: manifest_hash,
-            codec: manifest_settings.compression,
-            level: manifest_settings.compression_level,
-        };
-        let pack = self.write_pack(
-            &config,
-            &jobs,
-            &assets,
-            manifest,
-            &old_cache,
-            &pool,
-            &mut transaction,
-            &mut report,
-        )?;
-        if !(unchanged && old_cache.pack.as_ref() == Some(&pack)) {
-            let new_cache = Cache {
-                assets: assets.into_iter().map(|a| a.record).collect(),
-                pack: Some(pack),
-                manifest_hash: Some(manifest_hash),
-            };
-            transaction.put(
-                crate::bake::cache::FILE_NAME,
-                &new_cache.encode(),
-                Durability::Durable,
-            )?;
-        }
+    /// Phase "commit": the one point where this bake replaces the previous one, unless the
+    /// bake was cancelled meanwhile. Last, so that any earlier error leaves the previous bake
+    /// whole.
+    fn commit(&self, transaction: Transaction) -> Result<(), BakeError> {
         if self.cancelled() {
             return Err(BakeError::Cancelled);
         }
         // The commit point: until here the previous bake was untouched.
-        transaction.commit()?;
-
-        report.warnings = warnings;
-        report.elapsed = started.elapsed();
-        Ok(report)
+        transaction.commit()
     }
 
     /// Writes the pack unless the cache shows an identical one is already there.
@@ -782,47 +845,8 @@ impl Baker {
         transaction: &mut Transaction,
         report: &mut Report,
     ) -> Result<CachedPack, BakeError> {
-        // (path, content hash, codec, level, the asset owning it, kind)
-        let mut entries: Vec<PackPlanEntry<'_>> = vec![(
-            MANIFEST_PATH,
-            manifest.hash,
-            manifest.codec,
-            manifest.level,
-            None,
-            AssetKind::MANIFEST,
-        )];
-        for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
-            for output in &asset.record.outputs {
-                entries.push((
-                    &output.path,
-                    output.hash,
-                    job.settings.compression,
-                    job.settings.compression_level,
-                    Some(index),
-                    // The manifest row's kind; an output without a row is an opaque blob.
-                    output
-                        .manifest
-                        .map_or(AssetKind::BLOB, |(_, kind, _)| AssetKind(kind)),
-                ));
-            }
-        }
-        entries.sort_by(|a, b| a.0.cmp(b.0));
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&config.pack_version.to_le_bytes());
-        // Signing (and with which key) changes the pack's bytes.
-        let signer = self
-            .signing_key
-            .as_ref()
-            .map(|key| key.public_key().to_bytes());
-        hasher.update(&signer.unwrap_or_default());
-        hasher.update(&[signer.is_some() as u8]);
-        for (path, hash, codec, level, _, kind) in &entries {
-            hasher.update(path.as_bytes());
-            hasher.update(&[0, *codec as u8, kind.0]);
-            hasher.update(&hash.to_le_bytes());
-            hasher.update(&level.unwrap_or(i32::MIN).to_le_bytes());
-        }
-        let fingerprint = hasher.digest();
+        let entries = pack_entries(jobs, assets, &manifest);
+        let fingerprint = self.pack_fingerprint(config.pack_version, &entries);
         report.pack_entries = entries.len();
         let pack_path = &report.pack_path;
         if let Some(old) = &old_cache.pack {
@@ -838,7 +862,6 @@ impl Baker {
             });
         }
 
-        // Bytes of every entry: in memory for fresh bakes, read back for cache hits.
         let rebuilt_manifest;
         let manifest_bytes = match manifest.bytes {
             Some(bytes) => bytes,
@@ -847,29 +870,7 @@ impl Baker {
                 &rebuilt_manifest
             }
         };
-        let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
-        for (path, hash, _, _, owner, _) in &entries {
-            let Some(owner) = *owner else {
-                sources.push(Cow::Borrowed(manifest_bytes));
-                continue;
-            };
-            if let Some(file) = assets[owner].files.iter().find(|f| f.path == *path) {
-                sources.push(Cow::Borrowed(&file.bytes));
-                continue;
-            }
-            let file_path = report.out_dir.join(path);
-            let bytes = std::fs::read(&file_path).map_err(|e| BakeError::io(&file_path, e))?;
-            if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
-                return Err(BakeError::asset(
-                    &file_path,
-                    format!(
-                        "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
-                        assets[owner].record.rel
-                    ),
-                ));
-            }
-            sources.push(Cow::Owned(bytes));
-        }
+        let sources = pack_entry_bytes(&entries, assets, manifest_bytes, &report.out_dir)?;
         let files: Vec<PackFile<'_>> = entries
             .iter()
             .zip(&sources)
@@ -893,6 +894,276 @@ impl Baker {
             size: bytes.len() as u64,
         })
     }
+
+    /// What makes the pack's bytes: the pack version, the signing key, and every entry's
+    /// path, codec, kind, content hash and level. Equal to the cached one, the pack on disk
+    /// is this bake's.
+    fn pack_fingerprint(&self, pack_version: u32, entries: &[PackPlanEntry<'_>]) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&pack_version.to_le_bytes());
+        // Signing (and with which key) changes the pack's bytes.
+        let signer = self
+            .signing_key
+            .as_ref()
+            .map(|key| key.public_key().to_bytes());
+        hasher.update(&signer.unwrap_or_default());
+        hasher.update(&[signer.is_some() as u8]);
+        for (path, hash, codec, level, _, kind) in entries {
+            hasher.update(path.as_bytes());
+            hasher.update(&[0, *codec as u8, kind.0]);
+            hasher.update(&hash.to_le_bytes());
+            hasher.update(&level.unwrap_or(i32::MIN).to_le_bytes());
+        }
+        hasher.digest()
+    }
+}
+
+/// The pack's entries, sorted by path: the manifest, then every asset's outputs with their
+/// job's compression.
+fn pack_entries<'a>(
+    jobs: &[Job],
+    assets: &'a [AssetResult],
+    manifest: &ManifestPackEntry<'_>,
+) -> Vec<PackPlanEntry<'a>> {
+    // (path, content hash, codec, level, the asset owning it, kind)
+    let mut entries: Vec<PackPlanEntry<'_>> = vec![(
+        MANIFEST_PATH,
+        manifest.hash,
+        manifest.codec,
+        manifest.level,
+        None,
+        AssetKind::MANIFEST,
+    )];
+    for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
+        for output in &asset.record.outputs {
+            entries.push((
+                &output.path,
+                output.hash,
+                job.settings.compression,
+                job.settings.compression_level,
+                Some(index),
+                // The manifest row's kind; an output without a row is an opaque blob.
+                output
+                    .manifest
+                    .map_or(AssetKind::BLOB, |(_, kind, _)| AssetKind(kind)),
+            ));
+        }
+    }
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+/// Bytes of every pack entry: in memory for fresh bakes, read back from the output folder
+/// for cache hits (and checked against the hash the cache recorded).
+fn pack_entry_bytes<'a>(
+    entries: &[PackPlanEntry<'_>],
+    assets: &'a [AssetResult],
+    manifest_bytes: &'a [u8],
+    out_dir: &Path,
+) -> Result<Vec<Cow<'a, [u8]>>, BakeError> {
+    let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
+    for (path, hash, _, _, owner, _) in entries {
+        let Some(owner) = *owner else {
+            sources.push(Cow::Borrowed(manifest_bytes));
+            continue;
+        };
+        if let Some(file) = assets[owner].files.iter().find(|f| f.path == *path) {
+            sources.push(Cow::Borrowed(&file.bytes));
+            continue;
+        }
+        let file_path = out_dir.join(path);
+        let bytes = std::fs::read(&file_path).map_err(|e| BakeError::io(&file_path, e))?;
+        if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
+            return Err(BakeError::asset(
+                &file_path,
+                format!(
+                    "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
+                    assets[owner].record.rel
+                ),
+            ));
+        }
+        sources.push(Cow::Owned(bytes));
+    }
+    Ok(sources)
+}
+
+/// The bake's warnings, in the order found: each goes to the warning callback at once, and
+/// all into [`Report::warnings`] at the end. Each distinct warning (its text names the file)
+/// once per bake: a mesh instanced on several nodes, or a file several assets read, says it
+/// once.
+struct Warnings<'a> {
+    callback: Option<&'a WarningFn>,
+    list: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl<'a> Warnings<'a> {
+    fn new(callback: Option<&'a WarningFn>) -> Self {
+        Self {
+            callback,
+            list: Vec::new(),
+            seen: Default::default(),
+        }
+    }
+
+    fn push(&mut self, message: String) {
+        if !self.seen.insert(message.clone()) {
+            return;
+        }
+        if let Some(callback) = self.callback {
+            callback(&message);
+        }
+        self.list.push(message);
+    }
+
+    fn extend(&mut self, messages: impl IntoIterator<Item = String>) {
+        messages.into_iter().for_each(|message| self.push(message));
+    }
+}
+
+/// Where the bake goes: the preset it uses and the folder it writes.
+struct Target<'c> {
+    preset_name: Option<String>,
+    preset: Option<&'c Preset>,
+    out_dir: PathBuf,
+}
+
+/// The output folder, held for the whole bake. The transaction comes first so that it is
+/// dropped (and so rolled back) while the lock is still held.
+struct Held {
+    transaction: Transaction,
+    _lock: OutputLock,
+}
+
+/// What the plan phase found: the jobs, and what the caches and the output tree hold.
+struct Planned {
+    plan: Plan,
+    /// The incremental cache (empty with the cache off).
+    old_cache: Cache,
+    /// The previous bake's record, read even with the cache off: its stale outputs go.
+    previous: Cache,
+    /// The output tree's files (empty when the cache knows no asset).
+    existing: HashSet<String>,
+    shared: Option<SharedCache>,
+}
+
+/// One job's outcome, from the execute phase.
+type JobResult = Result<AssetResult, BakeError>;
+
+/// The assets a settled bake writes, with everything the write phase needs to know.
+struct Settled<'p> {
+    assets: Vec<AssetResult>,
+    /// The jobs of `assets`, index for index.
+    jobs: Cow<'p, [Job]>,
+    /// With [`Baker::keep_last_good`]: the assets that failed, each with its error.
+    failed: Vec<(String, String)>,
+    /// Nothing re-baked and the same assets as last time.
+    unchanged: bool,
+    /// `assets.hman`, unless `unchanged` (then the one on disk stands).
+    built_manifest: Option<Vec<u8>>,
+}
+
+/// Phase "lock and recover": creates the output folder, holds its lock for the rest of the
+/// bake, and opens the one transaction everything this bake writes goes through. An earlier
+/// bake's interrupted transaction is finished or discarded first, so what follows sees one
+/// bake.
+fn lock_and_recover(out_dir: &Path, warnings: &mut Warnings<'_>) -> Result<Held, BakeError> {
+    std::fs::create_dir_all(out_dir).map_err(|e| BakeError::io(out_dir, e))?;
+    let lock = OutputLock::acquire(out_dir)?;
+    let (transaction, recovery) = Transaction::begin(out_dir)?;
+    if recovery != Recovery::Clean {
+        warnings.push(format!("{}: {recovery}", out_dir.display()));
+    }
+    Ok(Held {
+        transaction,
+        _lock: lock,
+    })
+}
+
+/// Every runtime path has one owner; the manifest's and the pack's paths are reserved,
+/// whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
+fn claim_outputs(config: &Config, assets: &[AssetResult]) -> Result<(), BakeError> {
+    let pack_file_name = pack_file_name(config);
+    let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
+    owners.insert(MANIFEST_PATH, "(the manifest)");
+    owners.insert(&pack_file_name, "(the pack)");
+    for asset in assets {
+        for output in &asset.record.outputs {
+            let reserved = [
+                (MANIFEST_PATH, "the manifest's file name; rename the source"),
+                (
+                    pack_file_name.as_str(),
+                    "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
+                ),
+            ];
+            if let Some((_, what)) = reserved
+                .iter()
+                .find(|(name, _)| output.path.eq_ignore_ascii_case(name))
+            {
+                return Err(BakeError::Collision {
+                    message: format!(
+                        "{}: `{}` produces `{}`, which is {what}",
+                        config.file.display(),
+                        asset.record.rel,
+                        output.path
+                    ),
+                });
+            }
+            if let Some(owner) = owners.insert(&output.path, &asset.record.rel) {
+                return Err(BakeError::Collision {
+                    message: format!(
+                        "`{owner}` and `{}` both produce `{}`",
+                        asset.record.rel, output.path
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stages the assets' new files, the removal of the previous bake's outputs that no path of
+/// this bake (output, manifest or pack) claims, and the manifest when it was rebuilt.
+/// Returns the manifest's hash.
+fn stage_outputs(
+    config: &Config,
+    planned: &Planned,
+    settled: &Settled<'_>,
+    transaction: &mut Transaction,
+    report: &mut Report,
+) -> Result<u64, BakeError> {
+    for asset in &settled.assets {
+        for file in &asset.files {
+            report.files_written +=
+                transaction.put(&file.path, &file.bytes, Durability::Atomic)? as usize;
+        }
+    }
+    let pack_file_name = pack_file_name(config);
+    let claimed: HashSet<&str> = [MANIFEST_PATH, pack_file_name.as_str()]
+        .into_iter()
+        .chain(settled.assets.iter().flat_map(|asset| {
+            asset
+                .record
+                .outputs
+                .iter()
+                .map(|output| output.path.as_str())
+        }))
+        .collect();
+    for old in &planned.previous.assets {
+        for output in &old.outputs {
+            if !claimed.contains(output.path.as_str()) {
+                report.files_removed += transaction.remove(&output.path)? as usize;
+            }
+        }
+    }
+    Ok(match &settled.built_manifest {
+        None => planned.old_cache.manifest_hash.unwrap_or_default(),
+        Some(bytes) => {
+            report.files_written +=
+                transaction.put(MANIFEST_PATH, bytes, Durability::Durable)? as usize;
+            xxhash_rust::xxh3::xxh3_64(bytes)
+        }
+    })
 }
 
 /// The pack's file name in the output folder.
@@ -999,29 +1270,78 @@ fn bake_one(
 ) -> Result<AssetResult, BakeError> {
     let pipeline = registry.get(job.pipeline);
     let encoder = (pipeline.name().to_owned(), pipeline.version());
-    let usable = cache.get(&job.rel).filter(|old| {
-        old.encoder == encoder
+    let usable = usable_record(job, &encoder, cache, existing, root);
+
+    // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
+    let no_side_inputs = Vec::new();
+    let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
+    let (stamp, source_size) = stamp_inputs(job, side_inputs);
+    if let Some(old) = usable.filter(|old| old.source_stamp == stamp) {
+        return Ok(AssetResult::cached(old.clone()));
+    }
+
+    // Slow path: the bytes.
+    let (content, files) = read_sources(job)?;
+    if let Some(old) = usable {
+        if old.source_hash == recorded_content_hash(&content, side_inputs, root) {
+            // Touched but unchanged: keep the outputs, remember the new stamp.
+            return Ok(AssetResult::cached(CachedAsset {
+                source_stamp: stamp,
+                source_size,
+                ..old.clone()
+            }));
+        }
+    }
+
+    // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
+    let mut shared = shared.map(|(cache, lookups)| {
+        let name = (pipeline.name(), pipeline.version());
+        shared_cache::AssetEntry::new(cache, lookups, name, job, &files, root)
+    });
+    if let Some((recorded, tier)) = shared.as_mut().and_then(|entry| entry.lookup()) {
+        let mut asset = record_asset(job, root, content, encoder, recorded)?;
+        asset.shared = Some(tier);
+        return Ok(asset);
+    }
+
+    let mut recorded = run_pipeline(pipeline, job, &files, root)?;
+    let Some(shared) = shared else {
+        return record_asset(job, root, content, encoder, recorded);
+    };
+    let stored = shared.stored_asset(&recorded);
+    recorded
+        .warnings
+        .splice(0..0, shared.warnings.iter().cloned());
+    let asset = record_asset(job, root, content, encoder, recorded)?;
+    if let Some(stored) = stored {
+        shared.store(stored);
+    }
+    Ok(asset)
+}
+
+/// The cache's record of `job`, when it may prove the outputs current: same encoder, same
+/// settings, side inputs only inside the content root, and every output still on disk.
+fn usable_record<'a>(
+    job: &Job,
+    encoder: &(String, u32),
+    cache: &'a Cache,
+    existing: &HashSet<String>,
+    root: &Path,
+) -> Option<&'a CachedAsset> {
+    cache.get(&job.rel).filter(|old| {
+        old.encoder == *encoder
             // Only side inputs inside the content root are ever stat-ed or read again.
             && old.side_inputs.iter().all(|side| side.starts_with(root))
             && old.settings.iter().all(|(table, fingerprint)| {
                 settings::fingerprint(job.settings.tables.get(table)) == *fingerprint
             })
             && old.outputs.iter().all(|o| existing.contains(&o.path))
-    });
-    let cached = |record: CachedAsset| {
-        Ok(AssetResult {
-            record,
-            files: Vec::new(),
-            cached: true,
-            warnings: Vec::new(),
-            shared: None,
-            elapsed: Duration::ZERO,
-        })
-    };
+    })
+}
 
-    // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
-    let no_side_inputs = Vec::new();
-    let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
+/// The fast-path stamp of a job's sources (as the walk saw them) and then of `side_inputs`,
+/// and their total size.
+fn stamp_inputs(job: &Job, side_inputs: &[PathBuf]) -> (u64, u64) {
     let mut stamp = xxhash_rust::xxh3::Xxh3::new();
     let mut source_size = 0;
     for (source, walked) in job.sources.iter().zip(&job.stamps) {
@@ -1030,11 +1350,12 @@ fn bake_one(
     for side in side_inputs {
         source_size += stamp_side(&mut stamp, side);
     }
-    if let Some(old) = usable.filter(|old| old.source_stamp == stamp.digest()) {
-        return cached(old.clone());
-    }
+    (stamp.digest(), source_size)
+}
 
-    // Slow path: the bytes.
+/// Every source of a job, read (each within the input limit), and the content hash of their
+/// names and bytes so far (side inputs are added once known).
+fn read_sources(job: &Job) -> Result<(xxhash_rust::xxh3::Xxh3, Vec<SourceFile>), BakeError> {
     let mut content = xxhash_rust::xxh3::Xxh3::new();
     let mut files = Vec::with_capacity(job.sources.len());
     for (source, (len, _)) in job.sources.iter().zip(&job.stamps) {
@@ -1051,82 +1372,66 @@ fn bake_one(
             bytes,
         });
     }
-    if let Some(old) = usable {
-        let mut recorded = content.clone();
-        for side in side_inputs {
-            let digest = std::fs::read(side)
-                .ok()
-                .map(|b| (xxhash_rust::xxh3::xxh3_64(&b), b.len() as u64));
-            hash_input(&mut recorded, side_name(root, side), digest);
-        }
-        if old.source_hash == recorded.digest() {
-            // Touched but unchanged: keep the outputs, remember the new stamp.
-            return cached(CachedAsset {
-                source_stamp: stamp.digest(),
-                source_size,
-                ..old.clone()
-            });
-        }
-    }
+    Ok((content, files))
+}
 
-    // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
-    let mut shared = shared.map(|(cache, lookups)| {
-        let name = (pipeline.name(), pipeline.version());
-        shared_cache::AssetEntry::new(cache, lookups, name, job, &files, root)
-    });
-    if let Some((recorded, tier)) = shared.as_mut().and_then(|entry| entry.lookup()) {
-        let mut asset = record_asset(job, root, content, encoder, recorded)?;
-        asset.shared = Some(tier);
-        return Ok(asset);
+/// The sources' content hash completed with the recorded side inputs, read again: equal to
+/// the recorded one when nothing the asset read has changed.
+fn recorded_content_hash(
+    content: &xxhash_rust::xxh3::Xxh3,
+    side_inputs: &[PathBuf],
+    root: &Path,
+) -> u64 {
+    let mut recorded = content.clone();
+    for side in side_inputs {
+        let digest = std::fs::read(side)
+            .ok()
+            .map(|b| (xxhash_rust::xxh3::xxh3_64(&b), b.len() as u64));
+        hash_input(&mut recorded, side_name(root, side), digest);
     }
+    recorded.digest()
+}
 
+/// Runs `pipeline` on a job's sources: what it recorded, or its error (or panic) as the
+/// source's error naming the pipeline. A refused read fails the asset whatever the pipeline
+/// made of the error.
+fn run_pipeline(
+    pipeline: &dyn DynPipeline,
+    job: &Job,
+    files: &[SourceFile],
+    root: &Path,
+) -> Result<Recorded, BakeError> {
     let source = Source {
         rel: &job.rel,
         path: &job.source,
         folder: job.folder,
-        files: &files,
+        files,
     };
     let base = job_base(job);
     let base = base.canonicalize().map_err(|e| BakeError::io(base, e))?;
     let mut cx = BakeContext::new(&job.source, base, root, &job.settings.tables);
     let fail = |message: String| BakeError::asset(&job.source, message);
+    let name = pipeline.name();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pipeline.bake_dyn(&source, &mut cx)
     }));
-    let mut recorded = cx.finish();
-    // A refused read fails the asset whatever the pipeline made of the error.
+    let recorded = cx.finish();
     if let Some(refused) = recorded.refused.first() {
-        return Err(fail(format!("pipeline `{}`: {refused}", encoder.0)));
+        return Err(fail(format!("pipeline `{name}`: {refused}")));
     }
     match outcome {
-        Ok(Ok(())) => {}
+        Ok(Ok(())) => Ok(recorded),
         // Errors of side files name them after the source: "a.gltf: pipeline `model`: a.bin: …".
-        Ok(Err(error)) => return Err(fail(format!("pipeline `{}`: {error}", encoder.0))),
+        Ok(Err(error)) => Err(fail(format!("pipeline `{name}`: {error}"))),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "no message".to_owned());
-            return Err(fail(format!(
-                "pipeline `{}` panicked: {message}",
-                encoder.0
-            )));
+            Err(fail(format!("pipeline `{name}` panicked: {message}")))
         }
     }
-
-    let Some(shared) = shared else {
-        return record_asset(job, root, content, encoder, recorded);
-    };
-    let stored = shared.stored_asset(&recorded);
-    recorded
-        .warnings
-        .splice(0..0, shared.warnings.iter().cloned());
-    let asset = record_asset(job, root, content, encoder, recorded)?;
-    if let Some(stored) = stored {
-        shared.store(stored);
-    }
-    Ok(asset)
 }
 
 /// The incremental cache's record of a baked asset (or one taken from the shared cache),
@@ -1136,7 +1441,7 @@ fn record_asset(
     root: &Path,
     mut content: xxhash_rust::xxh3::Xxh3,
     encoder: (String, u32),
-    mut recorded: crate::bake::pipeline::Recorded,
+    mut recorded: Recorded,
 ) -> Result<AssetResult, BakeError> {
     let fail = |message: String| BakeError::asset(&job.source, message);
     let mut seen = BTreeSet::new();

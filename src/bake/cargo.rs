@@ -199,6 +199,46 @@ impl CargoBake {
 
     /// Bakes, then prints the cargo directives.
     pub fn run(&mut self) -> Result<Report, BakeError> {
+        let (manifest_dir, out_dir) = self.cargo_dirs()?;
+        let manifest = manifest_dir.join(&self.manifest);
+        let profile = self.profile.clone().or_else(|| Self::env("PROFILE"));
+        let prefix = self.directive_prefix();
+        let (mut lines, signing_key) = self.watch_settings(prefix, &manifest_dir, &manifest)?;
+        if let Some(error) = self.registration_error.take() {
+            self.emit(&lines)?;
+            return Err(error);
+        }
+        let config = match Config::load(&manifest) {
+            Ok(config) => config,
+            Err(error) => {
+                // Keep watching the manifest so fixing it re-runs the build script.
+                self.emit(&lines)?;
+                return Err(error);
+            }
+        };
+        let preset = self
+            .preset
+            .clone()
+            .or_else(|| Self::env(PRESET_ENV))
+            .or_else(|| profile.filter(|p| config.presets.contains_key(p)))
+            .or_else(|| config.default_preset.clone());
+        let tree = self.tree(&manifest_dir, &out_dir);
+        let baked_preset = preset.clone().unwrap_or_default();
+        let result = self.baker(config, tree, preset, signing_key).run();
+        let report = match result {
+            Ok(report) => report,
+            Err(error) => {
+                self.emit(&lines)?;
+                return Err(error);
+            }
+        };
+        report_directives(prefix, &report, &baked_preset, &mut lines)?;
+        self.emit(&lines)?;
+        Ok(report)
+    }
+
+    /// The package's folder and cargo's `OUT_DIR`, as overridden or from cargo's environment.
+    fn cargo_dirs(&self) -> Result<(PathBuf, PathBuf), BakeError> {
         let missing = |name: &str| {
             BakeError::Cargo(format!(
                 "{name} is not set (is this running from build.rs?)"
@@ -210,28 +250,42 @@ impl CargoBake {
                 .map(PathBuf::from)
                 .ok_or_else(|| missing("CARGO_MANIFEST_DIR"))?,
         };
-        let manifest = manifest_dir.join(&self.manifest);
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => Self::env("OUT_DIR")
                 .map(PathBuf::from)
                 .ok_or_else(|| missing("OUT_DIR"))?,
         };
-        let profile = self.profile.clone().or_else(|| Self::env("PROFILE"));
+        Ok((manifest_dir, out_dir))
+    }
+
+    /// `cargo::` or `cargo:`, as the package's rust-version allows.
+    fn directive_prefix(&self) -> &'static str {
         let rust_version = self
             .rust_version
             .clone()
             .or_else(|| Self::env("CARGO_PKG_RUST_VERSION"))
             .unwrap_or_default();
-        let prefix = if supports_double_colon(&rust_version) {
+        if supports_double_colon(&rust_version) {
             "cargo::"
         } else {
             "cargo:"
-        };
+        }
+    }
+
+    /// The directives that hold whatever the bake goes (the manifest and the environment
+    /// variables it reads, the signing key's file), and the signing key. A key that cannot
+    /// be loaded becomes the registration error, reported after these directives.
+    fn watch_settings(
+        &mut self,
+        prefix: &str,
+        manifest_dir: &Path,
+        manifest: &Path,
+    ) -> Result<(Vec<String>, Option<SigningKey>), BakeError> {
         let mut lines = Vec::new();
         lines.push(format!(
             "{prefix}rerun-if-changed={}",
-            checked_path(&manifest)?
+            checked_path(manifest)?
         ));
         lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
         lines.push(format!("{prefix}rerun-if-env-changed={SHARED_OUT_ENV}"));
@@ -251,35 +305,31 @@ impl CargoBake {
                 }
             }
         }
-        if let Some(error) = self.registration_error.take() {
-            self.emit(&lines)?;
-            return Err(error);
-        }
-        let config = match Config::load(&manifest) {
-            Ok(config) => config,
-            Err(error) => {
-                // Keep watching the manifest so fixing it re-runs the build script.
-                self.emit(&lines)?;
-                return Err(error);
-            }
-        };
-        let preset = self
-            .preset
-            .clone()
-            .or_else(|| Self::env(PRESET_ENV))
-            .or_else(|| profile.filter(|p| config.presets.contains_key(p)))
-            .or_else(|| config.default_preset.clone());
+        Ok((lines, signing_key))
+    }
 
+    /// The runtime tree's folder: [`SHARED_OUT_ENV`]'s (or the override's) inside the
+    /// package, else `$OUT_DIR/hearth`.
+    fn tree(&self, manifest_dir: &Path, out_dir: &Path) -> PathBuf {
         let shared_out = self.shared_out.clone().or_else(|| {
             Self::env(SHARED_OUT_ENV)
                 .filter(|dir| !dir.is_empty())
                 .map(PathBuf::from)
         });
-        let tree = match shared_out {
+        match shared_out {
             Some(shared) => manifest_dir.join(shared),
             None => out_dir.join("hearth"),
-        };
-        let baked_preset = preset.clone().unwrap_or_default();
+        }
+    }
+
+    /// The baker for this build script's bake.
+    fn baker(
+        &self,
+        config: Config,
+        tree: PathBuf,
+        preset: Option<String>,
+        signing_key: Option<SigningKey>,
+    ) -> Baker {
         let mut baker = Baker::new(config, tree);
         baker.preset_opt(preset).registry(self.registry.clone());
         if let Some(jobs) = self.jobs {
@@ -291,40 +341,7 @@ impl CargoBake {
         if self.shared_cache {
             baker.shared_cache_from_env();
         }
-        let result = baker.run();
-        let report = match result {
-            Ok(report) => report,
-            Err(error) => {
-                self.emit(&lines)?;
-                return Err(error);
-            }
-        };
-        for path in report.inputs.iter().chain(&report.watched_dirs) {
-            lines.push(format!("{prefix}rerun-if-changed={}", checked_path(path)?));
-        }
-        for warning in &report.warnings {
-            lines.push(format!(
-                "{prefix}warning={}",
-                warning.replace(['\n', '\r'], " ")
-            ));
-        }
-        if UNOPTIMIZED && report.cache_hits < report.assets {
-            lines.push(format!("{prefix}warning={UNOPTIMIZED_HINT}"));
-        }
-        lines.push(format!(
-            "{prefix}rustc-env={PACK_ENV}={}",
-            checked_path(&absolute(&report.pack_path))?
-        ));
-        lines.push(format!(
-            "{prefix}rustc-env={OUT_ENV}={}",
-            checked_path(&absolute(&report.out_dir))?
-        ));
-        lines.push(format!(
-            "{prefix}rustc-env={BAKED_PRESET_ENV}={}",
-            baked_preset.replace(['\n', '\r'], "")
-        ));
-        self.emit(&lines)?;
-        Ok(report)
+        baker
     }
 
     fn emit(&mut self, lines: &[String]) -> Result<(), BakeError> {
@@ -334,6 +351,41 @@ impl CargoBake {
         }
         self.output.flush().map_err(io)
     }
+}
+
+/// The directives of a bake that succeeded, after `lines`: every input and walked folder
+/// watched, the warnings, and the paths and preset set for the game's code.
+fn report_directives(
+    prefix: &str,
+    report: &Report,
+    baked_preset: &str,
+    lines: &mut Vec<String>,
+) -> Result<(), BakeError> {
+    for path in report.inputs.iter().chain(&report.watched_dirs) {
+        lines.push(format!("{prefix}rerun-if-changed={}", checked_path(path)?));
+    }
+    for warning in &report.warnings {
+        lines.push(format!(
+            "{prefix}warning={}",
+            warning.replace(['\n', '\r'], " ")
+        ));
+    }
+    if UNOPTIMIZED && report.cache_hits < report.assets {
+        lines.push(format!("{prefix}warning={UNOPTIMIZED_HINT}"));
+    }
+    lines.push(format!(
+        "{prefix}rustc-env={PACK_ENV}={}",
+        checked_path(&absolute(&report.pack_path))?
+    ));
+    lines.push(format!(
+        "{prefix}rustc-env={OUT_ENV}={}",
+        checked_path(&absolute(&report.out_dir))?
+    ));
+    lines.push(format!(
+        "{prefix}rustc-env={BAKED_PRESET_ENV}={}",
+        baked_preset.replace(['\n', '\r'], "")
+    ));
+    Ok(())
 }
 
 /// `cargo::` directives need cargo 1.77; older toolchains only read `cargo:`. An unknown

@@ -85,47 +85,14 @@ pub(super) fn bake(
                 row.flags = (row.flags & !hmat::FLAG_DOUBLE_SIDED) | u32::from(on);
             }
             "alpha-test" => {
-                // pak's schema says a boolean (the engine's cutoff); a number is the cutoff.
-                let cutoff = match value {
-                    toml::Value::Boolean(false) => continue,
-                    toml::Value::Boolean(true) => GpuMaterial::default().alpha_cutoff,
-                    number_value => number(number_value, &at)?,
-                };
-                row.alpha_cutoff = cutoff;
-                row.flags |= hmat::ALPHA_MASK << hmat::ALPHA_MODE_SHIFT;
+                if let Some(cutoff) = alpha_cutoff(value, &at)? {
+                    row.alpha_cutoff = cutoff;
+                    row.flags |= hmat::ALPHA_MASK << hmat::ALPHA_MODE_SHIFT;
+                }
             }
             "displacement" | "height" | "transmission" => {
-                let (id, slot_name) = match key.as_str() {
-                    "transmission" => (property::TRANSMISSION, "transmission"),
-                    _ => (property::HEIGHT, "height"),
-                };
-                if properties.iter().any(|p| p.id == id) {
-                    return Err(
-                        "`material.height` and `material.displacement` are the same \
-                                property: give one"
-                            .into(),
-                    );
-                }
-                let (factor, texture) = match input(file_rel, value, &at)? {
-                    Input::Value(v) => (vector::<1>(&v, 1.0, &at)?[0], 0),
-                    texture => (
-                        1.0,
-                        slot(
-                            cx,
-                            name,
-                            slot_name,
-                            texture,
-                            TextureMode::Grayscale,
-                            &settings,
-                        )?,
-                    ),
-                };
-                properties.push(MaterialProperty {
-                    row: 0,
-                    id,
-                    value: [factor, 0.0, 0.0, 0.0],
-                    texture,
-                });
+                let property = property(cx, file_rel, name, key, value, &settings, &properties)?;
+                properties.push(property);
             }
             other => {
                 return Err(format!(
@@ -136,20 +103,94 @@ pub(super) fn bake(
             }
         }
     }
-    // Metallic and roughness: numbers are factors; images are packed into one ORM texture.
+    metal_rough(cx, name, &metal, &rough, &settings, &mut row)?;
+    cx.emit(Output::new(
+        format!("{name}.hmat"),
+        AssetKind::MATERIAL,
+        hmat::write_with_properties(&[row], &properties),
+    ));
+    Ok(())
+}
+
+/// `alpha-test`'s cutoff, or `None` for `false`. pak's schema says a boolean (the engine's
+/// cutoff); a number is the cutoff.
+fn alpha_cutoff(value: &toml::Value, at: &str) -> Result<Option<f32>, String> {
+    Ok(match value {
+        toml::Value::Boolean(false) => None,
+        toml::Value::Boolean(true) => Some(GpuMaterial::default().alpha_cutoff),
+        number_value => Some(number(number_value, at)?),
+    })
+}
+
+/// The `.hmat` v2 property record of `height` (or `displacement`) or `transmission`: a
+/// factor, or a one-channel linear texture baked beside the material. A property given
+/// twice (`height` and `displacement`) is an error.
+fn property(
+    cx: &mut BakeContext<'_>,
+    file_rel: &str,
+    name: &str,
+    key: &str,
+    value: &toml::Value,
+    settings: &TextureSettings,
+    properties: &[MaterialProperty],
+) -> Result<MaterialProperty, PipelineError> {
+    let at = format!("material.{key}");
+    let (id, slot_name) = match key {
+        "transmission" => (property::TRANSMISSION, "transmission"),
+        _ => (property::HEIGHT, "height"),
+    };
+    if properties.iter().any(|p| p.id == id) {
+        return Err(
+            "`material.height` and `material.displacement` are the same \
+                    property: give one"
+                .into(),
+        );
+    }
+    let (factor, texture) = match input(file_rel, value, &at)? {
+        Input::Value(v) => (vector::<1>(&v, 1.0, &at)?[0], 0),
+        texture => (
+            1.0,
+            slot(
+                cx,
+                name,
+                slot_name,
+                texture,
+                TextureMode::Grayscale,
+                settings,
+            )?,
+        ),
+    };
+    Ok(MaterialProperty {
+        row: 0,
+        id,
+        value: [factor, 0.0, 0.0, 0.0],
+        texture,
+    })
+}
+
+/// Metallic and roughness: numbers are factors; images are packed into one ORM texture
+/// (roughness G, metallic B), baked as `<name>/orm.ktx2`.
+fn metal_rough(
+    cx: &mut BakeContext<'_>,
+    name: &str,
+    metal: &Option<Input>,
+    rough: &Option<Input>,
+    settings: &TextureSettings,
+    row: &mut GpuMaterial,
+) -> Result<(), PipelineError> {
     let factor = |input: &Option<Input>, at: &str| -> Result<Option<f32>, String> {
         match input {
             Some(Input::Value(v)) => Ok(Some(vector::<1>(v, 1.0, at)?[0])),
             _ => Ok(None),
         }
     };
-    if let Some(m) = factor(&metal, "material.metal")? {
+    if let Some(m) = factor(metal, "material.metal")? {
         row.metallic_factor = m;
     }
-    if let Some(r) = factor(&rough, "material.rough")? {
+    if let Some(r) = factor(rough, "material.rough")? {
         row.roughness_factor = r;
     }
-    for (input, at) in [(&metal, "material.metal"), (&rough, "material.rough")] {
+    for (input, at) in [(metal, "material.metal"), (rough, "material.rough")] {
         if let Some(Input::Image { keys, .. }) = input {
             if let Some(key) = keys.keys().next() {
                 return Err(format!(
@@ -160,11 +201,11 @@ pub(super) fn bake(
             }
         }
     }
-    let images = [&metal, &rough].map(|i| match i {
+    let images = [metal, rough].map(|i| match i {
         Some(Input::Image { read, root_rel, .. }) => Some((read.clone(), root_rel.clone())),
         _ => None,
     });
-    if [&metal, &rough]
+    if [metal, rough]
         .iter()
         .any(|i| matches!(i, Some(Input::Baked(_))))
     {
@@ -175,60 +216,67 @@ pub(super) fn bake(
         );
     }
     if images.iter().any(Option::is_some) {
-        let mut channels = Vec::new();
-        for image in &images {
-            channels.push(match image {
-                Some((read, root_rel)) => {
-                    let bytes = cx.read(read)?;
-                    Some(decode(std::path::Path::new(root_rel), &bytes, &settings, cx)?.to_pixels())
-                }
-                None => None,
-            });
-        }
-        let size = channels
-            .iter()
-            .flatten()
-            .map(|p| (p.width, p.height))
-            .next()
-            .unwrap_or((1, 1));
-        if channels
-            .iter()
-            .flatten()
-            .any(|p| (p.width, p.height) != size)
-        {
-            return Err("`material.metal` and `material.rough` images differ in size".into());
-        }
-        let (width, height) = size;
-        let value =
-            |pixels: &Option<Pixels>, i: usize| pixels.as_ref().map_or(1.0, |p| p.rgba[i][0]);
-        let rgba = (0..(width * height) as usize)
-            .map(|i| [1.0, value(&channels[1], i), value(&channels[0], i), 1.0])
-            .collect();
-        let orm = Pixels {
-            width,
-            height,
-            rgba,
-        };
-        if channels[0].is_some() {
-            row.metallic_factor = 1.0;
-        }
-        if channels[1].is_some() {
-            row.roughness_factor = 1.0;
-        }
-        let encoded = texture::encode(
-            &[orm],
-            TextureShape::Single,
-            TextureMode::LinearColor,
-            &settings,
-        )?;
-        row.metallic_roughness_tex = cx.reference(&format!("{name}/orm"));
-        emit(cx, format!("{name}/orm.ktx2"), AssetKind::TEXTURE, encoded);
+        bake_orm(cx, name, &images, settings, row)?;
     }
-    cx.emit(Output::new(
-        format!("{name}.hmat"),
-        AssetKind::MATERIAL,
-        hmat::write_with_properties(&[row], &properties),
-    ));
+    Ok(())
+}
+
+/// Packs the metal and rough images (`images[0]`, `images[1]`: paths to read and relative to
+/// the root; a missing one is 1.0) into one ORM texture, baked and referenced by `row`.
+fn bake_orm(
+    cx: &mut BakeContext<'_>,
+    name: &str,
+    images: &[Option<(String, String)>; 2],
+    settings: &TextureSettings,
+    row: &mut GpuMaterial,
+) -> Result<(), PipelineError> {
+    let mut channels = Vec::new();
+    for image in images {
+        channels.push(match image {
+            Some((read, root_rel)) => {
+                let bytes = cx.read(read)?;
+                Some(decode(std::path::Path::new(root_rel), &bytes, settings, cx)?.to_pixels())
+            }
+            None => None,
+        });
+    }
+    let size = channels
+        .iter()
+        .flatten()
+        .map(|p| (p.width, p.height))
+        .next()
+        .unwrap_or((1, 1));
+    if channels
+        .iter()
+        .flatten()
+        .any(|p| (p.width, p.height) != size)
+    {
+        return Err("`material.metal` and `material.rough` images differ in size".into());
+    }
+    let (width, height) = size;
+    let value = |pixels: &Option<Pixels>, i: usize| pixels.as_ref().map_or(1.0, |p| p.rgba[i][0]);
+    let rgba = (0..(width * height) as usize)
+        .map(|i| [1.0, value(&channels[1], i), value(&channels[0], i), 1.0])
+        .collect();
+    let orm = Pixels {
+        width,
+        height,
+        rgba,
+    };
+    if channels[0].is_some() {
+        row.metallic_factor = 1.0;
+    }
+    if channels[1].is_some() {
+        row.roughness_factor = 1.0;
+    }
+    let encoded = texture::encode(
+        &[orm],
+        TextureShape::Single,
+        TextureMode::LinearColor,
+        settings,
+    )?;
+    row.metallic_roughness_tex = cx.reference(&format!("{name}/orm"));
+    emit(cx, format!("{name}/orm.ktx2"), AssetKind::TEXTURE, encoded);
     Ok(())
 }
 

@@ -355,17 +355,7 @@ fn parse_binary(bytes: &[u8]) -> Result<BmFont, String> {
     let mut kernings = Vec::new();
     let mut at = 4;
     while at < bytes.len() {
-        let block = bytes[at];
-        let size = bytes
-            .get(at + 1..at + 5)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .ok_or_else(|| format!("block {block} at byte {at}: truncated block header"))?;
-        let body = at
-            .checked_add(5)
-            .and_then(|start| bytes.get(start..start.checked_add(size)?))
-            .ok_or_else(|| {
-                format!("block {block} at byte {at}: {size} bytes declared, the file ends first")
-            })?;
+        let (block, body) = binary_block(bytes, at)?;
         let u16_at = |i: usize| u16::from_le_bytes([body[i], body[i + 1]]);
         let short = |need: usize| {
             if body.len() < need {
@@ -393,55 +383,12 @@ fn parse_binary(bytes: &[u8]) -> Result<BmFont, String> {
                 };
                 common = Some((header, u32::from(u16_at(8))));
             }
-            3 => {
-                // Nul-terminated names, all the same length.
-                for name in body.split(|&b| b == 0).filter(|n| !n.is_empty()) {
-                    let name = std::str::from_utf8(name)
-                        .map_err(|_| "block 3 (pages): a page name is not UTF-8".to_owned())?;
-                    page_names.push(name.to_owned());
-                }
-            }
-            4 => {
-                if body.len() % 20 != 0 {
-                    return Err(format!(
-                        "block 4 (chars) is {} bytes, not a multiple of 20: truncated",
-                        body.len()
-                    ));
-                }
-                for c in body.chunks_exact(20) {
-                    let u16c = |i: usize| u16::from_le_bytes([c[i], c[i + 1]]);
-                    glyphs.push(Glyph {
-                        id: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                        x: u16c(4),
-                        y: u16c(6),
-                        width: u16c(8),
-                        height: u16c(10),
-                        x_offset: u16c(12) as i16,
-                        y_offset: u16c(14) as i16,
-                        x_advance: u16c(16) as i16,
-                        page: c[18],
-                        channel: c[19],
-                    });
-                }
-            }
-            5 => {
-                if body.len() % 10 != 0 {
-                    return Err(format!(
-                        "block 5 (kerning pairs) is {} bytes, not a multiple of 10: truncated",
-                        body.len()
-                    ));
-                }
-                for k in body.chunks_exact(10) {
-                    kernings.push(Kerning {
-                        first: u32::from_le_bytes([k[0], k[1], k[2], k[3]]),
-                        second: u32::from_le_bytes([k[4], k[5], k[6], k[7]]),
-                        amount: i16::from_le_bytes([k[8], k[9]]),
-                    });
-                }
-            }
+            3 => page_names.extend(binary_pages(body)?),
+            4 => glyphs.extend(binary_chars(body)?),
+            5 => kernings.extend(binary_kernings(body)?),
             other => return Err(format!("unknown block type {other} at byte {at}")),
         }
-        at += 5 + size;
+        at += 5 + body.len();
     }
     let (mut header, page_count) = common.ok_or("no common block (block 2)")?;
     header.font_size = font_size;
@@ -451,6 +398,93 @@ fn parse_binary(bytes: &[u8]) -> Result<BmFont, String> {
             page_names.len()
         ));
     }
+    check_binary_records(&glyphs, &kernings, &header, page_count)?;
+    Ok(BmFont {
+        header,
+        pages: page_names,
+        glyphs,
+        kernings,
+    })
+}
+
+/// The block at byte `at` of a binary BMFont: its type and its body, within the file.
+fn binary_block(bytes: &[u8], at: usize) -> Result<(u8, &[u8]), String> {
+    let block = bytes[at];
+    let size = bytes
+        .get(at + 1..at + 5)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .ok_or_else(|| format!("block {block} at byte {at}: truncated block header"))?;
+    let body = at
+        .checked_add(5)
+        .and_then(|start| bytes.get(start..start.checked_add(size)?))
+        .ok_or_else(|| {
+            format!("block {block} at byte {at}: {size} bytes declared, the file ends first")
+        })?;
+    Ok((block, body))
+}
+
+/// Block 3's page names: nul-terminated, all the same length.
+fn binary_pages(body: &[u8]) -> Result<Vec<String>, String> {
+    let mut page_names = Vec::new();
+    for name in body.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let name = std::str::from_utf8(name)
+            .map_err(|_| "block 3 (pages): a page name is not UTF-8".to_owned())?;
+        page_names.push(name.to_owned());
+    }
+    Ok(page_names)
+}
+
+/// Block 4's glyphs, 20 bytes each.
+fn binary_chars(body: &[u8]) -> Result<Vec<Glyph>, String> {
+    if body.len() % 20 != 0 {
+        return Err(format!(
+            "block 4 (chars) is {} bytes, not a multiple of 20: truncated",
+            body.len()
+        ));
+    }
+    let glyph = |c: &[u8]| {
+        let u16c = |i: usize| u16::from_le_bytes([c[i], c[i + 1]]);
+        Glyph {
+            id: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            x: u16c(4),
+            y: u16c(6),
+            width: u16c(8),
+            height: u16c(10),
+            x_offset: u16c(12) as i16,
+            y_offset: u16c(14) as i16,
+            x_advance: u16c(16) as i16,
+            page: c[18],
+            channel: c[19],
+        }
+    };
+    Ok(body.chunks_exact(20).map(glyph).collect())
+}
+
+/// Block 5's kerning pairs, 10 bytes each.
+fn binary_kernings(body: &[u8]) -> Result<Vec<Kerning>, String> {
+    if body.len() % 10 != 0 {
+        return Err(format!(
+            "block 5 (kerning pairs) is {} bytes, not a multiple of 10: truncated",
+            body.len()
+        ));
+    }
+    Ok(body
+        .chunks_exact(10)
+        .map(|k| Kerning {
+            first: u32::from_le_bytes([k[0], k[1], k[2], k[3]]),
+            second: u32::from_le_bytes([k[4], k[5], k[6], k[7]]),
+            amount: i16::from_le_bytes([k[8], k[9]]),
+        })
+        .collect())
+}
+
+/// Every glyph of a binary BMFont once and inside its page, every kerning pair once.
+fn check_binary_records(
+    glyphs: &[Glyph],
+    kernings: &[Kerning],
+    header: &FontHeader,
+    page_count: u32,
+) -> Result<(), String> {
     let mut seen = BTreeMap::new();
     for (index, glyph) in glyphs.iter().enumerate() {
         if let Some(first) = seen.insert(glyph.id, index) {
@@ -459,7 +493,7 @@ fn parse_binary(bytes: &[u8]) -> Result<BmFont, String> {
                 glyph.id
             ));
         }
-        check_glyph(glyph, &header, page_count).map_err(|e| format!("block 4 (chars): {e}"))?;
+        check_glyph(glyph, header, page_count).map_err(|e| format!("block 4 (chars): {e}"))?;
     }
     let mut pairs = BTreeMap::new();
     for (index, kerning) in kernings.iter().enumerate() {
@@ -470,10 +504,5 @@ fn parse_binary(bytes: &[u8]) -> Result<BmFont, String> {
             ));
         }
     }
-    Ok(BmFont {
-        header,
-        pages: page_names,
-        glyphs,
-        kernings,
-    })
+    Ok(())
 }

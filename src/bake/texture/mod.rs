@@ -17,6 +17,7 @@ pub mod uastc;
 use crate::bake::settings::TextureSettings;
 use crate::format::hman::ColorSpace;
 use crate::format::ktx2::{self, channel, BasicDfd, Ktx2Description};
+use crate::read::transcode::TranscodeTarget;
 use pixels::{
     full_mip_count, mip_size, quantize8, to_linear, to_srgb, DecodedImage, PixelSource,
     RowResampler,
@@ -338,152 +339,33 @@ impl Levels {
         })
     }
 
+    /// Encodes the levels as the settings ask (a GPU block format, UASTC, or raw 8-bit) and
+    /// writes them as a KTX2.
     fn finish(self, settings: &TextureSettings) -> Result<EncodedTexture, String> {
-        let Self {
-            working,
-            shape,
-            image_count,
-            width: w,
-            height: h,
-            data: levels,
-        } = self;
-        let (channels, srgb, mode) = (working.channels, working.srgb, working.mode);
-        let (layers, faces) = match shape {
+        let (layers, faces) = match self.shape {
             TextureShape::Single => (0, 1),
             TextureShape::Cubemap => (0, 6),
-            TextureShape::Array => (image_count as u32, 1),
+            TextureShape::Array => (self.image_count as u32, 1),
         };
-        let uastc_options = uastc::UastcOptions {
-            level: settings.quality.level(),
-            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
-            perceptual: srgb,
-            normal_map: mode == TextureMode::Normal,
-        };
-        let block_target = if settings.raw() {
-            None
+        let (width, height, srgb) = (self.width, self.height, self.working.srgb);
+        let encoded = if settings.raw() {
+            self.into_raw()
         } else {
-            // Alpha decides BC1's and ETC2's variant, and the direct BC7 encoder's settings.
-            let has_alpha = channels == 4
-                && levels[0]
-                    .iter()
-                    .any(|image| image.chunks_exact(4).any(|px| px[3] < 255));
-            gpu_format::resolve(settings.format, settings.encoder, channels, srgb, has_alpha)?
-                .map(|target| (target, has_alpha))
-        };
-        let (vk_format, block_bytes, dfd, data) = if let Some((target, has_alpha)) = block_target {
-            let data = match target.encoder {
-                gpu_format::Encoder::Transcode(transcode_target) => {
-                    let (uastc_levels, _) =
-                        encode_uastc_levels(levels, w, h, image_count, &uastc_options)?;
-                    uastc_levels
-                        .iter()
-                        .enumerate()
-                        .map(|(level, slices)| {
-                            let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
-                            let mut out = Vec::new();
-                            for slice in slices {
-                                out.extend(
-                                    crate::read::transcode::transcode_slice(
-                                        &slice.data,
-                                        slice.blocks_x,
-                                        slice.blocks_y,
-                                        lw,
-                                        lh,
-                                        has_alpha,
-                                        transcode_target,
-                                    )
-                                    .map_err(|e| format!("transcoding UASTC: {e}"))?,
-                                );
-                            }
-                            Ok(out)
-                        })
-                        .collect::<Result<Vec<_>, String>>()?
-                }
-                gpu_format::Encoder::Direct(direct) => levels
-                    .into_iter()
-                    .enumerate()
-                    .map(|(level, images)| {
-                        let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
-                        images
-                            .iter()
-                            .flat_map(|rgba| {
-                                gpu_format::encode_direct(
-                                    direct,
-                                    settings.quality,
-                                    has_alpha,
-                                    lw,
-                                    lh,
-                                    rgba,
-                                )
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            };
-            let dfd = BasicDfd::block_compressed(target.vk_format)
-                .ok_or("internal: a block format without a DFD")?;
-            let block_bytes = ktx2::block_bytes(target.vk_format)
-                .ok_or("internal: a block format without a block size")?;
-            (target.vk_format, block_bytes, dfd, data)
-        } else if !settings.raw() {
-            let (uastc_levels, has_alpha) =
-                encode_uastc_levels(levels, w, h, image_count, &uastc_options)?;
-            let data: Vec<Vec<u8>> = uastc_levels
-                .into_iter()
-                .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
-                .collect();
-            let uastc_channel = match channels {
-                1 => channel::UASTC_RRR,
-                2 => channel::UASTC_RG,
-                _ if has_alpha => channel::UASTC_RGBA,
-                _ => channel::UASTC_RGB,
-            };
-            (
-                ktx2::vk::UNDEFINED,
-                16,
-                BasicDfd::uastc(uastc_channel, srgb),
-                data,
-            )
-        } else {
-            let (vk_format, ids): (u32, &[u8]) = match (channels, srgb) {
-                (1, false) => (ktx2::vk::R8_UNORM, &[channel::R]),
-                (1, true) => (ktx2::vk::R8_SRGB, &[channel::R]),
-                (2, false) => (ktx2::vk::R8G8_UNORM, &[channel::R, channel::G]),
-                (2, true) => (ktx2::vk::R8G8_SRGB, &[channel::R, channel::G]),
-                (_, false) => (
-                    ktx2::vk::R8G8B8A8_UNORM,
-                    &[channel::R, channel::G, channel::B, channel::A],
-                ),
-                (_, true) => (
-                    ktx2::vk::R8G8B8A8_SRGB,
-                    &[channel::R, channel::G, channel::B, channel::A],
-                ),
-            };
-            // Images follow each other within a level; a single image's buffer is moved.
-            let data = levels
-                .into_iter()
-                .map(|images| match images.len() {
-                    1 => images.into_iter().next().unwrap_or_default(),
-                    _ => images.concat(),
-                })
-                .collect();
-            (
-                vk_format,
-                ids.len() as u32,
-                BasicDfd::uncompressed(ids, 8, false, srgb),
-                data,
-            )
+            match self.block_target(settings)? {
+                Some((target, has_alpha)) => self.into_blocks(target, has_alpha, settings)?,
+                None => self.into_uastc(settings)?,
+            }
         };
         let desc = Ktx2Description {
-            vk_format,
+            vk_format: encoded.vk_format,
             type_size: 1,
-            width: w,
-            height: h,
+            width,
+            height,
             depth: 0,
             layers,
             faces,
-            block_bytes,
-            dfd,
+            block_bytes: encoded.block_bytes,
+            dfd: encoded.dfd,
             key_values: vec![
                 ("KTXorientation".to_owned(), b"rd\0".to_vec()),
                 ("KTXwriter".to_owned(), writer_id()),
@@ -491,7 +373,7 @@ impl Levels {
             zstd_level: Some(settings.zstd_level),
         };
         Ok(EncodedTexture {
-            ktx2: ktx2::write_owned(&desc, data),
+            ktx2: ktx2::write_owned(&desc, encoded.data),
             color_space: if srgb {
                 ColorSpace::Srgb
             } else {
@@ -499,6 +381,187 @@ impl Levels {
             },
         })
     }
+
+    /// The GPU block format the settings ask for (none: UASTC), and whether level 0 has
+    /// alpha below 255, which decides BC1's and ETC2's variant and the direct BC7 encoder's
+    /// settings.
+    fn block_target(
+        &self,
+        settings: &TextureSettings,
+    ) -> Result<Option<(gpu_format::BlockTarget, bool)>, String> {
+        let (channels, srgb) = (self.working.channels, self.working.srgb);
+        let has_alpha = channels == 4
+            && self.data[0]
+                .iter()
+                .any(|image| image.chunks_exact(4).any(|px| px[3] < 255));
+        Ok(
+            gpu_format::resolve(settings.format, settings.encoder, channels, srgb, has_alpha)?
+                .map(|target| (target, has_alpha)),
+        )
+    }
+
+    /// The UASTC encoder's options for these levels.
+    fn uastc_options(&self, settings: &TextureSettings) -> uastc::UastcOptions {
+        uastc::UastcOptions {
+            level: settings.quality.level(),
+            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
+            perceptual: self.working.srgb,
+            normal_map: self.working.mode == TextureMode::Normal,
+        }
+    }
+
+    /// The levels in a GPU block format: transcoded from UASTC or encoded directly.
+    fn into_blocks(
+        self,
+        target: gpu_format::BlockTarget,
+        has_alpha: bool,
+        settings: &TextureSettings,
+    ) -> Result<EncodedLevels, String> {
+        let data = match target.encoder {
+            gpu_format::Encoder::Transcode(transcode_target) => {
+                self.transcoded(transcode_target, has_alpha, settings)?
+            }
+            gpu_format::Encoder::Direct(direct) => self.encoded_direct(direct, has_alpha, settings),
+        };
+        let dfd = BasicDfd::block_compressed(target.vk_format)
+            .ok_or("internal: a block format without a DFD")?;
+        let block_bytes = ktx2::block_bytes(target.vk_format)
+            .ok_or("internal: a block format without a block size")?;
+        Ok(EncodedLevels {
+            vk_format: target.vk_format,
+            block_bytes,
+            dfd,
+            data,
+        })
+    }
+
+    /// Each level's blocks, encoded to UASTC and transcoded to `target`.
+    fn transcoded(
+        self,
+        target: TranscodeTarget,
+        has_alpha: bool,
+        settings: &TextureSettings,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let (w, h) = (self.width, self.height);
+        let options = self.uastc_options(settings);
+        let (uastc_levels, _) = encode_uastc_levels(self.data, w, h, self.image_count, &options)?;
+        uastc_levels
+            .iter()
+            .enumerate()
+            .map(|(level, slices)| {
+                let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
+                let mut out = Vec::new();
+                for slice in slices {
+                    out.extend(
+                        crate::read::transcode::transcode_slice(
+                            &slice.data,
+                            slice.blocks_x,
+                            slice.blocks_y,
+                            lw,
+                            lh,
+                            has_alpha,
+                            target,
+                        )
+                        .map_err(|e| format!("transcoding UASTC: {e}"))?,
+                    );
+                }
+                Ok(out)
+            })
+            .collect()
+    }
+
+    /// Each level's blocks, encoded directly by Intel's kernels.
+    fn encoded_direct(
+        self,
+        format: gpu_format::DirectFormat,
+        has_alpha: bool,
+        settings: &TextureSettings,
+    ) -> Vec<Vec<u8>> {
+        let (w, h) = (self.width, self.height);
+        self.data
+            .into_iter()
+            .enumerate()
+            .map(|(level, images)| {
+                let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
+                images
+                    .iter()
+                    .flat_map(|rgba| {
+                        gpu_format::encode_direct(format, settings.quality, has_alpha, lw, lh, rgba)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The levels in UASTC, to be transcoded at load time.
+    fn into_uastc(self, settings: &TextureSettings) -> Result<EncodedLevels, String> {
+        let (channels, srgb) = (self.working.channels, self.working.srgb);
+        let options = self.uastc_options(settings);
+        let (uastc_levels, has_alpha) = encode_uastc_levels(
+            self.data,
+            self.width,
+            self.height,
+            self.image_count,
+            &options,
+        )?;
+        let data: Vec<Vec<u8>> = uastc_levels
+            .into_iter()
+            .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
+            .collect();
+        let uastc_channel = match channels {
+            1 => channel::UASTC_RRR,
+            2 => channel::UASTC_RG,
+            _ if has_alpha => channel::UASTC_RGBA,
+            _ => channel::UASTC_RGB,
+        };
+        Ok(EncodedLevels {
+            vk_format: ktx2::vk::UNDEFINED,
+            block_bytes: 16,
+            dfd: BasicDfd::uastc(uastc_channel, srgb),
+            data,
+        })
+    }
+
+    /// The levels as raw 8-bit R, RG or RGBA.
+    fn into_raw(self) -> EncodedLevels {
+        let (vk_format, ids): (u32, &[u8]) = match (self.working.channels, self.working.srgb) {
+            (1, false) => (ktx2::vk::R8_UNORM, &[channel::R]),
+            (1, true) => (ktx2::vk::R8_SRGB, &[channel::R]),
+            (2, false) => (ktx2::vk::R8G8_UNORM, &[channel::R, channel::G]),
+            (2, true) => (ktx2::vk::R8G8_SRGB, &[channel::R, channel::G]),
+            (_, false) => (
+                ktx2::vk::R8G8B8A8_UNORM,
+                &[channel::R, channel::G, channel::B, channel::A],
+            ),
+            (_, true) => (
+                ktx2::vk::R8G8B8A8_SRGB,
+                &[channel::R, channel::G, channel::B, channel::A],
+            ),
+        };
+        // Images follow each other within a level; a single image's buffer is moved.
+        let data = self
+            .data
+            .into_iter()
+            .map(|images| match images.len() {
+                1 => images.into_iter().next().unwrap_or_default(),
+                _ => images.concat(),
+            })
+            .collect();
+        EncodedLevels {
+            vk_format,
+            block_bytes: ids.len() as u32,
+            dfd: BasicDfd::uncompressed(ids, 8, false, self.working.srgb),
+            data,
+        }
+    }
+}
+
+/// A texture's levels, encoded, and what its KTX2 says about them.
+struct EncodedLevels {
+    vk_format: u32,
+    block_bytes: u32,
+    dfd: BasicDfd,
+    data: Vec<Vec<u8>>,
 }
 
 /// Encodes RGBA8 levels (`levels[level][image]`, level 0 `w x h`) to UASTC: the slices of
