@@ -25,6 +25,7 @@
 use crate::bake::error::BakeError;
 use crate::bake::pipeline::Registry;
 use crate::bake::settings::{key_path, qualify, CodecName, Settings, SettingsLayer};
+use crate::bake::toml_depth::{on_parser_stack, parse_here};
 use crate::format::hpack::Codec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -190,6 +191,35 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
+/// The manifest's tables, on the TOML parser's stack ([`on_parser_stack`]): first refused when
+/// nested deeper than [`MAX_TOML_DEPTH`](crate::bake::toml_depth::MAX_TOML_DEPTH) levels, which
+/// bounds serde's recursion here and the settings walkers' later ([`merge`](super::settings),
+/// [`key_path`], fingerprints). Unknown keys go to `warnings`.
+fn deserialize_manifest(
+    text: &str,
+    file: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<RawManifest, String> {
+    let syntax_error = match parse_here(text) {
+        Ok(_) => None,
+        Err((message, None)) => return Err(message),
+        // Not TOML: the deserializer's message below shows the line and column.
+        Err((message, Some(_))) => Some(message),
+    };
+    let deserializer = toml::Deserializer::parse(text).map_err(|e| e.to_string())?;
+    if let Some(message) = syntax_error {
+        return Err(message);
+    }
+    serde_ignored::deserialize(deserializer, |key| {
+        warnings.push(format!(
+            "{}: unknown key `{}` ignored",
+            file.display(),
+            key_path(&key)
+        ))
+    })
+    .map_err(|e| e.to_string())
+}
+
 impl Config {
     /// Reads and parses the manifest at `path`; its folder is the content root.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, BakeError> {
@@ -216,16 +246,10 @@ impl Config {
             message,
         };
         let mut warnings = Vec::new();
-        let deserializer =
-            toml::Deserializer::parse(text).map_err(|e| config_error(e.to_string()))?;
-        let raw: RawManifest = serde_ignored::deserialize(deserializer, |key| {
-            warnings.push(format!(
-                "{}: unknown key `{}` ignored",
-                file.display(),
-                key_path(&key)
-            ))
-        })
-        .map_err(|e| config_error(e.to_string()))?;
+        let raw = on_parser_stack(text, || deserialize_manifest(text, &file, &mut warnings))
+            .map_err(|(message, _)| message)
+            .and_then(|raw| raw)
+            .map_err(config_error)?;
 
         let content = raw.content.unwrap_or_default();
         let pack_version = content.pack_version.unwrap_or(4);

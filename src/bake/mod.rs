@@ -22,6 +22,7 @@ pub mod shader;
 pub mod shared_cache;
 pub mod signing;
 pub mod texture;
+mod toml_depth;
 pub mod transaction;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]

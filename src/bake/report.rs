@@ -189,11 +189,45 @@ fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
     ))
 }
 
+/// Whether a character can reorder or hide the text around it: the bidi embeddings,
+/// overrides and isolates (U+202A–U+202E, U+2066–U+2069), the bidi marks (U+200E, U+200F,
+/// U+061C), and control characters (a file name may hold any but `/` and NUL). An HTML entity
+/// would not do: the browser decodes it back to the character, which still acts.
+fn is_hidden_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+        || (c.is_control() && !matches!(c, '\n' | '\t'))
+}
+
+/// `text` as HTML element content: markup characters escaped, and each
+/// [hidden control](is_hidden_control) shown as a visible `U+XXXX` marker, so that a name like
+/// `invoice\u{202E}fdp.exe` cannot display as `invoiceexe.pdf`.
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    escape_with(text, |c, out| {
+        let _ = write!(out, "<span class=\"ctl\">U+{:04X}</span>", c as u32);
+    })
+}
+
+/// `text` for an attribute value, a `<title>` or SVG text, where no markup is read: as
+/// [`escape`], with each hidden control shown as `[U+XXXX]`.
+fn escape_plain(text: &str) -> String {
+    escape_with(text, |c, out| {
+        let _ = write!(out, "[U+{:04X}]", c as u32);
+    })
+}
+
+fn escape_with(text: &str, marker: impl Fn(char, &mut String)) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c if is_hidden_control(c) => marker(c, &mut out),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn human(bytes: u64) -> String {
@@ -215,7 +249,7 @@ fn bar_chart(title: &str, mut bars: Vec<(String, u64)>) -> String {
          width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
         escape(title),
         label_width + bar_width + 110,
-        escape(title)
+        escape_plain(title)
     );
     for (i, (label, bytes)) in bars.iter().enumerate() {
         let y = i * row + 4;
@@ -227,7 +261,7 @@ fn bar_chart(title: &str, mut bars: Vec<(String, u64)>) -> String {
              <text x=\"{}\" y=\"{}\">{}</text>",
             label_width - 6,
             y + 14,
-            escape(label),
+            escape_plain(label),
             label_width,
             row - 6,
             label_width as f64 + width + 6.0,
@@ -264,9 +298,11 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
          img{{image-rendering:pixelated;max-width:64px;max-height:64px;background:#ccc}}\
          .bar{{fill:#4a7fb5}} svg text{{font-size:12px;fill:#222}}\
          figure{{display:inline-block;margin:0 32px 16px 0}} figcaption{{font-weight:600}}\
-         .warn{{color:#8a4b00}}</style></head><body>\
+         .warn{{color:#8a4b00}}\
+         .ctl{{font-size:80%;color:#fff;background:#b00020;padding:0 2px;border-radius:2px}}\
+         </style></head><body>\
          <h1>hearth bake report</h1><p>{}</p>",
-        escape(&out.display().to_string()),
+        escape_plain(&out.display().to_string()),
         escape(&out.display().to_string())
     );
     let _ = write!(
@@ -355,4 +391,38 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
     }
     html.push_str("</tbody></table></body></html>\n");
     html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every character that can reorder or hide the text around it.
+    const BIDI: [char; 12] = [
+        '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
+        '\u{2068}', '\u{2069}', '\u{200E}', '\u{200F}', '\u{061C}',
+    ];
+
+    #[test]
+    fn escaping_shows_bidi_and_control_characters_as_markers() {
+        for c in BIDI
+            .into_iter()
+            .chain(['\u{1}', '\u{1b}', '\u{7f}', '\u{85}', '\r'])
+        {
+            let name = format!("invoice{c}fdp.exe");
+            let marker = format!("U+{:04X}", c as u32);
+            let html = escape(&name);
+            assert_eq!(
+                html,
+                format!("invoice<span class=\"ctl\">{marker}</span>fdp.exe")
+            );
+            assert_eq!(escape_plain(&name), format!("invoice[{marker}]fdp.exe"));
+        }
+        assert_eq!(
+            escape("<a href=\"x\">&</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
+        );
+        // Right-to-left letters are text, not controls: kept as they are.
+        assert_eq!(escape("שלום\tمرحبا\n"), "שלום\tمرحبا\n");
+    }
 }

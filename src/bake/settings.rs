@@ -502,6 +502,8 @@ impl Settings {
 }
 
 /// Merges `layer` into `into`: nested tables key by key, any other value replaced whole.
+/// Recursion is bounded: settings tables come from the manifest, refused at parse time when
+/// nested deeper than [`MAX_TOML_DEPTH`](crate::bake::toml_depth::MAX_TOML_DEPTH) levels.
 fn merge(into: &mut toml::Table, layer: &toml::Table) {
     for (key, value) in layer {
         match (into.get_mut(key), value) {
@@ -530,6 +532,9 @@ pub(crate) fn deserialize_table<T: DeserializeOwned + Default>(
 
 /// A dotted key path (`lod.levls`, `rotation[2]`) from serde_ignored's path, which also has
 /// nodes for `Option`s and newtypes.
+/// Recursion is bounded: a path is as deep as the value deserialized (the manifest, a settings
+/// table), refused at parse time when nested deeper than
+/// [`MAX_TOML_DEPTH`](crate::bake::toml_depth::MAX_TOML_DEPTH) levels.
 pub(crate) fn key_path(path: &serde_ignored::Path<'_>) -> String {
     use serde_ignored::Path;
     match path {
@@ -548,6 +553,8 @@ pub(crate) fn key_path(path: &serde_ignored::Path<'_>) -> String {
 /// A stable digest of a settings table as layered (absent and empty differ from nothing
 /// else): part of an asset's cache key. Keys are visited in sorted order, so the digest does
 /// not depend on how the manifest ordered them.
+/// Recursion is bounded: settings tables come from the manifest, refused at parse time when
+/// nested deeper than [`MAX_TOML_DEPTH`](crate::bake::toml_depth::MAX_TOML_DEPTH) levels.
 pub(crate) fn fingerprint(value: Option<&toml::Value>) -> u64 {
     fn feed(hasher: &mut xxhash_rust::xxh3::Xxh3, value: &toml::Value) {
         use toml::Value;

@@ -180,3 +180,46 @@ fn the_report_renders_in_chromium_and_lists_every_file() {
     assert_eq!(output.status.code(), Some(1));
     assert!(!dir.path().join("x.html").exists());
 }
+
+/// A file name holding bidi overrides, isolates and marks (`invoice\u{202E}fdp.exe` displays as
+/// `invoiceexe.pdf`) shows each as a visible marker: the report holds none of them raw, in the
+/// file table, the folder chart or the source column.
+#[test]
+fn bidi_controls_in_names_are_shown_not_obeyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("src");
+    let controls = [
+        '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
+        '\u{2068}', '\u{2069}', '\u{200E}', '\u{200F}', '\u{061C}',
+    ];
+    let folder: String = format!("dir{}x", '\u{2067}');
+    common::write_files(
+        &root,
+        &[
+            ("data/invoice\u{202E}fdp.exe", b"not a pdf"),
+            (
+                &format!("data/{folder}/all{}.txt", String::from_iter(controls)),
+                b"x",
+            ),
+        ],
+    );
+    let manifest = root.join("hearth.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"data/**/*\"]\n").unwrap();
+    let out = dir.path().join("out");
+    let report = hearth::bake::Baker::new(manifest.as_path(), &out)
+        .run()
+        .unwrap();
+    for bake in [Some(&report), None] {
+        let html = hearth::bake::report::html(&out, bake).unwrap();
+        let raw: Vec<char> = html.chars().filter(|c| controls.contains(c)).collect();
+        assert!(raw.is_empty(), "raw controls {raw:?} in the report");
+        assert!(
+            html.contains("<code>data/invoice<span class=\"ctl\">U+202E</span>fdp.exe</code>"),
+            "the override is shown where it is"
+        );
+        assert!(
+            html.contains(">data/dir[U+2067]x<"),
+            "the folder chart label"
+        );
+    }
+}

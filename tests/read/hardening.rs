@@ -519,3 +519,47 @@ fn a_preset_output_set_in_code_is_checked_too() {
     );
     assert!(!out.exists());
 }
+
+/// A manifest nesting 40 x 40 levels through dotted keys inside inline tables (the `toml`
+/// parser recurses on each and overflowed the caller's stack, aborting the process) is an
+/// error naming the file, for `Config::load` and for a bake; this process survives.
+#[test]
+fn a_deeply_nested_manifest_is_an_error_not_an_abort() {
+    let n = 40;
+    let key = |first: &str| format!("{first}{}", ".a".repeat(n));
+    let mut value = String::new();
+    for _ in 0..n {
+        value += &format!("{{ {} = ", key("b"));
+    }
+    value += "1";
+    value += &" }".repeat(n);
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[content.group]]\nassets = [\"*.txt\"]\n[default]\n{} = {value}\n",
+            key("texture")
+        ),
+    )
+    .unwrap();
+    let loaded = hearth::bake::Config::load(&manifest).map(|_| ());
+    let baked = hearth::bake::Baker::new(manifest.as_path(), out.path())
+        .run()
+        .map(|_| ());
+    for result in [loaded, baked] {
+        let error = result.unwrap_err().to_string();
+        assert!(
+            error.contains(&manifest.display().to_string()) && error.contains("nested deeper than"),
+            "{error}"
+        );
+    }
+    // Nesting within the bound still parses.
+    std::fs::write(
+        &manifest,
+        "[[content.group]]\nassets = [\"*.txt\"]\n[default]\ntexture = { a = { b = { c = 1 } } }\n",
+    )
+    .unwrap();
+    hearth::bake::Config::load(&manifest).unwrap();
+}

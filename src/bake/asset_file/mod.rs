@@ -25,6 +25,7 @@ mod scene;
 use crate::bake::blob;
 use crate::bake::font::{self, FontSettings};
 use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+use crate::bake::toml_depth::{line_of, parse_toml};
 
 /// pak's asset kinds, as top-level table names.
 const KINDS: [&str; 7] = [
@@ -150,66 +151,6 @@ fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
     })
 }
 
-/// The deepest nesting of tables and arrays an asset file may have: far over any real one,
-/// and a bound for every recursive walk of its values (scene data, settings fingerprints).
-pub(crate) const MAX_TOML_DEPTH: usize = 64;
-
-/// The stack an asset file's TOML is parsed on: the `toml` crate's parser recurses once per
-/// dotted-key segment and inline table, up to 80 x 80 levels, kilobytes each in debug builds.
-const TOML_STACK_BYTES: usize = 64 << 20;
-
-/// Parses an asset file's TOML on a stack of known size (text too short to nest deeply is
-/// parsed in place), refusing values nested deeper than [`MAX_TOML_DEPTH`]. The error is the
-/// message and, when known, the byte offset.
-pub(crate) fn parse_toml(text: &str) -> Result<toml::Table, (String, Option<usize>)> {
-    let parse = || {
-        let table = text
-            .parse::<toml::Table>()
-            .map_err(|e| (e.message().trim_end().to_owned(), e.span().map(|s| s.start)))?;
-        match toml_depth_within(&table, MAX_TOML_DEPTH) {
-            true => Ok(table),
-            // Dropped here, on the large stack.
-            false => Err((
-                format!("tables and arrays nested deeper than {MAX_TOML_DEPTH} levels"),
-                None,
-            )),
-        }
-    };
-    if text.len() <= 256 {
-        return parse();
-    }
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("hearth-toml".into())
-            .stack_size(TOML_STACK_BYTES)
-            .spawn_scoped(scope, parse)
-            .map_err(|e| {
-                (
-                    format!("could not start the TOML parser's thread: {e}"),
-                    None,
-                )
-            })?
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
-}
-
-/// Whether no value of `table` is nested deeper than `max` tables and arrays (iterative).
-fn toml_depth_within(table: &toml::Table, max: usize) -> bool {
-    let mut stack: Vec<(&toml::Value, usize)> = table.values().map(|v| (v, 1)).collect();
-    while let Some((value, depth)) = stack.pop() {
-        if depth > max {
-            return false;
-        }
-        match value {
-            toml::Value::Table(t) => stack.extend(t.values().map(|v| (v, depth + 1))),
-            toml::Value::Array(a) => stack.extend(a.iter().map(|v| (v, depth + 1))),
-            _ => {}
-        }
-    }
-    true
-}
-
 /// The first header line (1-based) of a table of one of pak's kinds (`[bitmap]`, `[ scene ]`,
 /// `[[scene.ref]]`, `["material"]`), and the kind: a line-by-line scan for text TOML refused.
 fn asset_table_header(text: &str) -> Option<(usize, &'static str)> {
@@ -223,16 +164,6 @@ fn asset_table_header(text: &str) -> Option<(usize, &'static str)> {
             .find(|kind| **kind == first_key)
             .map(|kind| (i + 1, *kind))
     })
-}
-
-/// The 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
-    text.as_bytes()[..offset]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
 }
 
 /// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
