@@ -220,6 +220,88 @@ fn deserialize_manifest(
     .map_err(|e| e.to_string())
 }
 
+/// A manifest error naming the manifest.
+fn config_error(file: &Path, message: String) -> BakeError {
+    BakeError::Config {
+        file: file.to_path_buf(),
+        message,
+    }
+}
+
+/// `glob`, compiled; an invalid one is an error naming its key.
+fn compile_glob(glob: &str, key: String, file: &Path) -> Result<glob::Pattern, BakeError> {
+    glob::Pattern::new(glob)
+        .map_err(|e| config_error(file, format!("`{key}` = {glob:?}: invalid glob: {}", e.msg)))
+}
+
+/// The `[[content.group]]` tables: their globs compiled and kept inside the content root (a
+/// leading `/` names the root, as in pak: `/blob/payload.toml`).
+fn parse_groups(
+    tables: &[RawTable],
+    file: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Group>, BakeError> {
+    let mut groups = Vec::new();
+    for (index, table) in tables.iter().enumerate() {
+        let at = format!("content.group[{index}]");
+        misplaced_keys(table, &at, &["assets", "exclude"], file, warnings);
+        let rooted = |glob: &String| glob.strip_prefix('/').unwrap_or(glob).to_owned();
+        let assets: Vec<String> = table.assets.iter().flatten().map(rooted).collect();
+        if assets.is_empty() {
+            warnings.push(format!("{}: `{at}` lists no assets", file.display()));
+        }
+        for (i, glob) in assets.iter().enumerate() {
+            compile_glob(glob, format!("{at}.assets[{i}]"), file)?;
+            if Path::new(glob).is_absolute() || glob.split(['/', '\\']).any(|part| part == "..") {
+                return Err(config_error(
+                    file,
+                    format!(
+                        "`{at}.assets[{i}]` = {glob:?}: globs must stay inside the content root"
+                    ),
+                ));
+            }
+        }
+        let exclude = (table.exclude.iter().flatten().map(rooted).enumerate())
+            .map(|(i, glob)| compile_glob(&glob, format!("{at}.exclude[{i}]"), file))
+            .collect::<Result<_, _>>()?;
+        groups.push(Group {
+            assets,
+            exclude,
+            layer: table.layer(),
+        });
+    }
+    if groups.is_empty() {
+        warnings.push(format!(
+            "{}: no [[content.group]]: nothing to bake",
+            file.display()
+        ));
+    }
+    Ok(groups)
+}
+
+/// The `rules` of a settings table at key `at` (`default`, `presets.NAME`), each with its
+/// `match` glob compiled; keys a rule does not take are warned about.
+fn parse_rules(
+    table: &RawTable,
+    at: &str,
+    file: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Rule>, BakeError> {
+    let mut rules = Vec::new();
+    for (index, rule) in table.rules.iter().flatten().enumerate() {
+        let at = format!("{at}.rules[{index}]");
+        misplaced_keys(rule, &at, &["match"], file, warnings);
+        let Some(glob) = &rule.match_glob else {
+            return Err(config_error(file, format!("`{at}` has no `match` glob")));
+        };
+        rules.push(Rule {
+            pattern: compile_glob(glob, format!("{at}.match"), file)?,
+            layer: rule.layer(),
+        });
+    }
+    Ok(rules)
+}
+
 impl Config {
     /// Reads and parses the manifest at `path`; its folder is the content root.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, BakeError> {
@@ -270,92 +352,21 @@ impl Config {
             ..Default::default()
         };
 
-        let compile = |glob: &str, key: String| {
-            glob::Pattern::new(glob)
-                .map_err(|e| config_error(format!("`{key}` = {glob:?}: invalid glob: {}", e.msg)))
-        };
-        let mut groups = Vec::new();
-        for (index, table) in content.group.iter().enumerate() {
-            let at = format!("content.group[{index}]");
-            misplaced_keys(table, &at, &["assets", "exclude"], &file, &mut warnings);
-            // A leading `/` names the content root, as in pak: `/blob/payload.toml`.
-            let rooted = |glob: &String| glob.strip_prefix('/').unwrap_or(glob).to_owned();
-            let assets: Vec<String> = table.assets.iter().flatten().map(rooted).collect();
-            if assets.is_empty() {
-                warnings.push(format!("{}: `{at}` lists no assets", file.display()));
-            }
-            for (i, glob) in assets.iter().enumerate() {
-                compile(glob, format!("{at}.assets[{i}]"))?;
-                if Path::new(glob).is_absolute() || glob.split(['/', '\\']).any(|part| part == "..")
-                {
-                    return Err(config_error(format!(
-                        "`{at}.assets[{i}]` = {glob:?}: globs must stay inside the content root"
-                    )));
-                }
-            }
-            let exclude = (table.exclude.iter().flatten().map(rooted).enumerate())
-                .map(|(i, glob)| compile(&glob, format!("{at}.exclude[{i}]")))
-                .collect::<Result<_, _>>()?;
-            groups.push(Group {
-                assets,
-                exclude,
-                layer: table.layer(),
-            });
-        }
-        if groups.is_empty() {
-            warnings.push(format!(
-                "{}: no [[content.group]]: nothing to bake",
-                file.display()
-            ));
-        }
-
-        let rules = |table: &RawTable, at: &str| -> Result<Vec<Rule>, BakeError> {
-            let mut rules = Vec::new();
-            for (index, rule) in table.rules.iter().flatten().enumerate() {
-                let at = format!("{at}.rules[{index}]");
-                let Some(glob) = &rule.match_glob else {
-                    return Err(config_error(format!("`{at}` has no `match` glob")));
-                };
-                rules.push(Rule {
-                    pattern: compile(glob, format!("{at}.match"))?,
-                    layer: rule.layer(),
-                });
-            }
-            Ok(rules)
-        };
+        let groups = parse_groups(&content.group, &file, &mut warnings)?;
         let default = raw.default.unwrap_or_default();
         misplaced_keys(&default, "default", &["rules"], &file, &mut warnings);
-        for (index, rule) in default.rules.iter().flatten().enumerate() {
-            misplaced_keys(
-                rule,
-                &format!("default.rules[{index}]"),
-                &["match"],
-                &file,
-                &mut warnings,
-            );
-        }
-        let default_rules = rules(&default, "default")?;
-
+        let default_rules = parse_rules(&default, "default", &file, &mut warnings)?;
         let mut presets = BTreeMap::new();
         for (name, table) in &raw.presets {
             let at = format!("presets.{name}");
             misplaced_keys(table, &at, &["rules", "output"], &file, &mut warnings);
-            for (index, rule) in table.rules.iter().flatten().enumerate() {
-                misplaced_keys(
-                    rule,
-                    &format!("{at}.rules[{index}]"),
-                    &["match"],
-                    &file,
-                    &mut warnings,
-                );
-            }
             if let Some(output) = &table.output {
                 check_preset_output(name, output).map_err(config_error)?;
             }
             let preset = Preset {
                 output: table.output.clone(),
                 layer: table.layer(),
-                rules: rules(table, &at)?,
+                rules: parse_rules(table, &at, &file, &mut warnings)?,
             };
             presets.insert(name.clone(), preset);
         }
