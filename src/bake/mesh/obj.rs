@@ -45,54 +45,7 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
     });
 
     for model in &models {
-        let mesh = &model.mesh;
-        let count = mesh.positions.len() / 3;
-        let positions: Vec<[f32; 3]> = mesh
-            .positions
-            .chunks_exact(3)
-            .map(|p| [p[0], p[1], p[2]])
-            .collect();
-        if positions.iter().flatten().any(|c| !c.is_finite()) {
-            return Err(format!("object {:?}: non-finite position", model.name));
-        }
-        if let Some(bad) = mesh.indices.iter().find(|i| **i as usize >= count) {
-            return Err(format!(
-                "object {:?}: face index {bad} out of range ({count} vertices)",
-                model.name
-            ));
-        }
-        let normals = (mesh.normals.len() == count * 3).then(|| {
-            mesh.normals
-                .chunks_exact(3)
-                .map(|n| [n[0], n[1], n[2]])
-                .collect()
-        });
-        // OBJ's V runs up; hearth's UVs have a top-left origin.
-        let uvs = (mesh.texcoords.len() == count * 2).then(|| {
-            mesh.texcoords
-                .chunks_exact(2)
-                .map(|t| [t[0], 1.0 - t[1]])
-                .collect()
-        });
-        let material = mesh.material_id.filter(|m| *m < materials.len());
-        scene.primitives.push(Primitive {
-            positions,
-            normals,
-            tangents: None,
-            uvs,
-            uvs1: None,
-            // OBJ's per-vertex colors (the `v x y z r g b` extension).
-            colors: (mesh.vertex_color.len() == count * 3).then(|| {
-                mesh.vertex_color
-                    .chunks_exact(3)
-                    .map(|c| [c[0], c[1], c[2], 1.0])
-                    .collect()
-            }),
-            indices: mesh.indices.clone(),
-            material,
-            skin: None,
-            morph: None,
-        });
+        scene.primitives.push(primitive(model, materials.len())?);
     }
 
     let mut images: BTreeMap<String, usize> = BTreeMap::new();
@@ -112,52 +65,114 @@ pub fn import(bytes: &[u8], read: &mut ReadSide<'_>) -> Result<Scene, String> {
         Some(TextureRef { image: index })
     };
     for m in &materials {
-        let param = |key: &str| {
-            m.unknown_param
-                .get(key)
-                .and_then(|v| v.trim().parse::<f32>().ok())
-        };
-        let diffuse = m.diffuse.unwrap_or([1.0; 3]);
-        let alpha = m.dissolve.unwrap_or(1.0);
-        let bump = m.normal_texture.clone().or_else(|| {
-            m.unknown_param
-                .get("map_Bump")
-                .or(m.unknown_param.get("bump"))
-                .cloned()
-        });
-        let emissive_map = m.unknown_param.get("map_Ke").cloned();
-        let material = Material {
-            name: m.name.clone(),
-            base_color: [diffuse[0], diffuse[1], diffuse[2], alpha],
-            emissive: m
-                .emissive
-                .or_else(|| {
-                    let v: Vec<f32> = m
-                        .unknown_param
-                        .get("Ke")?
-                        .split_whitespace()
-                        .filter_map(|s| s.parse().ok())
-                        .collect();
-                    (v.len() == 3).then(|| [v[0], v[1], v[2]])
-                })
-                .unwrap_or([0.0; 3]),
-            metallic: param("Pm").unwrap_or(0.0),
-            roughness: param("Pr").unwrap_or(1.0),
-            normal_scale: 1.0,
-            occlusion_strength: 1.0,
-            alpha_cutoff: 0.5,
-            alpha_mode: if alpha < 1.0 { 2 } else { 0 },
-            double_sided: false,
-            base_color_tex: image_of(&m.diffuse_texture, &mut scene),
-            metallic_roughness_tex: None,
-            normal_tex: image_of(&bump, &mut scene),
-            occlusion_tex: None,
-            emissive_tex: image_of(&emissive_map, &mut scene),
-            texture_transforms: [None; 5],
-            second_uv_set: [false; 5],
-            extensions: Vec::new(),
-        };
+        let material = material(m, |path| image_of(path, &mut scene));
         scene.materials.push(material);
     }
     Ok(scene)
+}
+
+/// One OBJ object as a primitive: finite positions, face indices in range, normals, UVs
+/// (flipped to a top-left origin) and vertex colors when the file has them for every vertex.
+fn primitive(model: &tobj::Model, material_count: usize) -> Result<Primitive, String> {
+    let mesh = &model.mesh;
+    let count = mesh.positions.len() / 3;
+    let positions: Vec<[f32; 3]> = mesh
+        .positions
+        .chunks_exact(3)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    if positions.iter().flatten().any(|c| !c.is_finite()) {
+        return Err(format!("object {:?}: non-finite position", model.name));
+    }
+    if let Some(bad) = mesh.indices.iter().find(|i| **i as usize >= count) {
+        return Err(format!(
+            "object {:?}: face index {bad} out of range ({count} vertices)",
+            model.name
+        ));
+    }
+    let normals = (mesh.normals.len() == count * 3).then(|| {
+        mesh.normals
+            .chunks_exact(3)
+            .map(|n| [n[0], n[1], n[2]])
+            .collect()
+    });
+    // OBJ's V runs up; hearth's UVs have a top-left origin.
+    let uvs = (mesh.texcoords.len() == count * 2).then(|| {
+        mesh.texcoords
+            .chunks_exact(2)
+            .map(|t| [t[0], 1.0 - t[1]])
+            .collect()
+    });
+    let material = mesh.material_id.filter(|m| *m < material_count);
+    Ok(Primitive {
+        positions,
+        normals,
+        tangents: None,
+        uvs,
+        uvs1: None,
+        // OBJ's per-vertex colors (the `v x y z r g b` extension).
+        colors: (mesh.vertex_color.len() == count * 3).then(|| {
+            mesh.vertex_color
+                .chunks_exact(3)
+                .map(|c| [c[0], c[1], c[2], 1.0])
+                .collect()
+        }),
+        indices: mesh.indices.clone(),
+        material,
+        skin: None,
+        morph: None,
+    })
+}
+
+/// One MTL material as a `.hmat` row (see the module docs for the mapping); `image_of` gives
+/// a map's texture index.
+fn material(
+    m: &tobj::Material,
+    mut image_of: impl FnMut(&Option<String>) -> Option<TextureRef>,
+) -> Material {
+    let param = |key: &str| {
+        m.unknown_param
+            .get(key)
+            .and_then(|v| v.trim().parse::<f32>().ok())
+    };
+    let diffuse = m.diffuse.unwrap_or([1.0; 3]);
+    let alpha = m.dissolve.unwrap_or(1.0);
+    let bump = m.normal_texture.clone().or_else(|| {
+        m.unknown_param
+            .get("map_Bump")
+            .or(m.unknown_param.get("bump"))
+            .cloned()
+    });
+    let emissive_map = m.unknown_param.get("map_Ke").cloned();
+    Material {
+        name: m.name.clone(),
+        base_color: [diffuse[0], diffuse[1], diffuse[2], alpha],
+        emissive: m
+            .emissive
+            .or_else(|| {
+                let v: Vec<f32> = m
+                    .unknown_param
+                    .get("Ke")?
+                    .split_whitespace()
+                    .filter_map(|s| s.parse().ok())
+                    .collect();
+                (v.len() == 3).then(|| [v[0], v[1], v[2]])
+            })
+            .unwrap_or([0.0; 3]),
+        metallic: param("Pm").unwrap_or(0.0),
+        roughness: param("Pr").unwrap_or(1.0),
+        normal_scale: 1.0,
+        occlusion_strength: 1.0,
+        alpha_cutoff: 0.5,
+        alpha_mode: if alpha < 1.0 { 2 } else { 0 },
+        double_sided: false,
+        base_color_tex: image_of(&m.diffuse_texture),
+        metallic_roughness_tex: None,
+        normal_tex: image_of(&bump),
+        occlusion_tex: None,
+        emissive_tex: image_of(&emissive_map),
+        texture_transforms: [None; 5],
+        second_uv_set: [false; 5],
+        extensions: Vec::new(),
+    }
 }
