@@ -363,73 +363,13 @@ fn bake_scene(
     let mut rows = Vec::with_capacity(slots.len());
     let mut properties = Vec::new();
     for (row, &m) in slots.iter().enumerate() {
-        let s = &scene.materials[m];
-        // Textures of one material with different UV transforms: each slot's transform as a
-        // property record (a shared one is already in the UVs).
-        let textures = [
-            s.base_color_tex,
-            s.metallic_roughness_tex,
-            s.normal_tex,
-            s.occlusion_tex,
-            s.emissive_tex,
-        ];
-        for (slot, (transform, texture)) in s.texture_transforms.iter().zip(textures).enumerate() {
-            let (Some(t), Some(texture)) = (transform, texture) else {
-                continue;
-            };
-            let texture = texture_ref(Some(texture), SLOT_MODES[slot]);
-            properties.push(MaterialProperty {
-                row: row as u32,
-                id: property::UV_TRANSFORM[slot],
-                value: [t.offset[0], t.offset[1], t.scale[0], t.scale[1]],
-                texture,
-            });
-            if t.rotation != 0.0 {
-                properties.push(MaterialProperty {
-                    row: row as u32,
-                    id: property::UV_ROTATION[slot],
-                    value: [t.rotation, 0.0, 0.0, 0.0],
-                    texture,
-                });
-            }
-        }
-        for (slot, texture) in textures.iter().enumerate() {
-            if let (true, Some(texture)) = (s.second_uv_set[slot], texture) {
-                properties.push(MaterialProperty {
-                    row: row as u32,
-                    id: property::UV_SET[slot],
-                    value: [1.0, 0.0, 0.0, 0.0],
-                    texture: texture_ref(Some(*texture), SLOT_MODES[slot]),
-                });
-            }
-        }
-        for extension in &s.extensions {
-            properties.push(MaterialProperty {
-                row: row as u32,
-                id: extension.id,
-                value: extension.value,
-                texture: extension
-                    .texture
-                    .map(|(t, usage)| texture_ref(Some(t), usage_mode(usage)))
-                    .unwrap_or(0),
-            });
-        }
-        rows.push(GpuMaterial {
-            base_color_factor: s.base_color,
-            emissive_factor: s.emissive,
-            metallic_factor: s.metallic,
-            roughness_factor: s.roughness,
-            normal_scale: s.normal_scale,
-            occlusion_strength: s.occlusion_strength,
-            alpha_cutoff: s.alpha_cutoff,
-            flags: (s.double_sided as u32 * FLAG_DOUBLE_SIDED) | (s.alpha_mode << ALPHA_MODE_SHIFT),
-            pad: 0,
-            base_color_tex: texture_ref(s.base_color_tex, SLOT_MODES[0]),
-            metallic_roughness_tex: texture_ref(s.metallic_roughness_tex, SLOT_MODES[1]),
-            normal_tex: texture_ref(s.normal_tex, SLOT_MODES[2]),
-            occlusion_tex: texture_ref(s.occlusion_tex, SLOT_MODES[3]),
-            emissive_tex: texture_ref(s.emissive_tex, SLOT_MODES[4]),
-        });
+        let material = &scene.materials[m];
+        rows.push(material_row(
+            material,
+            row as u32,
+            &mut texture_ref,
+            &mut properties,
+        ));
     }
 
     let inputs: Vec<process::SubmeshInput<'_>> = scene
@@ -470,6 +410,83 @@ fn bake_scene(
         ));
     }
     Ok(())
+}
+
+/// Material `s` as `.hmat` row `row`: its factors and slot textures, and its property records
+/// (per-slot UV transforms and sets, PBR extensions) pushed onto `properties`. `texture_ref`
+/// gives (and records) a texture's reference for the mode a slot samples it in.
+fn material_row(
+    s: &gltf::Material,
+    row: u32,
+    texture_ref: &mut impl FnMut(Option<gltf::TextureRef>, TextureMode) -> u64,
+    properties: &mut Vec<MaterialProperty>,
+) -> GpuMaterial {
+    // Textures of one material with different UV transforms: each slot's transform as a
+    // property record (a shared one is already in the UVs).
+    let textures = [
+        s.base_color_tex,
+        s.metallic_roughness_tex,
+        s.normal_tex,
+        s.occlusion_tex,
+        s.emissive_tex,
+    ];
+    for (slot, (transform, texture)) in s.texture_transforms.iter().zip(textures).enumerate() {
+        let (Some(t), Some(texture)) = (transform, texture) else {
+            continue;
+        };
+        let texture = texture_ref(Some(texture), SLOT_MODES[slot]);
+        properties.push(MaterialProperty {
+            row,
+            id: property::UV_TRANSFORM[slot],
+            value: [t.offset[0], t.offset[1], t.scale[0], t.scale[1]],
+            texture,
+        });
+        if t.rotation != 0.0 {
+            properties.push(MaterialProperty {
+                row,
+                id: property::UV_ROTATION[slot],
+                value: [t.rotation, 0.0, 0.0, 0.0],
+                texture,
+            });
+        }
+    }
+    for (slot, texture) in textures.iter().enumerate() {
+        if let (true, Some(texture)) = (s.second_uv_set[slot], texture) {
+            properties.push(MaterialProperty {
+                row,
+                id: property::UV_SET[slot],
+                value: [1.0, 0.0, 0.0, 0.0],
+                texture: texture_ref(Some(*texture), SLOT_MODES[slot]),
+            });
+        }
+    }
+    for extension in &s.extensions {
+        properties.push(MaterialProperty {
+            row,
+            id: extension.id,
+            value: extension.value,
+            texture: extension
+                .texture
+                .map(|(t, usage)| texture_ref(Some(t), usage_mode(usage)))
+                .unwrap_or(0),
+        });
+    }
+    GpuMaterial {
+        base_color_factor: s.base_color,
+        emissive_factor: s.emissive,
+        metallic_factor: s.metallic,
+        roughness_factor: s.roughness,
+        normal_scale: s.normal_scale,
+        occlusion_strength: s.occlusion_strength,
+        alpha_cutoff: s.alpha_cutoff,
+        flags: (s.double_sided as u32 * FLAG_DOUBLE_SIDED) | (s.alpha_mode << ALPHA_MODE_SHIFT),
+        pad: 0,
+        base_color_tex: texture_ref(s.base_color_tex, SLOT_MODES[0]),
+        metallic_roughness_tex: texture_ref(s.metallic_roughness_tex, SLOT_MODES[1]),
+        normal_tex: texture_ref(s.normal_tex, SLOT_MODES[2]),
+        occlusion_tex: texture_ref(s.occlusion_tex, SLOT_MODES[3]),
+        emissive_tex: texture_ref(s.emissive_tex, SLOT_MODES[4]),
+    }
 }
 
 #[cfg(test)]

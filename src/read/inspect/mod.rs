@@ -40,12 +40,19 @@ pub struct KindTools {
     /// under this kind by.
     pub opaque_extensions: &'static [&'static str],
     /// A one-line description of a file of this kind.
-    pub describe: Option<fn(&[u8]) -> Result<String, ReadError>>,
+    pub describe: Option<DescribeFn>,
     /// The numbers a tool reports for a file of this kind (see [`file_counts`]).
-    pub counts: Option<fn(&[u8]) -> Result<Vec<(&'static str, u64)>, ReadError>>,
+    pub counts: Option<CountsFn>,
     /// Checks a file of this kind against the rest of its output folder, adding problems.
-    pub check: Option<fn(&TreeCheck<'_>, &str, &[u8], &mut Vec<String>)>,
+    pub check: Option<CheckFn>,
 }
+
+/// A one-line description of a file's bytes.
+pub type DescribeFn = fn(&[u8]) -> Result<String, ReadError>;
+/// Named numbers of a file's bytes.
+pub type CountsFn = fn(&[u8]) -> Result<Vec<(&'static str, u64)>, ReadError>;
+/// Checks a file (runtime path, bytes) in its output folder, adding problems.
+pub type CheckFn = fn(&TreeCheck<'_>, &str, &[u8], &mut Vec<String>);
 
 /// hearth's built-in kinds (blob has no entry: nothing to describe, count or check).
 pub static KINDS: [KindTools; 9] = [
