@@ -436,7 +436,7 @@ fn binary_pages(body: &[u8]) -> Result<Vec<String>, String> {
 
 /// Block 4's glyphs, 20 bytes each.
 fn binary_chars(body: &[u8]) -> Result<Vec<Glyph>, String> {
-    if body.len() % 20 != 0 {
+    if !body.len().is_multiple_of(20) {
         return Err(format!(
             "block 4 (chars) is {} bytes, not a multiple of 20: truncated",
             body.len()
@@ -462,7 +462,7 @@ fn binary_chars(body: &[u8]) -> Result<Vec<Glyph>, String> {
 
 /// Block 5's kerning pairs, 10 bytes each.
 fn binary_kernings(body: &[u8]) -> Result<Vec<Kerning>, String> {
-    if body.len() % 10 != 0 {
+    if !body.len().is_multiple_of(10) {
         return Err(format!(
             "block 5 (kerning pairs) is {} bytes, not a multiple of 10: truncated",
             body.len()
