@@ -36,13 +36,16 @@ pub(super) fn skinned_meshes(
     }
 }
 
+/// One vertex's four joints and their weights.
+type JointWeights = ([u16; 4], [f32; 4]);
+
 /// A skinned primitive's JOINTS_0 and WEIGHTS_0 (`count` vertices), weights renormalized;
 /// `None` when it lacks either.
 pub(super) fn read_skin_weights<'a, 's, F>(
     reader: &gltf::mesh::Reader<'a, 's, F>,
     count: usize,
     mesh_index: usize,
-) -> Result<Option<Vec<([u16; 4], [f32; 4])>>, String>
+) -> Result<Option<Vec<JointWeights>>, String>
 where
     F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
 {
