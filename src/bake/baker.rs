@@ -18,6 +18,7 @@ use crate::bake::transaction::{Recovery, Transaction};
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
 use crate::format::hpack::Codec;
+use crate::read::regular_file::read_regular;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -971,8 +972,28 @@ fn pack_entry_bytes<'a>(
             sources.push(Cow::Borrowed(&file.bytes));
             continue;
         }
+        // A cached output, read back as hearth's own file: a link or special file there
+        // (planted after the tree was listed) is an error naming it, never followed or waited
+        // on, and the read stops at the recorded size. Failing loses nothing: the bake's
+        // transaction is not committed, and the next bake lists the tree again and bakes that
+        // asset afresh.
         let file_path = out_dir.join(path);
-        let bytes = std::fs::read(&file_path).map_err(|e| BakeError::io(&file_path, e))?;
+        let recorded = assets[owner]
+            .record
+            .outputs
+            .iter()
+            .find(|o| o.path == *path);
+        // Always found: the entries are the records' outputs.
+        let cap = recorded.map_or(0, |output| output.size);
+        let bytes = read_regular(&file_path, cap).map_err(|e| {
+            BakeError::asset(
+                &file_path,
+                format!(
+                    "cannot read back the output of `{}` ({e}); bake again",
+                    assets[owner].record.rel
+                ),
+            )
+        })?;
         if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
             return Err(BakeError::asset(
                 &file_path,

@@ -563,3 +563,58 @@ fn a_deeply_nested_manifest_is_an_error_not_an_abort() {
     .unwrap();
     hearth::bake::Config::load(&manifest).unwrap();
 }
+
+/// A cached output is read back to re-pack it as hearth's own file: a symlink planted in its
+/// place after the tree was listed (here, as packing starts) is an error naming it, not
+/// followed (even to identical bytes outside the output folder); the next bake re-bakes it
+/// and loses nothing.
+#[test]
+fn a_link_planted_over_a_cached_output_is_not_followed_when_packing() {
+    use hearth::bake::{Baker, Progress};
+    let dir = tempfile::tempdir().unwrap();
+    let (src, out) = (dir.path().join("src"), dir.path().join("out"));
+    let text = b"kept in the pack\n".repeat(20);
+    common::write_files(
+        &src,
+        &[
+            ("data/a.txt", &text),
+            ("data/b.txt", b"first"),
+            (
+                "hearth.toml",
+                b"[[content.group]]\nassets = [\"data/*.txt\"]\n",
+            ),
+        ],
+    );
+    let manifest = src.join("hearth.toml");
+    Baker::new(manifest.as_path(), &out).run().unwrap();
+    // b changes, so the pack is rebuilt; a is a cache hit, its output read back.
+    std::fs::write(src.join("data/b.txt"), b"second").unwrap();
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, &text).unwrap();
+    let output = out.join("data/a.txt");
+    let mut baker = Baker::new(manifest.as_path(), &out);
+    let (planted, link) = (outside.clone(), output.clone());
+    baker.on_progress(move |event| {
+        if let Progress::Packing { .. } = event {
+            std::fs::remove_file(&link).unwrap();
+            std::os::unix::fs::symlink(&planted, &link).unwrap();
+        }
+    });
+    let error = baker.run().unwrap_err().to_string();
+    assert!(
+        error.contains(&output.display().to_string()) && error.contains("symbolic link"),
+        "{error}"
+    );
+
+    let report = Baker::new(manifest.as_path(), &out).run().unwrap();
+    assert!(
+        report.baked.iter().any(|rel| rel == "data/a.txt"),
+        "{:?}",
+        report.baked
+    );
+    assert!(!output.is_symlink());
+    assert_eq!(std::fs::read(&output).unwrap(), text);
+    let pack = hearth::PakReader::open(out.join("assets.hpack")).unwrap();
+    assert_eq!(&*pack.get("data/a.txt").unwrap().unwrap(), &text[..]);
+    assert_eq!(&*pack.get("data/b.txt").unwrap().unwrap(), b"second");
+}
