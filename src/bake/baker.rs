@@ -851,37 +851,7 @@ impl Baker {
                 sources.push(Cow::Borrowed(&file.bytes));
                 continue;
             }
-            // A cached output, read back as hearth's own file: a link or special file there
-            // (planted after the tree was listed) is an error naming it, never followed or
-            // waited on, and the read stops at the recorded size. Failing loses nothing: the
-            // bake's transaction is not committed, and the next bake lists the tree again
-            // and bakes that asset afresh.
-            let file_path = report.out_dir.join(path);
-            let recorded = assets[owner]
-                .record
-                .outputs
-                .iter()
-                .find(|o| o.path == *path);
-            // Always found: the entries are the records' outputs.
-            let cap = recorded.map_or(0, |output| output.size);
-            let bytes = read_regular(&file_path, cap).map_err(|e| {
-                BakeError::asset(
-                    &file_path,
-                    format!(
-                        "cannot read back the output of `{}` ({e}); bake again",
-                        assets[owner].record.rel
-                    ),
-                )
-            })?;
-            if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
-                return Err(BakeError::asset(
-                    &file_path,
-                    format!(
-                        "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
-                        assets[owner].record.rel
-                    ),
-                ));
-            }
+            let bytes = read_back_output(&report.out_dir, path, *hash, &assets[owner].record)?;
             sources.push(Cow::Owned(bytes));
         }
         let files: Vec<PackFile<'_>> = entries
@@ -907,6 +877,40 @@ impl Baker {
             size: bytes.len() as u64,
         })
     }
+}
+
+/// The bytes of the cached output `path` of `record` (xxh3 `hash`), read back from the output folder `out`
+/// to re-pack them. It is read as hearth's own file: a link or special file there (planted
+/// after the tree was listed) is an error naming it, never followed or waited on, and the read
+/// stops at the recorded size. Failing loses nothing: the bake's transaction is not
+/// committed, and the next bake lists the tree again and bakes that asset afresh.
+fn read_back_output(
+    out: &Path,
+    path: &str,
+    hash: u64,
+    record: &CachedAsset,
+) -> Result<Vec<u8>, BakeError> {
+    let file_path = out.join(path);
+    let recorded = record.outputs.iter().find(|o| o.path == path);
+    // Always found: the pack's entries are the records' outputs.
+    let size = recorded.map_or(0, |output| output.size);
+    let bytes = read_regular(&file_path, size).map_err(|e| {
+        let message = format!(
+            "cannot read back the output of `{}` ({e}); bake again",
+            record.rel
+        );
+        BakeError::asset(&file_path, message)
+    })?;
+    if xxhash_rust::xxh3::xxh3_64(&bytes) != hash {
+        return Err(BakeError::asset(
+            &file_path,
+            format!(
+                "changed since `{}` was baked (edited outside hearth?); bake again with the cache off",
+                record.rel
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// The pack's file name in the output folder.
