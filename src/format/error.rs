@@ -74,6 +74,18 @@ pub enum ReadError {
         /// The entry index, for an entry's digest.
         entry: Option<u32>,
     },
+    /// No asset at this path, hash or name.
+    NotFound {
+        /// The asset asked for (a runtime path, a hash as 16 hex digits, or a name).
+        asset: Arc<str>,
+    },
+    /// An error reading one asset, naming it.
+    Asset {
+        /// The asset (its runtime path, or its name).
+        asset: Arc<str>,
+        /// What went wrong.
+        error: Arc<ReadError>,
+    },
 }
 
 impl fmt::Display for ReadError {
@@ -109,6 +121,8 @@ impl fmt::Display for ReadError {
             ReadError::Signature { what, entry: None } => {
                 write!(f, "signature check failed: {what}")
             }
+            ReadError::NotFound { asset } => write!(f, "{asset}: no such asset"),
+            ReadError::Asset { asset, error } => write!(f, "{asset}: {error}"),
         }
     }
 }
@@ -117,6 +131,7 @@ impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReadError::Io(err) => Some(&**err),
+            ReadError::Asset { error, .. } => Some(&**error),
             _ => None,
         }
     }

@@ -76,6 +76,17 @@ pub struct Channel {
 }
 
 impl Channel {
+    /// Whether the channel's target lies inside a skeleton of `joint_count` joints (joint
+    /// paths) or `morph_target_count` morph targets (weights): what `parse` checks.
+    pub fn fits(&self, joint_count: u32, morph_target_count: u32) -> bool {
+        match self.path {
+            ChannelPath::Weights => {
+                self.joint as u64 + self.morph_targets as u64 <= morph_target_count as u64
+            }
+            _ => self.joint < joint_count,
+        }
+    }
+
     /// Values per key.
     pub fn components(&self) -> usize {
         self.path
@@ -243,6 +254,7 @@ fn parse_channel(
             what: ".hanim channel components",
         });
     }
+    // As `Channel::fits` (here before the channel exists).
     let in_range = match path {
         ChannelPath::Weights => joint as u64 + components as u64 <= morph_target_count as u64,
         _ => joint < joint_count,

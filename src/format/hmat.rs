@@ -174,10 +174,42 @@ pub struct MaterialProperty {
 }
 const _: () = assert!(std::mem::size_of::<MaterialProperty>() == PROPERTY_SIZE);
 
+/// How a material's alpha is used (glTF's `alphaMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AlphaMode {
+    /// Alpha ignored.
+    Opaque,
+    /// Alpha tested against [`GpuMaterial::alpha_cutoff`].
+    Mask,
+    /// Alpha blended.
+    Blend,
+}
+
+impl AlphaMode {
+    /// glTF's spelling, lowercased: `opaque`, `mask`, `blend`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlphaMode::Opaque => "opaque",
+            AlphaMode::Mask => "mask",
+            AlphaMode::Blend => "blend",
+        }
+    }
+}
+
 impl GpuMaterial {
-    /// The alpha mode (0 opaque, 1 mask, 2 blend).
+    /// The alpha mode as stored (0 opaque, 1 mask, 2 blend); [`alpha`](Self::alpha) names it.
     pub fn alpha_mode(&self) -> u32 {
         (self.flags >> ALPHA_MODE_SHIFT) & 3
+    }
+    /// The alpha mode. A validated table holds only the three modes; the unused value 3
+    /// reads as [`AlphaMode::Blend`].
+    pub fn alpha(&self) -> AlphaMode {
+        match self.alpha_mode() {
+            ALPHA_OPAQUE => AlphaMode::Opaque,
+            ALPHA_MASK => AlphaMode::Mask,
+            _ => AlphaMode::Blend,
+        }
     }
     /// Whether the material is double-sided.
     pub fn double_sided(&self) -> bool {

@@ -5,8 +5,9 @@
 
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
+use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
-use crate::read::pak::{find_record, manifest_records, ManifestRecord, PakReader};
+use crate::read::pak::{find_record, manifest_records, Entry, ManifestRecord, PakReader};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,17 @@ pub struct AssetInfo {
     pub kind: AssetKind,
     /// Size in bytes, decompressed.
     pub size: u64,
+}
+
+impl AssetInfo {
+    fn of(entry: &Entry<'_>) -> Self {
+        AssetInfo {
+            path: entry.path().into_owned(),
+            hash: entry.hash(),
+            kind: entry.kind(),
+            size: entry.size(),
+        }
+    }
 }
 
 /// A runtime tree folder read like a pack: `get` reads one file (so an edited or re-baked
@@ -126,6 +138,57 @@ impl TreeReader {
     /// Every listed file present at open, by path, `assets.hman` included.
     pub fn entries(&self) -> &[AssetInfo] {
         &self.files
+    }
+
+    /// The listed file at `path`, as it was at open.
+    pub fn find(&self, path: &str) -> Option<&AssetInfo> {
+        self.files
+            .binary_search_by(|file| file.path.as_str().cmp(path))
+            .ok()
+            .map(|index| &self.files[index])
+    }
+
+    /// The listed file whose asset hash is `hash`, as it was at open.
+    pub fn find_by_hash(&self, hash: u64) -> Option<&AssetInfo> {
+        self.by_hash.get(&hash).map(|&index| &self.files[index])
+    }
+
+    /// The asset at `path`, read now, owned and typed (see [`PakReader::load`]).
+    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
+        crate::read::asset::load(self, path)
+    }
+
+    /// [`load`](Self::load) by asset hash.
+    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
+        crate::read::asset::load_by_hash(self, hash)
+    }
+}
+
+impl AssetSource for TreeReader {
+    fn asset_bytes(&self, path: &str) -> Result<Option<AssetBytes>, ReadError> {
+        Ok(self
+            .get(path)?
+            .map(|bytes| AssetBytes::from_vec(bytes.into_owned())))
+    }
+
+    fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
+        Ok(self.find_by_hash(hash).map(|info| info.path.clone()))
+    }
+}
+
+impl AssetSource for Assets {
+    fn asset_bytes(&self, path: &str) -> Result<Option<AssetBytes>, ReadError> {
+        match self {
+            Assets::Pack(pack) => pack.asset_bytes(path),
+            Assets::Tree(tree) => tree.asset_bytes(path),
+        }
+    }
+
+    fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
+        match self {
+            Assets::Pack(pack) => pack.path_of_hash(hash),
+            Assets::Tree(tree) => tree.path_of_hash(hash),
+        }
     }
 }
 
@@ -263,8 +326,45 @@ impl Assets {
         }
     }
 
-    /// The bytes of the asset `hash` names in `assets.hman` (an asset reference, as baked
-    /// materials and levels store them).
+    /// The entry at runtime path `path`: its path, hash, kind and size (a tree's file as it
+    /// was at open).
+    pub fn find(&self, path: &str) -> Result<Option<AssetInfo>, ReadError> {
+        match self {
+            Assets::Pack(pack) => Ok(pack.find(path)?.map(|entry| AssetInfo::of(&entry))),
+            Assets::Tree(tree) => Ok(tree.find(path).cloned()),
+        }
+    }
+
+    /// The entry whose asset hash is `hash`.
+    pub fn find_by_hash(&self, hash: u64) -> Result<Option<AssetInfo>, ReadError> {
+        match self {
+            Assets::Pack(pack) => Ok(pack.find_by_hash(hash)?.map(|entry| AssetInfo::of(&entry))),
+            Assets::Tree(tree) => Ok(tree.find_by_hash(hash).cloned()),
+        }
+    }
+
+    /// The asset at `path`, owned and typed (see [`PakReader::load`]): from a pack, shared
+    /// with it when stored; from a tree, the file read now.
+    ///
+    /// ```no_run
+    /// let assets = hearth::Assets::open("target/assets")?;
+    /// let mesh: hearth::Mesh = assets.load("models/fox.hmesh")?;
+    /// let logo: hearth::Texture = assets.load("ui/logo.ktx2")?;
+    /// println!("{} vertices, logo {}x{}", mesh.view().vertex_count(), logo.view().width(), logo.view().height());
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
+    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
+        crate::read::asset::load(self, path)
+    }
+
+    /// [`load`](Self::load) by asset hash.
+    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
+        crate::read::asset::load_by_hash(self, hash)
+    }
+
+    /// Deprecated: [`get_by_hash`](Self::get_by_hash) gives the same bytes (the vocabulary is
+    /// `get*` = bytes, `find*` = the entry's metadata, `load*` = an owned typed asset).
+    #[deprecated(since = "0.2.0", note = "use `get_by_hash` (same bytes)")]
     pub fn asset(&self, hash: u64) -> Result<Option<Cow<'_, [u8]>>, ReadError> {
         match self.resolve(hash)? {
             Some(record) => self.get(&record.path),
@@ -286,15 +386,7 @@ impl Assets {
         match self {
             Assets::Pack(pack) => pack
                 .entries()
-                .map(|entry| {
-                    let entry = entry?;
-                    Ok(AssetInfo {
-                        path: entry.path().into_owned(),
-                        hash: entry.hash(),
-                        kind: entry.kind(),
-                        size: entry.size(),
-                    })
-                })
+                .map(|entry| Ok(AssetInfo::of(&entry?)))
                 .collect(),
             Assets::Tree(tree) => Ok(tree.entries().to_vec()),
         }

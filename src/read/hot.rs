@@ -173,6 +173,21 @@ impl HotPack {
         &self.path
     }
 
+    /// The asset at `path` in the current generation, owned and typed (see
+    /// [`PakReader::load`]). It keeps that generation's bytes alive after a reload, so an
+    /// asset in use stays valid until the game drops it.
+    pub fn load<T: crate::read::asset::LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
+        self.pack().load(path)
+    }
+
+    /// [`load`](Self::load) by asset hash.
+    pub fn load_by_hash<T: crate::read::asset::LoadAsset>(
+        &self,
+        hash: u64,
+    ) -> Result<T, ReadError> {
+        self.pack().load_by_hash(hash)
+    }
+
     /// The current generation's reader. Hold the `Arc` for as long as a read must see one
     /// bake (a frame, a level load); a reload never changes what it reads.
     pub fn pack(&self) -> Arc<PakReader> {
@@ -317,6 +332,16 @@ fn diff(old: &HashMap<String, (u64, u64)>, new: &HashMap<String, (u64, u64)>) ->
 
 fn watch_error(error: notify::Error) -> ReadError {
     std::io::Error::other(format!("cannot watch the pack's folder: {error}")).into()
+}
+
+impl crate::read::asset::AssetSource for HotPack {
+    fn asset_bytes(&self, path: &str) -> Result<Option<crate::read::asset::AssetBytes>, ReadError> {
+        self.current.asset_bytes(path)
+    }
+
+    fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
+        self.current.path_of_hash(hash)
+    }
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@
 use crate::format::hanim::{self, Clip};
 use crate::format::hmat::{self, GpuMaterial, MaterialProperty};
 use crate::format::hmesh::{
-    chunk, parse_chunks, GpuJoint, GpuSkinVertex, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
-    MeshLod, Meshlet, MeshletBounds, MorphDesc, ShadowDesc, SubMesh, MORPH_NORMALS, MORPH_TANGENTS,
-    NO_MATERIAL, SHADOW_SKINNED,
+    chunk, oct_decode, oct_decode_tangent, parse_chunks, GpuJoint, GpuSkinVertex, GpuVertex,
+    LodTableHeader, MeshBounds, MeshDesc, MeshLod, Meshlet, MeshletBounds, MorphDesc, ShadowDesc,
+    SubMesh, FLAG_HAS_TANGENTS, MORPH_NORMALS, MORPH_TANGENTS, NO_MATERIAL, SHADOW_SKINNED,
 };
 use crate::read::error::ReadError;
 use bytemuck::Pod;
@@ -321,6 +321,70 @@ impl<'a> ShadowGeometry<'a> {
             skin,
             indices,
         })
+    }
+}
+
+/// Decoded vertex streams: what a renderer or a physics engine wants, in plain arrays.
+impl MeshView<'_> {
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// Number of indices (three per triangle).
+    pub fn index_count(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Positions, in vertex order.
+    pub fn positions(&self) -> impl ExactSizeIterator<Item = [f32; 3]> + '_ {
+        self.vertices.iter().map(|v| v.position)
+    }
+
+    /// Unit normals, decoded from their octahedral encoding.
+    pub fn normals(&self) -> impl ExactSizeIterator<Item = [f32; 3]> + '_ {
+        self.vertices.iter().map(|v| oct_decode(v.normal))
+    }
+
+    /// Tangents as glTF gives them: unit xyz and the bitangent sign in w (±1). Meaningful
+    /// when [`has_tangents`](Self::has_tangents); otherwise the baker's placeholder frame.
+    pub fn tangents(&self) -> impl ExactSizeIterator<Item = [f32; 4]> + '_ {
+        self.vertices.iter().map(|v| {
+            let ([x, y, z], w) = oct_decode_tangent(v.tangent);
+            [x, y, z, w]
+        })
+    }
+
+    /// Whether the mesh carries real tangents (baked or generated with MikkTSpace).
+    pub fn has_tangents(&self) -> bool {
+        self.desc.flags & FLAG_HAS_TANGENTS != 0
+    }
+
+    /// First UV set.
+    pub fn uvs(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + '_ {
+        self.vertices.iter().map(|v| v.uv)
+    }
+
+    /// Second UV set, when the source has one.
+    pub fn uvs1(&self) -> Option<&[[f32; 2]]> {
+        self.uvs1.as_deref()
+    }
+
+    /// Vertex colours as linear RGBA floats, when the source has them.
+    pub fn colors_f32(&self) -> Option<impl ExactSizeIterator<Item = [f32; 4]> + '_> {
+        self.colors
+            .as_deref()
+            .map(|colors| colors.iter().map(|c| c.map(|v| v as f32 / 65535.0)))
+    }
+
+    /// Skin joints and weights per vertex, when skinned.
+    pub fn skin(&self) -> Option<&[GpuSkinVertex]> {
+        self.skin.as_deref()
+    }
+
+    /// Indices widened to `u32`.
+    pub fn indices_u32(&self) -> Vec<u32> {
+        self.indices.iter().collect()
     }
 }
 
@@ -670,6 +734,21 @@ impl<'a> MaterialTable<'a> {
                 ".hmat property table size",
             )?,
         })
+    }
+
+    /// Number of rows (material slots).
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the table has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `slot` (a [`SubMesh::material_slot`]).
+    pub fn get(&self, slot: usize) -> Option<&GpuMaterial> {
+        self.rows.get(slot)
     }
 
     /// Row `row`'s property `id` ([`hmat::property`]), when it has one: a binary search.

@@ -1,6 +1,7 @@
 //! The runtime reader: always compiled, no encoders.
 
 pub mod aligned;
+pub mod asset;
 pub mod assets;
 pub mod error;
 #[cfg(feature = "watch")]
@@ -11,6 +12,7 @@ pub mod hot;
 pub mod inspect;
 pub mod ktx2;
 pub mod mesh;
+pub mod model;
 pub mod pak;
 pub(crate) mod regular_file;
 #[cfg(feature = "verify")]

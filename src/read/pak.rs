@@ -4,12 +4,13 @@ use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace};
 use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
+use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::io::Read;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Resource limits applied to untrusted data: a pack's entry table, an entry's or a KTX2
 /// level's declared uncompressed size. Every limit is checked against the sizes the file
@@ -42,10 +43,22 @@ impl Default for Limits {
     }
 }
 
-enum Backing {
+/// Where a pack's bytes live. Shared (`Arc`) so that an owned asset of a stored entry
+/// ([`AssetBytes`]) keeps the mapping or buffer alive without copying.
+pub(crate) enum Backing {
     Mapped(memmap2::Mmap),
     Static(&'static [u8]),
     Owned(AlignedBytes),
+}
+
+impl Backing {
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            Backing::Mapped(map) => map,
+            Backing::Static(bytes) => bytes,
+            Backing::Owned(owned) => owned.as_slice(),
+        }
+    }
 }
 
 enum Layout {
@@ -76,7 +89,7 @@ pub struct ManifestRecord {
 /// pack yields [`ReadError`]s, never a panic or an out-of-bounds read. [`verify`](Self::verify)
 /// checks every checksum.
 pub struct PakReader {
-    backing: Backing,
+    backing: Arc<Backing>,
     layout: Layout,
     limits: Limits,
     manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
@@ -324,11 +337,8 @@ impl PakReader {
     }
 
     fn with_backing(backing: Backing, limits: Limits) -> Result<Self, ReadError> {
-        let bytes: &[u8] = match &backing {
-            Backing::Mapped(map) => map,
-            Backing::Static(bytes) => bytes,
-            Backing::Owned(owned) => owned.as_slice(),
-        };
+        let backing = Arc::new(backing);
+        let bytes = backing.as_slice();
         let layout = match hpack::sniff_version(bytes)? {
             2 => Layout::V2(hpack::parse_v2(bytes, limits.max_entries)?),
             3..=5 => {
@@ -462,11 +472,7 @@ impl PakReader {
 
     /// The whole pack's bytes.
     pub fn bytes(&self) -> &[u8] {
-        match &self.backing {
-            Backing::Mapped(map) => map,
-            Backing::Static(bytes) => bytes,
-            Backing::Owned(owned) => owned.as_slice(),
-        }
+        self.backing.as_slice()
     }
 
     /// The pack format version (2, 3, 4 or 5).
@@ -727,8 +733,35 @@ impl PakReader {
         Ok(find_record(self.manifest()?, hash))
     }
 
-    /// The entry of the asset whose hash is `hash`, resolved through the pack's `assets.hman`
-    /// (hash -> runtime path -> entry): how a material's texture ref becomes its `.ktx2`.
+    /// The asset at runtime path `path`, owned and typed: [`AssetBytes`], or a validated
+    /// [`Mesh`](crate::Mesh), [`Materials`](crate::Materials), [`Texture`](crate::Texture),
+    /// [`Font`](crate::Font), [`Scene`](crate::Scene), [`Animations`](crate::Animations).
+    /// A stored entry is shared with the pack (no copy), a compressed one decompressed once.
+    /// A missing asset is [`ReadError::NotFound`]; any other error names the asset
+    /// ([`ReadError::Asset`]).
+    ///
+    /// ```
+    /// let pak = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
+    /// let hello: hearth::AssetBytes = pak.load("hello.txt")?;
+    /// assert!(hello.is_shared_with_pack());
+    /// assert!(matches!(
+    ///     pak.load::<hearth::AssetBytes>("absent.txt"),
+    ///     Err(hearth::ReadError::NotFound { .. })
+    /// ));
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
+    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
+        crate::read::asset::load(self, path)
+    }
+
+    /// [`load`](Self::load) by asset hash.
+    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
+        crate::read::asset::load_by_hash(self, hash)
+    }
+
+    /// Deprecated: [`find_by_hash`](Self::find_by_hash) gives the same entry (the vocabulary
+    /// is `get*` = bytes, `find*` = the entry's metadata, `load*` = an owned typed asset).
+    #[deprecated(since = "0.2.0", note = "use `find_by_hash` (same entry)")]
     pub fn asset(&self, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
         match self.resolve(hash)? {
             Some(record) => self.find(&record.path),
@@ -943,6 +976,32 @@ impl<'a> Entry<'a> {
         self.size
     }
 
+    /// Uncompressed size in bytes (what [`bytes`](Self::bytes) returns the length of).
+    pub fn len(&self) -> usize {
+        self.size as usize
+    }
+
+    /// Whether the entry is empty.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    /// The entry's bytes, owned: shared with the pack when stored (no copy; the pack's
+    /// mapping stays alive while they do), decompressed once otherwise.
+    pub fn to_asset_bytes(&self) -> Result<AssetBytes, ReadError> {
+        if self.codec == Codec::None {
+            // Range validated when the entry was made.
+            return Ok(AssetBytes::from_pack(
+                &self.pack.backing,
+                self.offset as usize,
+                self.stored_size as usize,
+            ));
+        }
+        let mut out = Vec::new();
+        self.decompress_into(&mut out)?;
+        Ok(AssetBytes::from_vec(out))
+    }
+
     /// Size as stored in the pack.
     pub fn stored_size(&self) -> u64 {
         self.stored_size
@@ -1030,5 +1089,15 @@ impl<'a> Entry<'a> {
             }
             _ => Ok(()),
         }
+    }
+}
+
+impl AssetSource for PakReader {
+    fn asset_bytes(&self, path: &str) -> Result<Option<AssetBytes>, ReadError> {
+        self.find(path)?.map(|e| e.to_asset_bytes()).transpose()
+    }
+
+    fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
+        Ok(self.find_by_hash(hash)?.map(|e| e.path().into_owned()))
     }
 }

@@ -42,8 +42,8 @@ fn assert_same(pack: &Assets, tree: &Assets) {
             entry.path
         );
         if pack.resolve(entry.hash).unwrap().is_some() {
-            assert_eq!(pack.asset(entry.hash).unwrap().unwrap(), bytes);
-            assert_eq!(tree.asset(entry.hash).unwrap().unwrap(), bytes);
+            assert_eq!(pack.get_by_hash(entry.hash).unwrap().unwrap(), bytes);
+            assert_eq!(tree.get_by_hash(entry.hash).unwrap().unwrap(), bytes);
         }
     }
     assert_eq!(pack.manifest().unwrap(), tree.manifest().unwrap());

@@ -12,3 +12,4 @@ mod pak_parity;
 mod read;
 mod signing;
 mod spec_check;
+mod typed;

@@ -1,0 +1,380 @@
+//! Owned assets: [`AssetBytes`], an asset's bytes that outlive the call that read them, and
+//! one typed, validated form per kind over them ([`Mesh`], [`Materials`], [`Animations`],
+//! [`Texture`], [`Font`], [`Scene`]).
+//!
+//! A stored entry of a mapped or embedded pack is shared, not copied: the asset keeps the
+//! pack's mapping (or static bytes) alive. A compressed entry is decompressed once, when the
+//! asset loads; a loose tree's file is read once. Each typed asset validates its bytes once
+//! and then hands out its view for free ([`Mesh::view`]). Every type here is
+//! `Send + Sync + 'static` and cheap to clone.
+//!
+//! ```
+//! let pak = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
+//! let bytes: hearth::AssetBytes = pak.load("hello.txt")?;
+//! drop(pak); // the asset outlives its reader
+//! assert_eq!(&*bytes, b"hello from the fixture pack\n");
+//! # Ok::<(), hearth::ReadError>(())
+//! ```
+
+use crate::format::hfont::FontView;
+use crate::format::hscene::SceneView;
+use crate::read::error::ReadError;
+use crate::read::ktx2::Ktx2;
+use crate::read::mesh::{AnimClips, MaterialTable, MeshView};
+use crate::read::pak::Backing;
+use std::sync::Arc;
+use yoke::{Yoke, Yokeable};
+
+/// Where an owned asset's bytes live.
+pub(crate) enum Storage {
+    /// Inside a pack embedded in the binary.
+    Static(&'static [u8]),
+    /// Inside a mapped or owned pack, which the asset keeps alive.
+    Pack {
+        backing: Arc<Backing>,
+        start: usize,
+        len: usize,
+    },
+    /// Decompressed from a pack entry, or read from a loose tree.
+    Heap(Vec<u8>),
+}
+
+impl Storage {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Storage::Static(bytes) => bytes,
+            // The range was validated against the pack when the entry was made.
+            Storage::Pack {
+                backing,
+                start,
+                len,
+            } => &backing.as_slice()[*start..*start + *len],
+            Storage::Heap(bytes) => bytes,
+        }
+    }
+}
+
+/// An asset's bytes, owned or shared with the pack they came from: `Send + Sync + 'static`,
+/// and cloning one shares it.
+///
+/// From a stored entry of a mapped or embedded pack it is zero-copy (the pack's mapping stays
+/// alive while any `AssetBytes` of it does); from a compressed entry, the decompressed bytes;
+/// from a loose tree, the file's bytes.
+#[derive(Clone)]
+pub struct AssetBytes {
+    storage: Arc<Storage>,
+}
+
+impl AssetBytes {
+    /// Owns `bytes`.
+    pub fn from_vec(bytes: Vec<u8>) -> Self {
+        Self::new(Storage::Heap(bytes))
+    }
+
+    /// Shares static `bytes` (no copy).
+    pub fn from_static(bytes: &'static [u8]) -> Self {
+        Self::new(Storage::Static(bytes))
+    }
+
+    /// `len` bytes of a pack's backing from `start`, shared without a copy.
+    pub(crate) fn from_pack(backing: &Arc<Backing>, start: usize, len: usize) -> Self {
+        match &**backing {
+            Backing::Static(bytes) => Self::from_static(&bytes[start..start + len]),
+            _ => Self::new(Storage::Pack {
+                backing: Arc::clone(backing),
+                start,
+                len,
+            }),
+        }
+    }
+
+    fn new(storage: Storage) -> Self {
+        Self {
+            storage: Arc::new(storage),
+        }
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        self.storage.as_slice()
+    }
+
+    /// Whether the bytes are the pack's own (a stored entry of a mapped or embedded pack),
+    /// not a copy.
+    pub fn is_shared_with_pack(&self) -> bool {
+        matches!(*self.storage, Storage::Static(_) | Storage::Pack { .. })
+    }
+}
+
+impl std::ops::Deref for AssetBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for AssetBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl std::fmt::Debug for AssetBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AssetBytes")
+            .field("len", &self.len())
+            .field("shared_with_pack", &self.is_shared_with_pack())
+            .finish()
+    }
+}
+
+/// A type that a reader's `load` calls build from an asset's bytes: [`AssetBytes`] itself
+/// and the typed assets of this module.
+pub trait LoadAsset: Sized {
+    /// Builds the asset from the bytes at runtime path `path`, validating them. Errors need
+    /// not name the asset: the reader's `load` wraps them in [`ReadError::Asset`].
+    fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError>;
+}
+
+impl LoadAsset for AssetBytes {
+    fn from_asset(_path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
+        Ok(bytes)
+    }
+}
+
+/// A view held next to the bytes it borrows.
+type Held<V> = Yoke<V, Arc<Storage>>;
+
+/// Defines an owned typed asset over a view type that borrows its bytes.
+macro_rules! owned_view {
+    ($(#[$doc:meta])* $name:ident, $wrapper:ident, $view:ident, $parse:expr) => {
+        /// The view, as [`Yoke`] needs it: a type whose lifetime it can prove covariant.
+        #[derive(Yokeable, Clone)]
+        struct $wrapper<'a>($view<'a>);
+
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name {
+            held: Held<$wrapper<'static>>,
+            path: Arc<str>,
+        }
+
+        impl $name {
+            /// The validated view (validated once, when the asset loaded).
+            pub fn view(&self) -> &$view<'_> {
+                &self.held.get().0
+            }
+
+            /// The runtime path it was loaded from (empty when built from bare bytes).
+            pub fn path(&self) -> &str {
+                &self.path
+            }
+
+            /// Its bytes, shared.
+            pub fn bytes(&self) -> AssetBytes {
+                AssetBytes {
+                    storage: Arc::clone(self.held.backing_cart()),
+                }
+            }
+
+            /// Validates `bytes` (the asset's whole file) and keeps them.
+            pub fn from_bytes(bytes: AssetBytes) -> Result<Self, ReadError> {
+                Self::from_asset("", bytes)
+            }
+        }
+
+        impl LoadAsset for $name {
+            fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
+                let held = Yoke::try_attach_to_cart(bytes.storage, |storage: &Storage| {
+                    $parse(storage.as_slice()).map($wrapper)
+                })?;
+                Ok(Self {
+                    held,
+                    path: path.into(),
+                })
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("path", &self.path)
+                    .field("len", &self.bytes().len())
+                    .finish()
+            }
+        }
+    };
+}
+
+owned_view!(
+    /// An owned `.hmesh`: [`view`](Self::view) gives its [`MeshView`].
+    ///
+    /// ```no_run
+    /// let pak = hearth::PakReader::open("game.hpack")?;
+    /// let mesh: hearth::Mesh = pak.load("models/fox.hmesh")?;
+    /// println!("{} vertices", mesh.view().vertex_count());
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
+    Mesh,
+    MeshHeld,
+    MeshView,
+    MeshView::parse
+);
+
+owned_view!(
+    /// An owned `.hmat` material table: [`view`](Self::view) gives its [`MaterialTable`].
+    /// A model's table is the `.hmat` beside its `.hmesh`; [`Model`](crate::Model) pairs
+    /// them.
+    Materials,
+    MaterialsHeld,
+    MaterialTable,
+    MaterialTable::parse
+);
+
+owned_view!(
+    /// An owned KTX2 texture: [`view`](Self::view) gives its [`Ktx2`] (levels, format,
+    /// colour space). For streaming levels smallest first, see
+    /// [`TextureStream`](crate::TextureStream).
+    Texture,
+    TextureHeld,
+    Ktx2,
+    Ktx2::parse
+);
+
+owned_view!(
+    /// An owned `.hfont`: [`view`](Self::view) gives its [`FontView`].
+    Font,
+    FontHeld,
+    FontView,
+    FontView::parse
+);
+
+owned_view!(
+    /// An owned `.hscene`: [`view`](Self::view) gives its [`SceneView`].
+    Scene,
+    SceneHeld,
+    SceneView,
+    SceneView::parse
+);
+
+/// An owned `.hanim`: its clips, parsed once. Loaded alone, its joint and morph-weight
+/// channels are checked for shape only; [`Model`](crate::Model) checks them against its
+/// mesh's skeleton and morph targets too.
+#[derive(Debug, Clone)]
+pub struct Animations {
+    clips: Arc<AnimClips>,
+    path: Arc<str>,
+}
+
+impl Animations {
+    /// The clips.
+    pub fn clips(&self) -> &AnimClips {
+        &self.clips
+    }
+
+    /// The runtime path it was loaded from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Checks that every channel fits a skeleton of `joint_count` joints and
+    /// `morph_target_count` morph targets.
+    pub fn check_against(
+        &self,
+        joint_count: u32,
+        morph_target_count: u32,
+    ) -> Result<(), ReadError> {
+        let fits = self
+            .clips
+            .clips
+            .iter()
+            .flat_map(|c| &c.channels)
+            .all(|channel| channel.fits(joint_count, morph_target_count));
+        match fits {
+            true => Ok(()),
+            false => Err(ReadError::Invalid {
+                what: ".hanim channel target (beyond the mesh's joints or morph targets)",
+            }),
+        }
+    }
+}
+
+impl LoadAsset for Animations {
+    fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
+        Ok(Self {
+            clips: Arc::new(AnimClips::parse(&bytes, u32::MAX, u32::MAX)?),
+            path: path.into(),
+        })
+    }
+}
+
+/// What a typed load reads from: a pack, a loose tree, either ([`Assets`](crate::Assets)), or
+/// a hot-reloaded pack's current generation. Implemented by the readers; a game calls their
+/// `load*` methods, or [`Model::load`](crate::Model::load) with any of them.
+pub trait AssetSource {
+    /// The bytes at runtime path `path`, owned (`None` when there is no such asset).
+    fn asset_bytes(&self, path: &str) -> Result<Option<AssetBytes>, ReadError>;
+
+    /// The runtime path of the asset whose hash is `hash`.
+    fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError>;
+}
+
+/// `source.load::<T>(path)`.
+pub(crate) fn load<T: LoadAsset>(source: &impl AssetSource, path: &str) -> Result<T, ReadError> {
+    load_from(path, source.asset_bytes(path))
+}
+
+/// `source.load_by_hash::<T>(hash)`.
+pub(crate) fn load_by_hash<T: LoadAsset>(
+    source: &impl AssetSource,
+    hash: u64,
+) -> Result<T, ReadError> {
+    let hex = || format!("{hash:016x}");
+    let path = source
+        .path_of_hash(hash)
+        .map_err(|e| in_asset(&hex(), e))?
+        .ok_or_else(|| ReadError::NotFound {
+            asset: hex().into(),
+        })?;
+    load(source, &path)
+}
+
+/// Wraps an error about the asset at `path` so that it names it.
+pub(crate) fn in_asset(path: &str, error: ReadError) -> ReadError {
+    match error {
+        already @ (ReadError::Asset { .. } | ReadError::NotFound { .. }) => already,
+        error => ReadError::Asset {
+            asset: path.into(),
+            error: Arc::new(error),
+        },
+    }
+}
+
+/// Builds `T` from the bytes at `path`, naming the asset in any error.
+pub(crate) fn load_from<T: LoadAsset>(
+    path: &str,
+    bytes: Result<Option<AssetBytes>, ReadError>,
+) -> Result<T, ReadError> {
+    let bytes = bytes
+        .map_err(|e| in_asset(path, e))?
+        .ok_or_else(|| ReadError::NotFound { asset: path.into() })?;
+    T::from_asset(path, bytes).map_err(|e| in_asset(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync_static<T: Send + Sync + 'static>() {}
+
+    #[test]
+    fn every_owned_asset_is_send_sync_static() {
+        assert_send_sync_static::<AssetBytes>();
+        assert_send_sync_static::<Mesh>();
+        assert_send_sync_static::<Materials>();
+        assert_send_sync_static::<Animations>();
+        assert_send_sync_static::<Texture>();
+        assert_send_sync_static::<Font>();
+        assert_send_sync_static::<Scene>();
+    }
+}
