@@ -31,6 +31,9 @@ pub struct ModelTexture {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ModelMaterial {
+    /// Its name: `Model#Material` from the pack's name table (once names land);
+    /// `Model#<slot>` for a pack without one.
+    pub name: Arc<str>,
     /// The slot (row of the `.hmat`, [`SubMesh::material_slot`]).
     pub slot: u32,
     /// The mesh's reference for the slot (its MTRL hash).
@@ -127,7 +130,7 @@ impl Model {
                 .map_err(|e| in_asset(animations.path(), e))?;
         }
         let material_slots = match &materials {
-            Some(table) => resolve_materials(source, table, &view.materials)?,
+            Some(table) => resolve_materials(source, table, &view.materials, stem)?,
             None => Vec::new(),
         };
         let submeshes = view
@@ -166,7 +169,9 @@ fn resolve_materials(
     source: &impl AssetSource,
     table: &Materials,
     references: &[u64],
+    stem: &str,
 ) -> Result<Vec<Arc<ModelMaterial>>, ReadError> {
+    let model_name = stem.rsplit('/').next().unwrap_or(stem);
     let rows = &table.view().rows;
     if rows.len() != references.len() {
         return Err(in_asset(
@@ -200,6 +205,7 @@ fn resolve_materials(
     let mut slots = Vec::with_capacity(rows.len());
     for (slot, (row, &reference)) in rows.iter().zip(references).enumerate() {
         slots.push(Arc::new(ModelMaterial {
+            name: format!("{model_name}#{slot}").into(),
             slot: slot as u32,
             reference,
             row: *row,

@@ -239,3 +239,59 @@ fn a_hot_reloaded_generation_keeps_assets_loaded_from_the_old_one() {
     assert_eq!(old.view().vertex_count(), 123);
     let _ = Path::new(""); // keeps the import used when the module is compiled alone
 }
+
+/// `examples/load_model` (default features, public API only) prints the JSON shape.
+#[test]
+fn the_load_model_example_prints_each_submesh_material_and_base_texture() {
+    let example = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/load_model");
+    assert!(
+        example.is_file(),
+        "{} is missing: `cargo test` builds the examples",
+        example.display()
+    );
+    let (dir, pack) = bake("zstd");
+    for source in [pack, out(&dir)] {
+        let output = std::process::Command::new(&example)
+            .arg(&source)
+            .arg(ALPHA)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["vertices"], 123);
+        assert_eq!(json["indices"], 183);
+        let submeshes = json["submeshes"].as_array().unwrap();
+        assert_eq!(submeshes.len(), 9);
+        let modes: Vec<&str> = submeshes
+            .iter()
+            .map(|s| s["alpha_mode"].as_str().unwrap())
+            .collect();
+        for mode in ["opaque", "mask", "blend"] {
+            assert!(modes.contains(&mode), "{modes:?}");
+        }
+        for submesh in submeshes {
+            let base = &submesh["base_color"];
+            assert!(base["path"].as_str().unwrap().ends_with(".ktx2"), "{base}");
+            assert_eq!((&base["width"], &base["levels"]), (&64.into(), &1.into()));
+            assert!(submesh["material"]
+                .as_str()
+                .unwrap()
+                .starts_with("AlphaBlendModeTest#"));
+        }
+    }
+    let missing = std::process::Command::new(&example)
+        .args([
+            dir.path().join("out").as_os_str(),
+            "m/absent.hmesh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("m/absent.hmesh"));
+}
