@@ -26,8 +26,9 @@
 //! build-script mode also `CARGO_MANIFEST_DIR`, `OUT_DIR`, `PROFILE`,
 //! `CARGO_PKG_RUST_VERSION`, `HEARTH_PRESET`, `HEARTH_OUT_DIR` and the variable passed to
 //! `CargoBake::sign_from_env` (see [`bake::cargo`]); where the shared bake cache is on
-//! (`hearth bake`, build scripts), `HEARTH_CACHE_DIR`, `HEARTH_CACHE_URL`, `HEARTH_CACHE_MODE`
-//! and the remote store's own credentials ([`guide::shared_cache`]). The reader reads none.
+//! (`hearth bake`, build scripts), `HEARTH_CACHE_DIR` (else `XDG_CACHE_HOME` or `HOME`;
+//! `LOCALAPPDATA` on Windows), `HEARTH_CACHE_URL`, `HEARTH_CACHE_MODE` and the remote store's
+//! own credentials ([`guide::shared_cache`]). The reader reads none.
 //!
 //! **The [guide]** has the rest, one page per topic: the build.rs recipe
 //! ([`guide::baking`]), the manifest reference ([`guide::manifest`]), textures, meshes and
