@@ -35,6 +35,8 @@
 //! `cargo doc --all-features --no-deps --open` in a checkout of hearth (a game crate cannot
 //! pass features to a dependency's `cargo doc`).
 
+// A build.rs example needs its `fn main`.
+#[allow(clippy::needless_doctest_main)]
 #[doc = include_str!("../docs/baking.md")]
 pub mod baking {}
 

@@ -61,10 +61,8 @@ to your Cargo.toml for much faster bakes";
 /// `HEARTH_OUT` for the game's code (the guide's `baking` page has the details).
 ///
 /// ```no_run
-/// // build.rs
-/// fn main() {
-///     hearth::bake::cargo::bake("assets/hearth.toml");
-/// }
+/// // In build.rs's `fn main`:
+/// hearth::bake::cargo::bake("assets/hearth.toml");
 /// ```
 pub fn bake(manifest: impl AsRef<Path>) -> Report {
     CargoBake::new(manifest).run_or_exit()
