@@ -24,10 +24,16 @@
 //!
 //! Environment variables read: by the baker, `NUM_JOBS` (thread count when none is set); in
 //! build-script mode also `CARGO_MANIFEST_DIR`, `OUT_DIR`, `PROFILE`,
-//! `CARGO_PKG_RUST_VERSION`, `HEARTH_PRESET` and the variable passed to
-//! `CargoBake::sign_from_env` (see [`bake::cargo`]). The reader reads none.
+//! `CARGO_PKG_RUST_VERSION`, `HEARTH_PRESET`, `HEARTH_OUT_DIR` and the variable passed to
+//! `CargoBake::sign_from_env` (see [`bake::cargo`]); where the shared bake cache is on
+//! (`hearth bake`, build scripts), `HEARTH_CACHE_DIR` (else `XDG_CACHE_HOME` or `HOME`;
+//! `LOCALAPPDATA` on Windows), `HEARTH_CACHE_URL`, `HEARTH_CACHE_MODE` and the remote store's
+//! own credentials ([`guide::shared_cache`]). The reader reads none.
 //!
-//! See the README for the manifest reference, the build.rs recipe and the format docs.
+//! **The [guide]** has the rest, one page per topic: the build.rs recipe
+//! ([`guide::baking`]), the manifest reference ([`guide::manifest`]), textures, meshes and
+//! the other asset kinds, the working loop (watch, hot reload, previews, the CLI), the shared
+//! bake cache, signed packs, shipping, and every byte layout ([`guide::formats`]).
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -37,6 +43,11 @@ compile_error!("hearth supports little-endian targets only");
 
 pub mod format;
 pub mod read;
+
+// Its Rust examples bake, so a doc-test run without `bake` leaves the guide out (as it does
+// the README's).
+#[cfg(any(not(doctest), feature = "bake"))]
+pub mod guide;
 
 #[cfg(feature = "bake")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bake")))]

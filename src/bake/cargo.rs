@@ -55,12 +55,46 @@ to your Cargo.toml for much faster bakes";
 
 /// Bakes for a build script and exits the process with a message on error (no panic, no
 /// backtrace). See [`CargoBake`] to override cargo's inputs or to handle the error yourself.
+///
+/// It bakes into `$OUT_DIR/hearth/` (or `HEARTH_OUT_DIR`), emits the `rerun-if-changed` lines
+/// for every input, turns warnings into `cargo::warning` lines and sets `HEARTH_PACK` and
+/// `HEARTH_OUT` for the game's code (the guide's `baking` page has the details).
+///
+/// ```no_run
+/// // In build.rs's `fn main`:
+/// hearth::bake::cargo::bake("assets/hearth.toml");
+/// ```
 pub fn bake(manifest: impl AsRef<Path>) -> Report {
     CargoBake::new(manifest).run_or_exit()
 }
 
 /// A build-script bake with every cargo-provided input overridable (for tests and unusual
 /// setups); unset inputs fall back to cargo's environment variables.
+///
+/// ```no_run
+/// // build.rs: the game's own asset kinds, a signed pack when the release CI sets the key's
+/// // path, and the error handled here instead of exiting.
+/// use hearth::bake::cargo::CargoBake;
+/// # struct Levels;
+/// # impl hearth::bake::Pipeline for Levels {
+/// #     type Settings = ();
+/// #     fn name(&self) -> &str { "level" }
+/// #     fn version(&self) -> u32 { 1 }
+/// #     fn claims(&self) -> Vec<hearth::bake::Claim> { vec![hearth::bake::Claim::file("*.level.toml")] }
+/// #     fn bake(&self, _: &hearth::bake::Source<'_>, _: &(), _: &mut hearth::bake::BakeContext<'_>)
+/// #         -> Result<(), hearth::bake::PipelineError> { Ok(()) }
+/// # }
+/// fn main() {
+///     let result = CargoBake::new("assets/hearth.toml")
+///         .pipeline(Levels) // a `hearth::bake::Pipeline` of the game's
+///         .sign_from_env("GAME_SIGNING_KEY")
+///         .run();
+///     if let Err(error) = result {
+///         eprintln!("hearth: {error}");
+///         std::process::exit(1);
+///     }
+/// }
+/// ```
 pub struct CargoBake {
     manifest: PathBuf,
     out_dir: Option<PathBuf>,

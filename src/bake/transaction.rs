@@ -31,7 +31,7 @@ const MAX_JOURNAL_BYTES: u64 = 1 << 30;
 /// The one dot-named file a transaction may write at the top of the output folder.
 const CACHE_FILE: &str = crate::bake::cache::FILE_NAME;
 
-/// What [`recover`] found in an output folder.
+/// What `recover` found in an output folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recovery {
     /// No transaction was left behind.

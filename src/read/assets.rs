@@ -272,6 +272,18 @@ fn read_in_tree(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
 /// let level = assets.get("levels/one.json")?;
 /// # Ok::<(), hearth::ReadError>(())
 /// ```
+///
+/// Every [`PakReader`] is one; the calls are the same for a tree:
+///
+/// ```
+/// let assets = hearth::Assets::from(hearth::include_pak!("../../tests/fixtures/tiny.hpack")?);
+/// let hash = hearth::hash_asset_ref("notes/long.txt");
+/// let row = assets.resolve(hash)?.expect("in assets.hman");
+/// assert_eq!(&*row.path, "notes/long.txt");
+/// assert_eq!(assets.asset(hash)?.expect("baked").len(), 6000);
+/// assert!(assets.entries()?.iter().any(|entry| &*entry.path == "hello.txt"));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug)]
 pub enum Assets {
     /// A `.hpack` (a file or embedded).

@@ -94,6 +94,30 @@ impl Lods<'_> {
 }
 
 /// A validated `.hmesh`.
+///
+/// [`parse`](Self::parse) checks every count, range and index once; the chunks are then typed
+/// slices borrowed from the bytes when they are aligned (stored pack entries are 16-aligned),
+/// copied otherwise.
+///
+/// ```no_run
+/// use hearth::{MeshView, PakReader};
+/// let pak = PakReader::open("assets.hpack")?;
+/// let bytes = pak.get("models/chair.hmesh")?.expect("baked");
+/// let mesh = MeshView::parse(&bytes)?;
+/// // One vertex and one index buffer for the whole mesh, ready to upload.
+/// let vertices: &[hearth::format::hmesh::GpuVertex] = &mesh.vertices;
+/// let indices: Vec<u32> = mesh.indices.iter().collect();
+/// // One draw per submesh, with the material of its slot (`MaterialTable` row).
+/// for (i, submesh) in mesh.submeshes.iter().enumerate() {
+///     let (first, count) = (submesh.first_index, submesh.index_count);
+///     // A simpler level of detail, when baked: a range of its own index buffer.
+///     let lod1 = mesh.lods.as_ref().and_then(|lods| lods.range(i, 1));
+///     println!("submesh {i}: indices {first}+{count}, slot {}, LOD 1 {lod1:?}", submesh.material_slot);
+/// }
+/// println!("{} vertices, {} meshlets", vertices.len(), mesh.meshlets.len());
+/// # let _ = indices;
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct MeshView<'a> {
     /// DESC.
@@ -709,6 +733,33 @@ fn parse_lods<'a>(
 }
 
 /// A validated `.hmat` table (v1, or v2 with properties).
+///
+/// Row `i` is the material of the mesh's slot `i` ([`SubMesh::material_slot`]); texture refs
+/// are asset hashes, resolved through the pack's `assets.hman`.
+///
+/// [`SubMesh::material_slot`]: crate::format::hmesh::SubMesh::material_slot
+///
+/// ```no_run
+/// use hearth::{Ktx2, MaterialTable, PakReader};
+/// use hearth::format::hmat::property;
+/// let pak = PakReader::open("assets.hpack")?;
+/// let bytes = pak.get("models/chair.hmat")?.expect("baked");
+/// let materials = MaterialTable::parse(&bytes)?;
+/// for (row, material) in materials.rows.iter().enumerate() {
+///     let (color, blend) = (material.base_color_factor, material.alpha_mode() == 2);
+///     println!("material {row}: base color {color:?}, blended {blend}");
+///     if material.base_color_tex != 0 {
+///         let texture = pak.asset(material.base_color_tex)?.expect("baked").bytes()?;
+///         let ktx = Ktx2::parse(&texture)?;
+///         println!("  base color texture {}x{}", ktx.width(), ktx.height());
+///     }
+///     // v2 tables carry what a row has no field for: here, an extension's index of refraction.
+///     if let Some(ior) = materials.property(row as u32, property::IOR) {
+///         println!("  ior {}", ior.value[0]);
+///     }
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct MaterialTable<'a> {
     /// Rows in slot order.

@@ -88,6 +88,28 @@ pub struct ManifestRecord {
 /// Each entry's range, codec and path are validated when the entry is accessed, so a corrupt
 /// pack yields [`ReadError`]s, never a panic or an out-of-bounds read. [`verify`](Self::verify)
 /// checks every checksum.
+///
+/// ```
+/// use hearth::PakReader;
+/// // A game embeds its pack with `include_pak!(env!("HEARTH_PACK"))` (`load_pak!` maps it in
+/// // debug builds), or maps one shipped beside it with `PakReader::open("assets.hpack")`.
+/// let pak: PakReader = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
+/// // By runtime path: stored entries are borrowed, compressed ones decoded.
+/// let hello = pak.get("hello.txt")?.expect("in the pack");
+/// assert_eq!(&*hello, b"hello from the fixture pack\n");
+/// // By 64-bit asset hash, and back to its `assets.hman` row.
+/// let hash = hearth::hash_asset_ref("notes/long.txt");
+/// assert_eq!(pak.get_by_hash(hash)?.map(|bytes| bytes.len()), Some(6000));
+/// assert_eq!(&*pak.resolve(hash)?.expect("in the manifest").path, "notes/long.txt");
+/// // Every entry, with its kind, codec and sizes.
+/// for entry in pak.entries() {
+///     let entry = entry?;
+///     let (path, codec) = (entry.path(), entry.codec().name());
+///     println!("{path}: {} B, {} B stored ({codec})", entry.size(), entry.stored_size());
+/// }
+/// pak.verify()?; // every checksum
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 pub struct PakReader {
     backing: Arc<Backing>,
     layout: Layout,

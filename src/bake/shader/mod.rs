@@ -172,7 +172,7 @@ pub const MAX_WGSL_NESTING: usize = 127;
 
 /// The deepest a WGSL expression may be, estimated by [`check_wgsl_depth`] (bracket levels
 /// plus operators chained at each open level): real shaders stay far below it, and naga
-/// handles it on [`NAGA_STACK_BYTES`].
+/// handles it on `NAGA_STACK_BYTES`.
 pub const MAX_WGSL_EXPRESSION_DEPTH: usize = 1024;
 
 /// Validates WGSL and, with `spirv`, translates it: on a thread of its own with a known
