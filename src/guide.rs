@@ -19,6 +19,8 @@
 //!
 //! **Working with it**
 //!
+//! - [`reading`]: reading assets at run time: the readers, `get`/`find`/`load`, owned typed
+//!   assets, a model in one call.
 //! - [`working_loop`]: `hearth watch`, hot reload, previews, the bake report and the CLI.
 //! - [`shared_cache`]: one bake cache for every checkout, teammate and CI runner.
 //! - [`signed_packs`]: packs a game can trust (mods, DLC, patches).
@@ -60,6 +62,9 @@ pub mod writing_a_pipeline {}
 
 #[doc = include_str!("../docs/working-loop.md")]
 pub mod working_loop {}
+
+#[doc = include_str!("../docs/reading.md")]
+pub mod reading {}
 
 #[doc = include_str!("../docs/shared-cache.md")]
 pub mod shared_cache {}

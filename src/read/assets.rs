@@ -280,7 +280,7 @@ fn read_in_tree(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
 /// let hash = hearth::hash_asset_ref("notes/long.txt");
 /// let row = assets.resolve(hash)?.expect("in assets.hman");
 /// assert_eq!(&*row.path, "notes/long.txt");
-/// assert_eq!(assets.asset(hash)?.expect("baked").len(), 6000);
+/// assert_eq!(assets.get_by_hash(hash)?.expect("baked").len(), 6000);
 /// assert!(assets.entries()?.iter().any(|entry| &*entry.path == "hello.txt"));
 /// # Ok::<(), hearth::ReadError>(())
 /// ```

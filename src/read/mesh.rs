@@ -740,18 +740,17 @@ fn parse_lods<'a>(
 /// [`SubMesh::material_slot`]: crate::format::hmesh::SubMesh::material_slot
 ///
 /// ```no_run
-/// use hearth::{Ktx2, MaterialTable, PakReader};
+/// use hearth::{AlphaMode, MaterialTable, PakReader, Texture};
 /// use hearth::format::hmat::property;
 /// let pak = PakReader::open("assets.hpack")?;
 /// let bytes = pak.get("models/chair.hmat")?.expect("baked");
 /// let materials = MaterialTable::parse(&bytes)?;
 /// for (row, material) in materials.rows.iter().enumerate() {
-///     let (color, blend) = (material.base_color_factor, material.alpha_mode() == 2);
+///     let (color, blend) = (material.base_color_factor, material.alpha() == AlphaMode::Blend);
 ///     println!("material {row}: base color {color:?}, blended {blend}");
 ///     if material.base_color_tex != 0 {
-///         let texture = pak.asset(material.base_color_tex)?.expect("baked").bytes()?;
-///         let ktx = Ktx2::parse(&texture)?;
-///         println!("  base color texture {}x{}", ktx.width(), ktx.height());
+///         let texture: Texture = pak.load_by_hash(material.base_color_tex)?;
+///         println!("  base color texture {}x{}", texture.view().width(), texture.view().height());
 ///     }
 ///     // v2 tables carry what a row has no field for: here, an extension's index of refraction.
 ///     if let Some(ior) = materials.property(row as u32, property::IOR) {
