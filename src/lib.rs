@@ -64,21 +64,21 @@ pub mod render;
 pub struct ReadmeDoctests;
 
 pub use format::hash::{hash_asset_ref, hash_runtime_path};
-pub use format::hfont::FontView;
 pub use format::hman::{AssetKind, ColorSpace};
 pub use format::hmat::{AlphaMode, GpuMaterial, MaterialProperty};
 pub use format::hmesh::{GpuSkinVertex, GpuVertex, MeshBounds, MeshDesc, SubMesh};
 pub use format::hpack::Codec;
-pub use format::hscene::SceneView;
 pub use read::aligned::AlignedBytes;
-pub use read::asset::{
-    Animations, AssetBytes, AssetSource, Font, LoadAsset, Materials, Mesh, Scene, Texture,
-};
+pub use read::animation::{AnimClips, Animations};
+pub use read::asset::{AssetBytes, AssetSource, LoadAsset};
 pub use read::assets::{AssetInfo, Assets, TreeReader};
 pub use read::error::ReadError;
-pub use read::ktx2::{Ktx2, MipLevel, TextureStream};
-pub use read::mesh::{AnimClips, MaterialTable, MeshView, ShadowGeometry};
+pub use read::font::{Font, FontView};
+pub use read::ktx2::{Ktx2, MipLevel, Texture, TextureStream};
+pub use read::material::{MaterialTable, Materials};
+pub use read::mesh::{Mesh, MeshView, ShadowGeometry};
 pub use read::model::{Model, ModelMaterial, ModelSubmesh, ModelTexture};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};
+pub use read::scene::{Scene, SceneView};
 #[cfg(feature = "verify")]
 pub use read::signed::PublicKey;

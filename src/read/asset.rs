@@ -1,11 +1,13 @@
 //! Owned assets: [`AssetBytes`], an asset's bytes that outlive the call that read them, and
-//! one typed, validated form per kind over them ([`Mesh`], [`Materials`], [`Animations`],
-//! [`Texture`], [`Font`], [`Scene`]).
+//! what every typed form builds on ([`LoadAsset`], [`AssetSource`]). Each kind's owned form
+//! lives with its view: [`Mesh`](crate::Mesh), [`Materials`](crate::Materials),
+//! [`Animations`](crate::Animations), [`Texture`](crate::Texture), [`Font`](crate::Font),
+//! [`Scene`](crate::Scene).
 //!
 //! A stored entry of a mapped or embedded pack is shared, not copied: the asset keeps the
 //! pack's mapping (or static bytes) alive. A compressed entry is decompressed once, when the
 //! asset loads; a loose tree's file is read once. Each typed asset validates its bytes once
-//! and then hands out its view for free ([`Mesh::view`]). Every type here is
+//! and then hands out its view for free ([`Mesh::view`](crate::Mesh::view)). Every type here is
 //! `Send + Sync + 'static` and cheap to clone.
 //!
 //! ```
@@ -16,14 +18,10 @@
 //! # Ok::<(), hearth::ReadError>(())
 //! ```
 
-use crate::format::hfont::FontView;
-use crate::format::hscene::SceneView;
 use crate::read::error::ReadError;
-use crate::read::ktx2::Ktx2;
-use crate::read::mesh::{AnimClips, MaterialTable, MeshView};
 use crate::read::pak::Backing;
 use std::sync::Arc;
-use yoke::{Yoke, Yokeable};
+use yoke::Yoke;
 
 /// Where an owned asset's bytes live.
 pub(crate) enum Storage {
@@ -40,7 +38,7 @@ pub(crate) enum Storage {
 }
 
 impl Storage {
-    fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             Storage::Static(bytes) => bytes,
             // The range was validated against the pack when the entry was made.
@@ -86,6 +84,14 @@ impl AssetBytes {
                 len,
             }),
         }
+    }
+
+    pub(crate) fn from_storage(storage: Arc<Storage>) -> Self {
+        Self { storage }
+    }
+
+    pub(crate) fn into_storage(self) -> Arc<Storage> {
+        self.storage
     }
 
     fn new(storage: Storage) -> Self {
@@ -143,20 +149,20 @@ impl LoadAsset for AssetBytes {
 }
 
 /// A view held next to the bytes it borrows.
-type Held<V> = Yoke<V, Arc<Storage>>;
+pub(crate) type Held<V> = Yoke<V, Arc<Storage>>;
 
 /// Defines an owned typed asset over a view type that borrows its bytes.
 macro_rules! owned_view {
     ($(#[$doc:meta])* $name:ident, $wrapper:ident, $view:ident, $parse:expr) => {
-        /// The view, as [`Yoke`] needs it: a type whose lifetime it can prove covariant.
-        #[derive(Yokeable, Clone)]
+        /// The view, as `Yoke` needs it: a type whose lifetime it can prove covariant.
+        #[derive(yoke::Yokeable, Clone)]
         struct $wrapper<'a>($view<'a>);
 
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $name {
-            held: Held<$wrapper<'static>>,
-            path: Arc<str>,
+            held: $crate::read::asset::Held<$wrapper<'static>>,
+            path: std::sync::Arc<str>,
         }
 
         impl $name {
@@ -171,21 +177,25 @@ macro_rules! owned_view {
             }
 
             /// Its bytes, shared.
-            pub fn bytes(&self) -> AssetBytes {
-                AssetBytes {
-                    storage: Arc::clone(self.held.backing_cart()),
-                }
+            pub fn bytes(&self) -> $crate::AssetBytes {
+                $crate::read::asset::AssetBytes::from_storage(std::sync::Arc::clone(
+                    self.held.backing_cart(),
+                ))
             }
 
             /// Validates `bytes` (the asset's whole file) and keeps them.
-            pub fn from_bytes(bytes: AssetBytes) -> Result<Self, ReadError> {
-                Self::from_asset("", bytes)
+            pub fn from_bytes(bytes: $crate::AssetBytes) -> Result<Self, $crate::ReadError> {
+                <Self as $crate::read::asset::LoadAsset>::from_asset("", bytes)
             }
         }
 
-        impl LoadAsset for $name {
-            fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
-                let held = Yoke::try_attach_to_cart(bytes.storage, |storage: &Storage| {
+        impl $crate::read::asset::LoadAsset for $name {
+            fn from_asset(
+                path: &str,
+                bytes: $crate::AssetBytes,
+            ) -> Result<Self, $crate::ReadError> {
+                let storage = bytes.into_storage();
+                let held = yoke::Yoke::try_attach_to_cart(storage, |storage: &$crate::read::asset::Storage| {
                     $parse(storage.as_slice()).map($wrapper)
                 })?;
                 Ok(Self {
@@ -205,108 +215,7 @@ macro_rules! owned_view {
         }
     };
 }
-
-owned_view!(
-    /// An owned `.hmesh`: [`view`](Self::view) gives its [`MeshView`].
-    ///
-    /// ```no_run
-    /// let pak = hearth::PakReader::open("game.hpack")?;
-    /// let mesh: hearth::Mesh = pak.load("models/fox.hmesh")?;
-    /// println!("{} vertices", mesh.view().vertex_count());
-    /// # Ok::<(), hearth::ReadError>(())
-    /// ```
-    Mesh,
-    MeshHeld,
-    MeshView,
-    MeshView::parse
-);
-
-owned_view!(
-    /// An owned `.hmat` material table: [`view`](Self::view) gives its [`MaterialTable`].
-    /// A model's table is the `.hmat` beside its `.hmesh`; [`Model`](crate::Model) pairs
-    /// them.
-    Materials,
-    MaterialsHeld,
-    MaterialTable,
-    MaterialTable::parse
-);
-
-owned_view!(
-    /// An owned KTX2 texture: [`view`](Self::view) gives its [`Ktx2`] (levels, format,
-    /// colour space). For streaming levels smallest first, see
-    /// [`TextureStream`](crate::TextureStream).
-    Texture,
-    TextureHeld,
-    Ktx2,
-    Ktx2::parse
-);
-
-owned_view!(
-    /// An owned `.hfont`: [`view`](Self::view) gives its [`FontView`].
-    Font,
-    FontHeld,
-    FontView,
-    FontView::parse
-);
-
-owned_view!(
-    /// An owned `.hscene`: [`view`](Self::view) gives its [`SceneView`].
-    Scene,
-    SceneHeld,
-    SceneView,
-    SceneView::parse
-);
-
-/// An owned `.hanim`: its clips, parsed once. Loaded alone, its joint and morph-weight
-/// channels are checked for shape only; [`Model`](crate::Model) checks them against its
-/// mesh's skeleton and morph targets too.
-#[derive(Debug, Clone)]
-pub struct Animations {
-    clips: Arc<AnimClips>,
-    path: Arc<str>,
-}
-
-impl Animations {
-    /// The clips.
-    pub fn clips(&self) -> &AnimClips {
-        &self.clips
-    }
-
-    /// The runtime path it was loaded from.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// Checks that every channel fits a skeleton of `joint_count` joints and
-    /// `morph_target_count` morph targets.
-    pub fn check_against(
-        &self,
-        joint_count: u32,
-        morph_target_count: u32,
-    ) -> Result<(), ReadError> {
-        let fits = self
-            .clips
-            .clips
-            .iter()
-            .flat_map(|c| &c.channels)
-            .all(|channel| channel.fits(joint_count, morph_target_count));
-        match fits {
-            true => Ok(()),
-            false => Err(ReadError::Invalid {
-                what: ".hanim channel target (beyond the mesh's joints or morph targets)",
-            }),
-        }
-    }
-}
-
-impl LoadAsset for Animations {
-    fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
-        Ok(Self {
-            clips: Arc::new(AnimClips::parse(&bytes, u32::MAX, u32::MAX)?),
-            path: path.into(),
-        })
-    }
-}
+pub(crate) use owned_view;
 
 /// What a typed load reads from: a pack, a loose tree, either ([`Assets`](crate::Assets)), or
 /// a hot-reloaded pack's current generation. Implemented by the readers; a game calls their
@@ -364,6 +273,7 @@ pub(crate) fn load_from<T: LoadAsset>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Animations, Font, Materials, Mesh, Scene, Texture};
 
     fn assert_send_sync_static<T: Send + Sync + 'static>() {}
 

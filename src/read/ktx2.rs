@@ -380,3 +380,12 @@ impl<'a> TextureStream<'a> {
             .collect()
     }
 }
+crate::read::asset::owned_view!(
+    /// An owned KTX2 texture: [`view`](Self::view) gives its [`Ktx2`] (levels, format,
+    /// colour space). For streaming levels smallest first, see
+    /// [`TextureStream`](crate::TextureStream).
+    Texture,
+    TextureHeld,
+    Ktx2,
+    Ktx2::parse
+);

@@ -2,8 +2,6 @@
 //! from the bytes when they are aligned (pack payloads are 16-aligned), copied otherwise.
 //! Everything is validated before use; a corrupt file is an error.
 
-use crate::format::hanim::{self, Clip};
-use crate::format::hmat::{self, GpuMaterial, MaterialProperty};
 use crate::format::hmesh::{
     chunk, oct_decode, oct_decode_tangent, parse_chunks, GpuJoint, GpuSkinVertex, GpuVertex,
     LodTableHeader, MeshBounds, MeshDesc, MeshLod, Meshlet, MeshletBounds, MorphDesc, ShadowDesc,
@@ -15,7 +13,7 @@ use std::borrow::Cow;
 
 /// `count` values of `T` from `bytes` (which must hold exactly that many): borrowed when
 /// aligned, copied otherwise.
-fn typed<'a, T: Pod>(
+pub(crate) fn typed<'a, T: Pod>(
     bytes: &'a [u8],
     count: usize,
     what: &'static str,
@@ -732,115 +730,20 @@ fn parse_lods<'a>(
     })
 }
 
-/// A validated `.hmat` table (v1, or v2 with properties).
-///
-/// Row `i` is the material of the mesh's slot `i` ([`SubMesh::material_slot`]); texture refs
-/// are asset hashes, resolved through the pack's `assets.hman`.
-///
-/// [`SubMesh::material_slot`]: crate::format::hmesh::SubMesh::material_slot
-///
-/// ```no_run
-/// use hearth::{AlphaMode, MaterialTable, PakReader, Texture};
-/// use hearth::format::hmat::property;
-/// let pak = PakReader::open("assets.hpack")?;
-/// let bytes = pak.get("models/chair.hmat")?.expect("baked");
-/// let materials = MaterialTable::parse(&bytes)?;
-/// for (row, material) in materials.rows.iter().enumerate() {
-///     let (color, blend) = (material.base_color_factor, material.alpha() == AlphaMode::Blend);
-///     println!("material {row}: base color {color:?}, blended {blend}");
-///     if material.base_color_tex != 0 {
-///         let texture: Texture = pak.load_by_hash(material.base_color_tex)?;
-///         println!("  base color texture {}x{}", texture.view().width(), texture.view().height());
-///     }
-///     // v2 tables carry what a row has no field for: here, an extension's index of refraction.
-///     if let Some(ior) = materials.property(row as u32, property::IOR) {
-///         println!("  ior {}", ior.value[0]);
-///     }
-/// }
-/// # Ok::<(), hearth::ReadError>(())
-/// ```
-#[derive(Debug, Clone)]
-pub struct MaterialTable<'a> {
-    /// Rows in slot order.
-    pub rows: Cow<'a, [GpuMaterial]>,
-    /// v2's properties, sorted by (row, id); empty for v1.
-    pub properties: Cow<'a, [MaterialProperty]>,
-}
-
-impl<'a> MaterialTable<'a> {
-    /// Parses and validates a material table.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
-        let layout = hmat::validate_layout(bytes)?;
-        let rows_end = hmat::HEADER_SIZE + layout.rows * hmat::ROW_SIZE;
-        Ok(Self {
-            rows: typed(
-                &bytes[hmat::HEADER_SIZE..rows_end],
-                layout.rows,
-                ".hmat size",
-            )?,
-            properties: typed(
-                &bytes[layout.properties_at..],
-                layout.properties,
-                ".hmat property table size",
-            )?,
-        })
-    }
-
-    /// Number of rows (material slots).
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether the table has no rows.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// Row `slot` (a [`SubMesh::material_slot`]).
-    pub fn get(&self, slot: usize) -> Option<&GpuMaterial> {
-        self.rows.get(slot)
-    }
-
-    /// Row `row`'s property `id` ([`hmat::property`]), when it has one: a binary search.
-    pub fn property(&self, row: u32, id: u32) -> Option<&MaterialProperty> {
-        self.properties
-            .binary_search_by_key(&(row, id), |p| (p.row, p.id))
-            .ok()
-            .map(|i| &self.properties[i])
-    }
-
-    /// Every texture ref of the table: the rows' five slots and the properties' textures,
-    /// zeros left out.
-    pub fn texture_refs(&self) -> impl Iterator<Item = u64> + '_ {
-        self.rows
-            .iter()
-            .flat_map(|r| r.texture_refs())
-            .chain(self.properties.iter().map(|p| p.texture))
-            .filter(|hash| *hash != 0)
-    }
-}
-
-/// Animation clips, validated against a skeleton's joint count and a mesh's morph targets.
-#[derive(Debug, Clone)]
-pub struct AnimClips {
-    /// The clips.
-    pub clips: Vec<Clip>,
-}
-
-impl AnimClips {
-    /// Parses clips whose joint channels must index a skeleton of `joint_count` joints and
-    /// whose weight channels must fall within `morph_target_count` targets (the companion
-    /// mesh's [`MeshView::morph_targets`] count).
-    pub fn parse(
-        bytes: &[u8],
-        joint_count: u32,
-        morph_target_count: u32,
-    ) -> Result<Self, ReadError> {
-        Ok(Self {
-            clips: hanim::parse(bytes, joint_count, morph_target_count)?,
-        })
-    }
-}
+crate::read::asset::owned_view!(
+    /// An owned `.hmesh`: [`view`](Self::view) gives its [`MeshView`].
+    ///
+    /// ```no_run
+    /// let pak = hearth::PakReader::open("game.hpack")?;
+    /// let mesh: hearth::Mesh = pak.load("models/fox.hmesh")?;
+    /// println!("{} vertices", mesh.view().vertex_count());
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
+    Mesh,
+    MeshHeld,
+    MeshView,
+    MeshView::parse
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,11 @@
 //! The runtime reader: always compiled, no encoders.
 
 pub mod aligned;
+pub mod animation;
 pub mod asset;
 pub mod assets;
 pub mod error;
+pub mod font;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub mod hot;
@@ -11,10 +13,12 @@ pub mod hot;
 #[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]
 pub mod inspect;
 pub mod ktx2;
+pub mod material;
 pub mod mesh;
 pub mod model;
 pub mod pak;
 pub(crate) mod regular_file;
+pub mod scene;
 #[cfg(feature = "verify")]
 #[cfg_attr(docsrs, doc(cfg(feature = "verify")))]
 pub mod signed;

@@ -10,9 +10,12 @@
 
 use crate::format::hmat::{AlphaMode, GpuMaterial};
 use crate::format::hmesh::{SubMesh, NO_MATERIAL};
+use crate::read::animation::Animations;
 use crate::read::asset::{in_asset, load, load_from, AssetSource};
-use crate::read::asset::{Animations, Materials, Mesh, Texture};
 use crate::read::error::ReadError;
+use crate::read::ktx2::Texture;
+use crate::read::material::Materials;
+use crate::read::mesh::Mesh;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -7,7 +7,8 @@ use crate::format::hmat::{ALPHA_BLEND, ALPHA_OPAQUE};
 use crate::format::hmesh::{GpuVertex, FLAG_HAS_TANGENTS, NO_MATERIAL};
 use crate::format::ktx2::{self as ktx2_format, vk};
 use crate::read::ktx2::Ktx2;
-use crate::read::mesh::{Indices, MaterialTable, MeshView};
+use crate::read::material::MaterialTable;
+use crate::read::mesh::{Indices, MeshView};
 use crate::read::transcode::{rgba8_image, transcode, TranscodeTarget};
 
 /// A vertex decoded from a source model: what `vs_source` reads.

@@ -100,7 +100,8 @@ pub(super) fn bake(
         scene.geometry.push(data);
     }
     let bytes = hscene::write(&scene);
-    hscene::SceneView::parse(&bytes).map_err(|e| format!("baked scene does not check: {e}"))?;
+    crate::read::scene::SceneView::parse(&bytes)
+        .map_err(|e| format!("baked scene does not check: {e}"))?;
     cx.emit(Output::new(
         format!("{name}.hscene"),
         AssetKind::SCENE,

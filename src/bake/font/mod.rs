@@ -110,7 +110,8 @@ pub fn bake_descriptor(
     };
     let bytes = hfont::write(&data);
     // What the runtime reader will accept, checked here so a bad font fails its bake.
-    hfont::FontView::parse(&bytes).map_err(|e| format!("baked font does not check: {e}"))?;
+    crate::read::font::FontView::parse(&bytes)
+        .map_err(|e| format!("baked font does not check: {e}"))?;
     cx.emit(Output::new(format!("{stem}.hfont"), AssetKind::FONT, bytes));
     Ok(())
 }

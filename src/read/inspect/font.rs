@@ -20,7 +20,7 @@ pub fn describe_font(bytes: &[u8]) -> Result<String, ReadError> {
     if !bytes.starts_with(&crate::format::hfont::MAGIC) {
         return Ok(format!("font file, {} bytes", bytes.len()));
     }
-    let font = crate::format::hfont::FontView::parse(bytes)?;
+    let font = crate::read::font::FontView::parse(bytes)?;
     let h = font.header;
     Ok(format!(
         "{} glyphs, {} pages ({}x{}), {} kerning pairs, line height {}, base {}",
@@ -39,7 +39,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     if !rel.ends_with(".hfont") {
         return;
     }
-    let font = match crate::format::hfont::FontView::parse(bytes) {
+    let font = match crate::read::font::FontView::parse(bytes) {
         Ok(font) => font,
         Err(e) => return problems.push(format!("`{rel}`: {e}")),
     };
@@ -59,7 +59,7 @@ fn counts(bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
     if !bytes.starts_with(&crate::format::hfont::MAGIC) {
         return Ok(Vec::new());
     }
-    let font = crate::format::hfont::FontView::parse(bytes)?;
+    let font = crate::read::font::FontView::parse(bytes)?;
     Ok(vec![
         ("glyphs", font.glyph_count() as u64),
         ("pages", font.page_count() as u64),

@@ -16,7 +16,7 @@ pub(super) const TOOLS: KindTools = KindTools {
 
 /// A one-line description of an `.hmat`: rows, texture-slot usage, alpha modes, double-sided.
 pub fn describe_hmat(bytes: &[u8]) -> Result<String, ReadError> {
-    let table = crate::read::mesh::MaterialTable::parse(bytes)?;
+    let table = crate::read::material::MaterialTable::parse(bytes)?;
     let slots = ["baseColor", "metalRough", "normal", "occlusion", "emissive"];
     let used: Vec<String> = slots
         .iter()
@@ -59,7 +59,7 @@ pub fn describe_hmat(bytes: &[u8]) -> Result<String, ReadError> {
 }
 
 fn counts(bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
-    let table = crate::read::mesh::MaterialTable::parse(bytes)?;
+    let table = crate::read::material::MaterialTable::parse(bytes)?;
     Ok(vec![("materials", table.rows.len() as u64)])
 }
 
@@ -69,7 +69,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     if !rel.ends_with(".hmat") || tree.listed.contains_key(companion.as_str()) {
         return;
     }
-    match crate::read::mesh::MaterialTable::parse(bytes) {
+    match crate::read::material::MaterialTable::parse(bytes) {
         Ok(table) => super::mesh::check_texture_refs(tree, rel, &table, problems),
         Err(e) => problems.push(format!("`{rel}`: {e}")),
     }

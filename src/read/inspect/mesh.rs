@@ -62,7 +62,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
             .as_ref()
             .map(|m| m.targets.len() as u32)
             .unwrap_or(0);
-        if let Err(e) = crate::read::mesh::AnimClips::parse(&anim, joints, targets) {
+        if let Err(e) = crate::read::animation::AnimClips::parse(&anim, joints, targets) {
             problems.push(format!(
                 "`{anim_rel}`: {e} (`{rel}` has {joints} joints and {targets} morph targets)"
             ));
@@ -72,7 +72,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     let Ok(hmat) = std::fs::read(root.join(&hmat_rel)) else {
         return problems.push(format!("`{rel}`: companion `{hmat_rel}` is missing"));
     };
-    match crate::read::mesh::MaterialTable::parse(&hmat) {
+    match crate::read::material::MaterialTable::parse(&hmat) {
         Err(e) => problems.push(format!("`{hmat_rel}`: {e}")),
         Ok(table) => {
             if table.rows.len() != mesh.materials.len() {
@@ -92,7 +92,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
 pub(super) fn check_texture_refs(
     tree: &TreeCheck<'_>,
     hmat_rel: &str,
-    table: &crate::read::mesh::MaterialTable<'_>,
+    table: &crate::read::material::MaterialTable<'_>,
     problems: &mut Vec<String>,
 ) {
     for reference in table.texture_refs() {

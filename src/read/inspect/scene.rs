@@ -17,7 +17,7 @@ pub(super) const TOOLS: KindTools = KindTools {
 /// A one-line description of an `.hscene`: its refs (with how many place meshes) and
 /// geometry records.
 pub fn describe_scene(bytes: &[u8]) -> Result<String, ReadError> {
-    let scene = crate::format::hscene::SceneView::parse(bytes)?;
+    let scene = crate::read::scene::SceneView::parse(bytes)?;
     let meshes = scene.refs().filter(|r| r.mesh().is_some()).count();
     Ok(format!(
         "{} refs ({meshes} placing meshes), {} geometry",
@@ -31,7 +31,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     if !rel.ends_with(".hscene") {
         return;
     }
-    let scene = match crate::format::hscene::SceneView::parse(bytes) {
+    let scene = match crate::read::scene::SceneView::parse(bytes) {
         Ok(scene) => scene,
         Err(e) => return problems.push(format!("`{rel}`: {e}")),
     };
@@ -49,7 +49,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
 }
 
 fn counts(bytes: &[u8]) -> Result<Vec<(&'static str, u64)>, ReadError> {
-    let scene = crate::format::hscene::SceneView::parse(bytes)?;
+    let scene = crate::read::scene::SceneView::parse(bytes)?;
     Ok(vec![
         ("refs", scene.ref_count() as u64),
         ("geometry", scene.geometry_count() as u64),

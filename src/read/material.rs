@@ -1,0 +1,107 @@
+//! `.hmat` on the read side: [`MaterialTable`], validated, borrowed from the bytes when
+//! aligned, and [`Materials`], its owned form. The byte layout and the writer are in
+//! [`crate::format::hmat`]; `hearth check`'s checks in `read::inspect::material` (feature
+//! `inspect`).
+
+use crate::format::hmat::{self, GpuMaterial, MaterialProperty};
+use crate::read::error::ReadError;
+use crate::read::mesh::typed;
+use std::borrow::Cow;
+
+/// A validated `.hmat` table (v1, or v2 with properties).
+///
+/// Row `i` is the material of the mesh's slot `i` ([`SubMesh::material_slot`]); texture refs
+/// are asset hashes, resolved through the pack's `assets.hman`.
+///
+/// [`SubMesh::material_slot`]: crate::format::hmesh::SubMesh::material_slot
+///
+/// ```no_run
+/// use hearth::{AlphaMode, MaterialTable, PakReader, Texture};
+/// use hearth::format::hmat::property;
+/// let pak = PakReader::open("assets.hpack")?;
+/// let bytes = pak.get("models/chair.hmat")?.expect("baked");
+/// let materials = MaterialTable::parse(&bytes)?;
+/// for (row, material) in materials.rows.iter().enumerate() {
+///     let (color, blend) = (material.base_color_factor, material.alpha() == AlphaMode::Blend);
+///     println!("material {row}: base color {color:?}, blended {blend}");
+///     if material.base_color_tex != 0 {
+///         let texture: Texture = pak.load_by_hash(material.base_color_tex)?;
+///         println!("  base color texture {}x{}", texture.view().width(), texture.view().height());
+///     }
+///     // v2 tables carry what a row has no field for: here, an extension's index of refraction.
+///     if let Some(ior) = materials.property(row as u32, property::IOR) {
+///         println!("  ior {}", ior.value[0]);
+///     }
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct MaterialTable<'a> {
+    /// Rows in slot order.
+    pub rows: Cow<'a, [GpuMaterial]>,
+    /// v2's properties, sorted by (row, id); empty for v1.
+    pub properties: Cow<'a, [MaterialProperty]>,
+}
+
+impl<'a> MaterialTable<'a> {
+    /// Parses and validates a material table.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
+        let layout = hmat::validate_layout(bytes)?;
+        let rows_end = hmat::HEADER_SIZE + layout.rows * hmat::ROW_SIZE;
+        Ok(Self {
+            rows: typed(
+                &bytes[hmat::HEADER_SIZE..rows_end],
+                layout.rows,
+                ".hmat size",
+            )?,
+            properties: typed(
+                &bytes[layout.properties_at..],
+                layout.properties,
+                ".hmat property table size",
+            )?,
+        })
+    }
+
+    /// Number of rows (material slots).
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the table has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `slot` (a [`SubMesh::material_slot`]).
+    pub fn get(&self, slot: usize) -> Option<&GpuMaterial> {
+        self.rows.get(slot)
+    }
+
+    /// Row `row`'s property `id` ([`hmat::property`]), when it has one: a binary search.
+    pub fn property(&self, row: u32, id: u32) -> Option<&MaterialProperty> {
+        self.properties
+            .binary_search_by_key(&(row, id), |p| (p.row, p.id))
+            .ok()
+            .map(|i| &self.properties[i])
+    }
+
+    /// Every texture ref of the table: the rows' five slots and the properties' textures,
+    /// zeros left out.
+    pub fn texture_refs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.rows
+            .iter()
+            .flat_map(|r| r.texture_refs())
+            .chain(self.properties.iter().map(|p| p.texture))
+            .filter(|hash| *hash != 0)
+    }
+}
+
+crate::read::asset::owned_view!(
+    /// An owned `.hmat` material table: [`view`](Self::view) gives its [`MaterialTable`].
+    /// A model's table is the `.hmat` beside its `.hmesh`; [`Model`](crate::Model) pairs
+    /// them.
+    Materials,
+    MaterialsHeld,
+    MaterialTable,
+    MaterialTable::parse
+);
