@@ -549,7 +549,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bake::settings::TextureSettings;
+    use crate::bake::texture::settings::TextureSettings;
 
     const ISSUE_EXAMPLE: &str = r#"
 preset = "desktop"
