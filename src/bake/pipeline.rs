@@ -522,8 +522,10 @@ impl<'a> BakeContext<'a> {
         self.recorded
             .tables
             .push((table.to_owned(), settings::fingerprint(value)));
-        settings::deserialize_table(value, |_| {})
-            .map_err(|e| BakeError::asset(self.source_path, format!("settings `{table}`: {e}")))
+        settings::deserialize_table(value, |_| {}).map_err(|e| {
+            let message = settings::qualify(table, &e);
+            BakeError::asset(self.source_path, format!("settings {message}"))
+        })
     }
 
     /// Emits an output file.

@@ -77,13 +77,16 @@ pub(crate) fn invalid(key: &str, value: impl std::fmt::Debug, why: &str) -> Stri
 }
 
 /// Prefixes the key a settings error names (`` `rdo` = … ``) with `table`
-/// (`` `default.texture.rdo` = … ``); any other message is prefixed whole
+/// (`` `default.texture.rdo` = … ``), as it does `` `quality`: … ``; any other message is
+/// prefixed whole
 /// (`` `default.texture`: invalid type … ``).
 pub(crate) fn qualify(table: &str, message: &str) -> String {
     if let Some((key, rest)) = message
         .strip_prefix('`')
         .and_then(|m| m.split_once('`'))
-        .filter(|(key, rest)| !key.contains(' ') && rest.starts_with(" = "))
+        .filter(|(key, rest)| {
+            !key.contains(' ') && (rest.starts_with(" = ") || rest.starts_with(": "))
+        })
     {
         return format!("`{table}.{key}`{rest}");
     }
@@ -197,7 +200,98 @@ pub(crate) fn deserialize_table<T: DeserializeOwned + Default>(
         return Ok(T::default());
     };
     serde_ignored::deserialize(value.clone(), |path| unknown(key_path(&path)))
-        .map_err(|e: toml::de::Error| e.message().to_owned())
+        .map_err(|e: toml::de::Error| explain::<T>(value, e.message()))
+}
+
+/// A settings error that names its key and, for a choice, the accepted values:
+/// `` `quality`: expected one of "fastest", "faster", …, got 3 `` (the key relative to the
+/// table; [`qualify`] adds the table's own path). `message` is serde's, kept when the key
+/// cannot be found.
+fn explain<T: DeserializeOwned>(value: &toml::Value, message: &str) -> String {
+    if qualify("", message).starts_with("`.") {
+        // A range check's message names its key already (`` `lod.levels` = 40: … ``).
+        return message.to_owned();
+    }
+    let Some((path, leaf)) = error_key::<T>(value).and_then(|path| {
+        let leaf = leaf_at(value, &path)?.clone();
+        Some((path, leaf))
+    }) else {
+        return message.to_owned();
+    };
+    let dotted = path.join(".");
+    let got = leaf.to_string();
+    match accepted_values::<T>(value, &path) {
+        Some(choices) if !matches!(leaf, toml::Value::String(_)) => {
+            format!("`{dotted}`: expected one of {choices}, got {got}")
+        }
+        _ => format!("`{dotted}`: {message}"),
+    }
+}
+
+/// The key path of the value a settings table fails on: the table is written out one leaf per
+/// line (`"lod"."levels" = "x"`) and read back with TOML's own deserializer, whose error
+/// points at the offending line.
+fn error_key<T: DeserializeOwned>(value: &toml::Value) -> Option<Vec<String>> {
+    let toml::Value::Table(table) = value else {
+        return None;
+    };
+    let mut lines = Vec::new();
+    flatten(table, &mut Vec::new(), &mut lines);
+    let text: String = lines.iter().map(|(_, line)| format!("{line}\n")).collect();
+    let error = toml::from_str::<T>(&text).err()?;
+    let line = text[..error.span()?.start].matches('\n').count();
+    lines.get(line).map(|(path, _)| path.clone())
+}
+
+/// One `key.path = value` line per leaf of `table` (nested tables key by key; arrays and
+/// empty tables whole). Bounded: settings tables are refused at parse time when nested deeper
+/// than [`MAX_TOML_DEPTH`](crate::bake::toml_depth::MAX_TOML_DEPTH) levels.
+fn flatten(table: &toml::Table, prefix: &mut Vec<String>, lines: &mut Vec<(Vec<String>, String)>) {
+    for (key, value) in table {
+        prefix.push(key.clone());
+        match value {
+            toml::Value::Table(nested) if !nested.is_empty() => flatten(nested, prefix, lines),
+            _ => {
+                let keys: Vec<String> = prefix
+                    .iter()
+                    .map(|k| toml::Value::String(k.clone()).to_string())
+                    .collect();
+                lines.push((prefix.clone(), format!("{} = {value}", keys.join("."))));
+            }
+        }
+        prefix.pop();
+    }
+}
+
+/// The value at `path` inside `value`.
+fn leaf_at<'v>(value: &'v toml::Value, path: &[String]) -> Option<&'v toml::Value> {
+    path.iter()
+        .try_fold(value, |value, key| value.as_table()?.get(key))
+}
+
+/// The values a choice at `path` accepts (`"fastest", "faster", …`), found by offering it a
+/// name no choice has and reading serde's "unknown variant" answer; `None` when the key is
+/// not a choice.
+fn accepted_values<T: DeserializeOwned>(value: &toml::Value, path: &[String]) -> Option<String> {
+    const PROBE: &str = "\u{1}not a variant";
+    let mut probe = value.clone();
+    let (last, parents) = path.split_last()?;
+    let mut table = probe.as_table_mut()?;
+    for key in parents {
+        table = table.get_mut(key)?.as_table_mut()?;
+    }
+    table.insert(last.clone(), toml::Value::String(PROBE.to_owned()));
+    let error = T::deserialize(probe).err()?;
+    let expected = error
+        .message()
+        .strip_prefix(&format!("unknown variant `{PROBE}`, expected "))?;
+    let names: Vec<String> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|name| format!("{name:?}"))
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// A dotted key path (`lod.levls`, `rotation[2]`) from serde_ignored's path, which also has
