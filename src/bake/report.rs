@@ -126,6 +126,11 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
     Ok(page(out, &rows, &packs, bake))
 }
 
+/// An asset hash as the report shows it: 16 hex digits, or a dash for a file with no row.
+fn hash_cell(hash: Option<u64>) -> String {
+    hash.map_or_else(|| "—".to_owned(), |h| format!("<code>{h:016x}</code>"))
+}
+
 fn kind_name(kind: AssetKind) -> String {
     kind.name()
         .map(str::to_owned)
@@ -386,9 +391,7 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
             Some((elapsed, origin)) => (format!("{:.1} ms", elapsed.as_secs_f64() * 1e3), origin),
             None => ("—".to_owned(), "—"),
         };
-        let hash = row
-            .hash
-            .map_or_else(|| "—".to_owned(), |h| format!("<code>{h:016x}</code>"));
+        let hash = hash_cell(row.hash);
         let _ = write!(
             html,
             "<tr><td>{thumbnail}</td><td><code>{}</code></td><td>{}</td><td>{source}</td>\

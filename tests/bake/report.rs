@@ -246,6 +246,9 @@ fn the_report_lists_vertex_counts_and_asset_hashes() {
     let html = hearth::bake::report::html(&out, Some(&report)).unwrap();
     assert!(html.contains("<th>asset hash</th>"), "{html}");
     assert!(html.contains("4 vertices, 2 triangles"), "{html}");
-    let hash = format!("<code>{:016x}</code>", hearth::hash_runtime_path("tri.hmesh"));
+    let hash = format!(
+        "<code>{:016x}</code>",
+        hearth::hash_runtime_path("tri.hmesh")
+    );
     assert!(html.contains(&hash), "{hash} in {html}");
 }
