@@ -7,8 +7,8 @@ use crate::bake::manifest::{check_preset_output, Config, Preset};
 use crate::bake::output::{no_symlink_on_way, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
-    check_output_path, BakeContext, DynPipeline, Output, Pipeline, Recorded, Registry, Source,
-    SourceFile, MAX_INPUT_BYTES,
+    check_output_path, BakeContext, Output, Pipeline, Recorded, Registry, Source, SourceFile,
+    MAX_INPUT_BYTES,
 };
 use crate::bake::plan::{join_rel, mtime_ns, plan, Job, Plan};
 use crate::bake::settings;
@@ -1325,7 +1325,7 @@ fn bake_one(
         return Ok(asset);
     }
 
-    let mut recorded = run_pipeline(pipeline, job, &files, root)?;
+    let mut recorded = run_pipeline(registry, job, &files, root)?;
     let Some(shared) = shared else {
         return record_asset(job, root, content, encoder, recorded);
     };
@@ -1417,7 +1417,7 @@ fn recorded_content_hash(
 /// source's error naming the pipeline. A refused read fails the asset whatever the pipeline
 /// made of the error.
 fn run_pipeline(
-    pipeline: &dyn DynPipeline,
+    registry: &Registry,
     job: &Job,
     files: &[SourceFile],
     root: &Path,
@@ -1432,9 +1432,10 @@ fn run_pipeline(
     let base = base.canonicalize().map_err(|e| BakeError::io(base, e))?;
     let mut cx = BakeContext::new(&job.source, base, root, &job.settings.tables);
     let fail = |message: String| BakeError::asset(&job.source, message);
+    let pipeline = registry.get(job.pipeline);
     let name = pipeline.name();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        pipeline.bake_dyn(&source, &mut cx)
+        pipeline.bake_dyn(registry, &source, &mut cx)
     }));
     let recorded = cx.finish();
     if let Some(refused) = recorded.refused.first() {

@@ -2,7 +2,10 @@
 //! the pack. Its kind comes from the extension: shaders and fonts are named as such in
 //! `assets.hman`, everything else is a blob.
 
-use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+use crate::bake::asset_file::named_source;
+use crate::bake::pipeline::{
+    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
+};
 use crate::format::hman::AssetKind;
 
 /// Copies a file unchanged (the fallback: it claims `*`).
@@ -39,6 +42,24 @@ impl Pipeline for Blob {
             kind_of(source.rel()),
             source.bytes().to_vec(),
         ));
+        Ok(())
+    }
+
+    fn asset_tables(&self) -> &[&str] {
+        &["blob"]
+    }
+
+    /// pak's `[blob]` asset files: the file `src` names, as it is, at the TOML's path without
+    /// `.toml`.
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        _: &BlobSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let (read_path, _) = named_source(file.rel(), file.body())?;
+        let bytes = cx.read(&read_path)?;
+        cx.emit(Output::new(file.name(), kind_of(file.name()), bytes));
         Ok(())
     }
 }

@@ -549,7 +549,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bake::settings::TextureSettings;
+    use crate::bake::texture::settings::TextureSettings;
 
     const ISSUE_EXAMPLE: &str = r#"
 preset = "desktop"
@@ -689,10 +689,75 @@ texture = { compress = false }
             .check_tables(&Registry::with_builtins())
             .unwrap_err()
             .to_string();
-        assert!(err.contains("`default.rules[0].texture`"), "{err}");
+        assert!(
+            err.contains(
+                "`default.rules[0].texture.quality`: expected one of \"fastest\", \"faster\", \
+                 \"default\", \"slower\", \"veryslow\", got 3"
+            ),
+            "{err}"
+        );
         let config = parse("[default]\ntextur = { compress = true }\n").unwrap();
         let warnings = config.check_tables(&Registry::with_builtins()).unwrap();
         assert!(warnings[0].contains("`default.textur`"), "{warnings:?}");
+    }
+
+    /// A wrong type in each settings table the built-in pipelines read: the error names the
+    /// key path, and a choice lists the accepted values.
+    #[test]
+    fn wrong_types_in_every_settings_table_name_the_key_and_the_expected_values() {
+        let cases = [
+            (
+                "texture",
+                "texture = { quality = 3 }",
+                "`default.texture.quality`: expected one of \"fastest\", \"faster\", \
+                 \"default\", \"slower\", \"veryslow\", got 3",
+            ),
+            (
+                "texture",
+                "texture = { format = true }",
+                "`default.texture.format`: expected one of \"uastc\", \"bcn\", \"bc7\"",
+            ),
+            (
+                "mesh",
+                "mesh = { lod = { levels = \"x\" } }",
+                "`default.mesh.lod.levels`: invalid type: string \"x\", expected u32",
+            ),
+            (
+                "font",
+                "font = { compress = \"yes\" }",
+                "`default.font.compress`: invalid type: string \"yes\", expected a boolean",
+            ),
+            (
+                "shader",
+                "shader = { spirv = 1 }",
+                "`default.shader.spirv`: invalid type: integer `1`, expected a boolean",
+            ),
+            (
+                "asset-file",
+                "asset-file = 3",
+                "`default.asset-file`: invalid type: integer `3`, expected struct",
+            ),
+            (
+                "blob",
+                "blob = \"all\"",
+                "`default.blob`: invalid type: string \"all\", expected struct",
+            ),
+        ];
+        let registry = Registry::with_builtins();
+        for table in registry.all().map(|p| p.settings_table()) {
+            assert!(
+                cases.iter().any(|(t, _, _)| *t == table),
+                "no wrong-type case for the `{table}` table"
+            );
+        }
+        for (_, line, needle) in cases {
+            let err = parse(&format!("[default]\n{line}\n"))
+                .unwrap()
+                .check_tables(&registry)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(needle), "{line}: {err}");
+        }
     }
 
     #[test]

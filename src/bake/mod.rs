@@ -17,6 +17,7 @@ pub mod pack;
 pub mod pipeline;
 pub mod plan;
 pub mod report;
+pub mod scene;
 pub mod settings;
 pub mod shader;
 pub mod shared_cache;
@@ -31,4 +32,6 @@ pub mod watch;
 pub use baker::{AssetTime, Baker, ConfigSource, Progress, Report, MAX_JOBS};
 pub use error::BakeError;
 pub use manifest::Config;
-pub use pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Registry, Source};
+pub use pipeline::{
+    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Registry, Source,
+};

@@ -7,6 +7,9 @@
 //! recorded and checked at the end of the bake, and warnings are collected. The baker does
 //! everything else: planning, settings layering, caching, hashing, manifest rows, packing.
 //!
+//! A pipeline may also claim tables of pak's asset files ([`Pipeline::asset_tables`]): a `*.toml`
+//! whose one table it claims is baked by [`Pipeline::bake_asset_table`].
+//!
 //! A [`Registry`] holds the pipelines of a bake: [`Registry::with_builtins`] has hearth's own
 //! (image, cubemap, array, LUT, model, blob), and [`Baker::pipeline`](crate::bake::Baker::pipeline)
 //! or [`CargoBake::pipeline`](crate::bake::cargo::CargoBake::pipeline) add the game's.
@@ -110,6 +113,68 @@ pub trait Pipeline: Send + Sync + 'static {
     fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
         let _ = (source_rel, bytes);
         Vec::new()
+    }
+
+    /// The tables of pak's asset files this pipeline bakes (`["mesh", "animation"]`): a
+    /// `*.toml` whose one top-level table has one of these names goes to
+    /// [`bake_asset_table`](Self::bake_asset_table). Two pipelines claiming one table is an
+    /// error at registration. By default, none.
+    fn asset_tables(&self) -> &[&str] {
+        &[]
+    }
+
+    /// Bakes one asset file whose table this pipeline claims, with this pipeline's settings.
+    /// Only called for the tables of [`asset_tables`](Self::asset_tables).
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        settings: &Self::Settings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let _ = (settings, cx);
+        Err(format!(
+            "`[{}]` asset files are not baked by this pipeline",
+            file.table()
+        )
+        .into())
+    }
+
+    /// The other sources an asset file of one of this pipeline's tables names (a scene's
+    /// meshes), as [`dependencies`](Self::dependencies) gives them for whole files.
+    fn asset_table_dependencies(&self, file: &AssetTable<'_>) -> Vec<String> {
+        let _ = file;
+        Vec::new()
+    }
+}
+
+/// One of pak's asset files (`chair.toml` holding one `[mesh]` table), handed to the pipeline
+/// that claims its table ([`Pipeline::asset_tables`]).
+#[derive(Debug, Clone, Copy)]
+pub struct AssetTable<'a> {
+    pub(crate) rel: &'a str,
+    pub(crate) table: &'a str,
+    pub(crate) body: &'a toml::Table,
+}
+
+impl<'a> AssetTable<'a> {
+    /// The TOML file's path relative to the content root (`props/chair.toml`).
+    pub fn rel(&self) -> &'a str {
+        self.rel
+    }
+
+    /// The path without `.toml` (`props/chair`): the base of its outputs' paths.
+    pub fn name(&self) -> &'a str {
+        self.rel.strip_suffix(".toml").unwrap_or(self.rel)
+    }
+
+    /// The table's name (`mesh`).
+    pub fn table(&self) -> &'a str {
+        self.table
+    }
+
+    /// The table's keys.
+    pub fn body(&self) -> &'a toml::Table {
+        self.body
     }
 }
 
@@ -457,8 +522,10 @@ impl<'a> BakeContext<'a> {
         self.recorded
             .tables
             .push((table.to_owned(), settings::fingerprint(value)));
-        settings::deserialize_table(value, |_| {})
-            .map_err(|e| BakeError::asset(self.source_path, format!("settings `{table}`: {e}")))
+        settings::deserialize_table(value, |_| {}).map_err(|e| {
+            let message = settings::qualify(table, &e);
+            BakeError::asset(self.source_path, format!("settings {message}"))
+        })
     }
 
     /// Emits an output file.
@@ -500,6 +567,7 @@ impl<'a> BakeContext<'a> {
 pub(crate) trait DynPipeline: Send + Sync {
     fn name(&self) -> &str;
     fn version(&self) -> u32;
+    fn claims(&self) -> Vec<Claim>;
     fn settings_table(&self) -> &str;
     /// Deserializes one layer's table: unknown key paths go to `unknown`; a type error is
     /// returned.
@@ -508,9 +576,22 @@ pub(crate) trait DynPipeline: Send + Sync {
         value: &toml::Value,
         unknown: &mut dyn FnMut(String),
     ) -> Result<(), String>;
-    fn bake_dyn(&self, source: &Source<'_>, cx: &mut BakeContext<'_>) -> Result<(), PipelineError>;
+    /// Bakes one source; `registry` is the bake's, for pipelines that hand sources on.
+    fn bake_dyn(
+        &self,
+        registry: &Registry,
+        source: &Source<'_>,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError>;
     fn names_dependencies(&self) -> bool;
-    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String>;
+    fn dependencies(&self, registry: &Registry, source_rel: &str, bytes: &[u8]) -> Vec<String>;
+    fn asset_tables(&self) -> &[&str];
+    fn bake_asset_table_dyn(
+        &self,
+        file: &AssetTable<'_>,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError>;
+    fn asset_table_dependencies(&self, file: &AssetTable<'_>) -> Vec<String>;
 }
 
 impl<P: Pipeline> DynPipeline for P {
@@ -519,6 +600,9 @@ impl<P: Pipeline> DynPipeline for P {
     }
     fn version(&self) -> u32 {
         Pipeline::version(self)
+    }
+    fn claims(&self) -> Vec<Claim> {
+        Pipeline::claims(self)
     }
     fn settings_table(&self) -> &str {
         Pipeline::settings_table(self)
@@ -530,7 +614,12 @@ impl<P: Pipeline> DynPipeline for P {
     ) -> Result<(), String> {
         settings::deserialize_table::<P::Settings>(Some(value), unknown).map(|_| ())
     }
-    fn bake_dyn(&self, source: &Source<'_>, cx: &mut BakeContext<'_>) -> Result<(), PipelineError> {
+    fn bake_dyn(
+        &self,
+        _: &Registry,
+        source: &Source<'_>,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
         let table = Pipeline::settings_table(self).to_owned();
         let settings: P::Settings = cx.settings(&table)?;
         self.bake(source, &settings, cx)
@@ -538,8 +627,23 @@ impl<P: Pipeline> DynPipeline for P {
     fn names_dependencies(&self) -> bool {
         Pipeline::names_dependencies(self)
     }
-    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+    fn dependencies(&self, _: &Registry, source_rel: &str, bytes: &[u8]) -> Vec<String> {
         Pipeline::dependencies(self, source_rel, bytes)
+    }
+    fn asset_tables(&self) -> &[&str] {
+        Pipeline::asset_tables(self)
+    }
+    fn bake_asset_table_dyn(
+        &self,
+        file: &AssetTable<'_>,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let table = Pipeline::settings_table(self).to_owned();
+        let settings: P::Settings = cx.settings(&table)?;
+        self.bake_asset_table(file, &settings, cx)
+    }
+    fn asset_table_dependencies(&self, file: &AssetTable<'_>) -> Vec<String> {
+        Pipeline::asset_table_dependencies(self, file)
     }
 }
 
@@ -549,6 +653,8 @@ pub struct Registry {
     pipelines: Vec<Arc<dyn DynPipeline>>,
     /// (lowercased suffix, is folder, pipeline index)
     claims: Vec<(String, bool, usize)>,
+    /// (asset-file table name, pipeline index)
+    tables: Vec<(String, usize)>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -566,13 +672,18 @@ impl Registry {
     }
 
     /// Adds a pipeline. Fails when its name is taken, a claim is malformed, or another
-    /// pipeline already claims one of its patterns.
+    /// pipeline already claims one of its patterns or [asset-file tables](Pipeline::asset_tables).
     pub fn register<P: Pipeline>(&mut self, pipeline: P) -> Result<(), BakeError> {
+        self.register_dyn(Arc::new(pipeline))
+    }
+
+    /// [`register`](Self::register) for a pipeline already erased (the asset-file router).
+    pub(crate) fn register_dyn(&mut self, pipeline: Arc<dyn DynPipeline>) -> Result<(), BakeError> {
+        let name = pipeline.name();
         let error = |message: String| BakeError::Pipeline {
-            pipeline: Pipeline::name(&pipeline).to_owned(),
+            pipeline: name.to_owned(),
             message,
         };
-        let name = Pipeline::name(&pipeline);
         if name.is_empty() {
             return Err(error("a pipeline needs a name".into()));
         }
@@ -582,8 +693,9 @@ impl Registry {
             ));
         }
         let index = self.pipelines.len();
+        let owner_name = |owner: usize| self.pipelines.get(owner).map_or(name, |p| p.name());
         let mut claims = Vec::new();
-        for claim in Pipeline::claims(&pipeline) {
+        for claim in pipeline.claims() {
             let suffix = claim.suffix().map_err(&error)?;
             let taken = self
                 .claims
@@ -591,21 +703,38 @@ impl Registry {
                 .chain(&claims)
                 .find(|(s, folder, _)| *s == suffix && *folder == claim.folder);
             if let Some((_, _, owner)) = taken {
-                let owner = self.pipelines.get(*owner).map_or(name, |p| p.name());
                 return Err(error(format!(
-                    "{} {:?} is already claimed by pipeline `{owner}`",
+                    "{} {:?} is already claimed by pipeline `{}`",
                     if claim.folder {
                         "folder pattern"
                     } else {
                         "pattern"
                     },
-                    claim.pattern
+                    claim.pattern,
+                    owner_name(*owner)
                 )));
             }
             claims.push((suffix, claim.folder, index));
         }
+        let mut tables: Vec<(String, usize)> = Vec::new();
+        for table in pipeline.asset_tables() {
+            if table.is_empty() || table.contains(['.', '[', ']', '"', '\'', ' ']) {
+                return Err(error(format!(
+                    "asset-file table {table:?} is not a plain name"
+                )));
+            }
+            let taken = self.tables.iter().chain(&tables).find(|(t, _)| t == table);
+            if let Some((_, owner)) = taken {
+                return Err(error(format!(
+                    "asset-file table `[{table}]` is already claimed by pipeline `{}`",
+                    owner_name(*owner)
+                )));
+            }
+            tables.push(((*table).to_owned(), index));
+        }
         self.claims.extend(claims);
-        self.pipelines.push(Arc::new(pipeline));
+        self.tables.extend(tables);
+        self.pipelines.push(pipeline);
         Ok(())
     }
 
@@ -630,6 +759,19 @@ impl Registry {
             .filter(|(suffix, f, _)| *f == folder && lower.ends_with(suffix.as_str()))
             .max_by_key(|(suffix, _, _)| suffix.len())
             .map(|(_, _, index)| *index)
+    }
+
+    /// The asset-file tables the pipelines claim (`scene`, `mesh`, …), in registration order.
+    pub fn asset_tables(&self) -> impl Iterator<Item = &str> {
+        self.tables.iter().map(|(table, _)| table.as_str())
+    }
+
+    /// The pipeline that claims the asset-file table `table`.
+    pub(crate) fn table_owner(&self, table: &str) -> Option<&dyn DynPipeline> {
+        self.tables
+            .iter()
+            .find(|(t, _)| t == table)
+            .map(|(_, index)| &*self.pipelines[*index])
     }
 
     /// The pipeline name of the file at `rel` (the source-relative path), for tools.

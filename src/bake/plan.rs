@@ -488,7 +488,7 @@ fn add_dependencies(
             continue;
         }
         let named = match std::fs::read(&path) {
-            Ok(bytes) => pipeline.dependencies(&rel, &bytes),
+            Ok(bytes) => pipeline.dependencies(registry, &rel, &bytes),
             Err(_) => Vec::new(),
         };
         for dependency in named {

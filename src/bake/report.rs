@@ -32,6 +32,8 @@ struct FileRow {
     bake: Option<(Duration, &'static str)>,
     details: String,
     thumbnail: Option<String>,
+    /// The 64-bit asset hash of its `assets.hman` row (what a game looks it up by).
+    hash: Option<u64>,
 }
 
 /// The report of the output folder `out` (the folder holding `assets.hman`), with the facts
@@ -43,6 +45,10 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
         return Err(format!("{}: no baked files (bake first)", out.display()));
     }
     let kinds = crate::read::inspect::manifest_kinds(out);
+    let manifest = std::fs::read(out.join(crate::format::hman::MANIFEST_PATH)).unwrap_or_default();
+    let hashes: BTreeMap<&str, u64> = crate::format::hman::parse(&manifest)
+        .map(|rows| rows.iter().map(|row| (row.path, row.hash)).collect())
+        .unwrap_or_default();
     // The packs: root `.hpack` files assets.hman does not list, read for their entries.
     let mut packed: BTreeMap<String, (u64, &'static str)> = BTreeMap::new();
     let mut packs = Vec::new();
@@ -114,9 +120,15 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
             bake: source.and_then(|(s, _)| bake_of.get(s).copied()),
             details,
             thumbnail,
+            hash: hashes.get(rel.as_str()).copied(),
         });
     }
     Ok(page(out, &rows, &packs, bake))
+}
+
+/// An asset hash as the report shows it: 16 hex digits, or a dash for a file with no row.
+fn hash_cell(hash: Option<u64>) -> String {
+    hash.map_or_else(|| "—".to_owned(), |h| format!("<code>{h:016x}</code>"))
 }
 
 fn kind_name(kind: AssetKind) -> String {
@@ -138,7 +150,8 @@ fn describe(kind: AssetKind, bytes: &[u8]) -> (String, Option<String>) {
         AssetKind::MESH => match MeshView::parse(bytes) {
             Ok(mesh) => {
                 let mut text = format!(
-                    "{} triangles, {} meshlets, {} submeshes",
+                    "{} vertices, {} triangles, {} meshlets, {} submeshes",
+                    mesh.desc.vertex_count,
                     mesh.desc.index_count / 3,
                     mesh.desc.meshlet_count,
                     mesh.desc.submesh_count
@@ -358,7 +371,7 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
     html.push_str(
         "<h2>Files</h2><table><thead><tr><th></th><th>file</th><th>kind</th><th>source</th>\
          <th>source size</th><th>output size</th><th>packed</th><th>codec</th>\
-         <th>bake time</th><th>cache</th><th>details</th></tr></thead><tbody>",
+         <th>bake time</th><th>cache</th><th>asset hash</th><th>details</th></tr></thead><tbody>",
     );
     for row in rows {
         let thumbnail = row
@@ -378,11 +391,12 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
             Some((elapsed, origin)) => (format!("{:.1} ms", elapsed.as_secs_f64() * 1e3), origin),
             None => ("—".to_owned(), "—"),
         };
+        let hash = hash_cell(row.hash);
         let _ = write!(
             html,
             "<tr><td>{thumbnail}</td><td><code>{}</code></td><td>{}</td><td>{source}</td>\
              <td class=\"n\">{source_size}</td><td class=\"n\">{}</td><td class=\"n\">{packed}</td>\
-             <td>{codec}</td><td class=\"n\">{time}</td><td>{cache}</td><td>{}</td></tr>",
+             <td>{codec}</td><td class=\"n\">{time}</td><td>{cache}</td><td>{hash}</td><td>{}</td></tr>",
             escape(&row.path),
             escape(&row.kind),
             human(row.size),

@@ -7,11 +7,20 @@
 //!
 //! Layering works on the TOML tables themselves (nested tables key by key), so it is the same
 //! for every pipeline's table, built-in or the game's; a pipeline then deserializes its table
-//! into its typed settings. Adding a setting is one line in a `settings!` block.
+//! into its typed settings. Adding a setting is one line in a `settings!` block. The texture
+//! and mesh settings live with their pipelines (`texture::settings`, `mesh::settings`).
 
 use crate::format::hpack::Codec;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+
+// Each kind's settings live with its pipeline; re-exported here, where they were first.
+pub use crate::bake::mesh::settings::{
+    euler_axes, euler_quaternion, pak_euler_axes, LodSettings, MeshSettings, MAX_LOD_LEVELS,
+};
+pub use crate::bake::texture::settings::{
+    TextureEncoder, TextureFormat, TextureQuality, TextureSettings, MAX_PIXELS_LIMIT,
+};
 
 /// Declares a settings struct: public fields with their defaults, `#[serde(default)]`
 /// semantics, and a `Deserialize` that runs the struct's `validate(&self) -> Result<(),
@@ -57,367 +66,31 @@ macro_rules! settings {
         }
     };
 }
+pub(crate) use settings;
 
 /// A range error naming its key, in the form [`Config::check_tables`] qualifies with the key
 /// path of its layer: `` `rdo` = NaN: … `` becomes `` `default.texture.rdo` = NaN: … ``.
 ///
 /// [`Config::check_tables`]: crate::bake::manifest::Config::check_tables
-fn invalid(key: &str, value: impl std::fmt::Debug, why: &str) -> String {
+pub(crate) fn invalid(key: &str, value: impl std::fmt::Debug, why: &str) -> String {
     format!("`{key}` = {value:?}: {why}")
 }
 
 /// Prefixes the key a settings error names (`` `rdo` = … ``) with `table`
-/// (`` `default.texture.rdo` = … ``); any other message is prefixed whole
+/// (`` `default.texture.rdo` = … ``), as it does `` `quality`: … ``; any other message is
+/// prefixed whole
 /// (`` `default.texture`: invalid type … ``).
 pub(crate) fn qualify(table: &str, message: &str) -> String {
     if let Some((key, rest)) = message
         .strip_prefix('`')
         .and_then(|m| m.split_once('`'))
-        .filter(|(key, rest)| !key.contains(' ') && rest.starts_with(" = "))
+        .filter(|(key, rest)| {
+            !key.contains(' ') && (rest.starts_with(" = ") || rest.starts_with(": "))
+        })
     {
         return format!("`{table}.{key}`{rest}");
     }
     format!("`{table}`: {message}")
-}
-
-/// Largest `texture.max_pixels`: the per-side limit squared (16384², 2^28).
-pub const MAX_PIXELS_LIMIT: u64 = 1 << 28;
-/// Most `mesh.lod.levels` (each halves the triangles of the one before; 32 halvings leave
-/// nothing of any mesh).
-pub const MAX_LOD_LEVELS: u32 = 32;
-
-settings! {
-    /// Texture settings: the `texture = { … }` table.
-    TextureSettings {
-        /// `true`: UASTC; `false`: raw pixels + zstd, pixel-exact (`format = "rgba8"`).
-        compress: bool = true,
-        /// The GPU format written: `uastc` (the default, transcoded on the device), a GPU's own
-        /// block format (`bc7`, `bc5`, `bc4`, `bc1`, `bc3`, `astc4x4`, `etc2`; `bcn` picks bc7,
-        /// bc5 or bc4 by the texture's channels), or `rgba8` (raw pixels, as `compress = false`).
-        format: TextureFormat = TextureFormat::Uastc,
-        /// How a GPU block format is made: `auto` (each format's better encoder, see the
-        /// README), `transcode` (UASTC, then Basis Universal's transcoder), `direct` (Intel's
-        /// ISPC encoders; not for `astc4x4` and `etc2`).
-        encoder: TextureEncoder = TextureEncoder::Auto,
-        /// UASTC speed/quality level.
-        quality: TextureQuality = TextureQuality::Faster,
-        /// UASTC RDO quality scalar (0 = off; 0.5..4 trades quality for smaller zstd output).
-        rdo: f32 = 0.0,
-        /// Generate a full mip chain.
-        mips: bool = true,
-        /// Downscale (keeping the aspect ratio) so neither side exceeds this; 0 = no limit.
-        max_size: u32 = 0,
-        /// Override the mode's color space: `true` sRGB, `false` linear.
-        srgb: Option<bool> = None,
-        /// Channel selection (pak-style): 1-4 of `r g b a 0 1`; its length picks the raw
-        /// format (1 R8, 2 RG8, 3-4 RGBA8). Empty: the mode decides.
-        swizzle: String = String::new(),
-        /// zstd level of the KTX2 supercompression (zstd's range, -131072..=22).
-        zstd_level: i32 = 9,
-        /// Pixel budget per source image (width x height), checked from the image's header
-        /// before it is decoded: 1..=2^28 (the default, 16384²).
-        max_pixels: u64 = MAX_PIXELS_LIMIT,
-    }
-}
-
-impl TextureSettings {
-    /// Whether the texture is written as raw pixels (`compress = false` or `format = "rgba8"`).
-    pub fn raw(&self) -> bool {
-        !self.compress || self.format == TextureFormat::Rgba8
-    }
-
-    /// Checks every value's range; the error names the key (`` `rdo` = NaN: … ``).
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.rdo == 0.0 || (0.001..=50.0).contains(&self.rdo)) {
-            return Err(invalid(
-                "rdo",
-                self.rdo,
-                "must be 0 (off) or a number from 0.001 to 50 (basisu's range)",
-            ));
-        }
-        let zstd = zstd::compression_level_range();
-        if !zstd.contains(&self.zstd_level) {
-            return Err(invalid(
-                "zstd_level",
-                self.zstd_level,
-                &format!("must be in zstd's range {}..={}", zstd.start(), zstd.end()),
-            ));
-        }
-        let max_side = crate::bake::texture::pixels::MAX_DIMENSION;
-        if self.max_size > max_side {
-            return Err(invalid(
-                "max_size",
-                self.max_size,
-                &format!("must be 0 (no limit) or at most {max_side}"),
-            ));
-        }
-        if !(1..=MAX_PIXELS_LIMIT).contains(&self.max_pixels) {
-            return Err(invalid(
-                "max_pixels",
-                self.max_pixels,
-                &format!("must be 1 to {MAX_PIXELS_LIMIT} (16384²)"),
-            ));
-        }
-        if !self.compress && !matches!(self.format, TextureFormat::Uastc | TextureFormat::Rgba8) {
-            return Err(invalid(
-                "format",
-                self.format,
-                "disagrees with `compress = false` (raw pixels): leave one of them out",
-            ));
-        }
-        if self.encoder == TextureEncoder::Direct
-            && matches!(self.format, TextureFormat::Astc4x4 | TextureFormat::Etc2)
-        {
-            return Err(invalid(
-                "encoder",
-                "direct",
-                "has no ASTC or ETC2 encoder: use `transcode` (or `auto`)",
-            ));
-        }
-        if self.swizzle.len() > 4 || self.swizzle.chars().any(|c| !"rgba01".contains(c)) {
-            return Err(invalid(
-                "swizzle",
-                &self.swizzle,
-                "use 1 to 4 of r, g, b, a, 0, 1",
-            ));
-        }
-        Ok(())
-    }
-}
-
-settings! {
-    /// Mesh settings: the `mesh = { … }` table.
-    MeshSettings {
-        /// Bake glTF node transforms into one world-space mesh (skinned meshes never are).
-        merge: bool = true,
-        /// Import (or generate, when missing) normals; `false` writes flat +Z normals.
-        normals: bool = true,
-        /// Import tangents, or generate them where a material has a normal map.
-        tangents: bool = true,
-        /// Vertex-cache, overdraw and vertex-fetch optimization.
-        optimize: bool = true,
-        /// How much vertex-cache efficiency overdraw optimization may trade (1.05 = 5 %).
-        overdraw_threshold: f32 = 1.05,
-        /// Leave out skinning (SKIN, SKEL) and animation (.hanim).
-        ignore_skin: bool = false,
-        /// Scale applied to static geometry (x, y, z).
-        scale: [f32; 3] = [1.0; 3],
-        /// Rotation applied to static geometry after the scale: Euler angles in degrees
-        /// (about the fixed axes, in the order `euler` names) or a quaternion (x, y, z, w);
-        /// empty = none.
-        rotation: Vec<f32> = Vec::new(),
-        /// The order Euler angles apply in, about the fixed axes: `"xyz"` turns about x
-        /// first, then y, then z (any order of the three letters).
-        euler: String = "xyz".to_owned(),
-        /// Translation applied to static geometry last.
-        offset: [f32; 3] = [0.0; 3],
-        /// Mirror X before everything else.
-        flip_x: bool = false,
-        /// Mirror Y before everything else.
-        flip_y: bool = false,
-        /// Mirror Z before everything else.
-        flip_z: bool = false,
-        /// Levels of detail (`lod = { … }`).
-        lod: LodSettings = LodSettings::default(),
-        /// Also write position-only geometry for shadow and depth passes (the `SHDW` chunk).
-        shadow: bool = false,
-    }
-}
-
-settings! {
-    /// Level-of-detail settings: the `lod = { … }` table inside `mesh`.
-    LodSettings {
-        /// Reduced levels, each targeting half the triangles of the one before.
-        levels: u32 = 2,
-        /// meshoptimizer's target error, relative to the mesh's extent.
-        target_error: f32 = 0.05,
-        /// Keep border vertices in place while simplifying.
-        lock_border: bool = false,
-        /// Never simplify a submesh below this many triangles.
-        min_triangles: u32 = 0,
-    }
-}
-
-impl MeshSettings {
-    /// Checks every value's range; the error names the key (`` `scale` = [1.0, NaN, 1.0]: … ``).
-    /// The nested `lod` table is checked by [`LodSettings::validate`] when it is read.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.overdraw_threshold.is_finite() && self.overdraw_threshold >= 1.0) {
-            return Err(invalid(
-                "overdraw_threshold",
-                self.overdraw_threshold,
-                "must be a finite number, at least 1",
-            ));
-        }
-        if self.scale.iter().any(|v| !v.is_finite() || *v == 0.0) {
-            return Err(invalid("scale", self.scale, "must be finite and non-zero"));
-        }
-        if self.offset.iter().any(|v| !v.is_finite()) {
-            return Err(invalid("offset", self.offset, "must be finite"));
-        }
-        let rotation = &self.rotation;
-        if !matches!(rotation.len(), 0 | 3 | 4) {
-            return Err(invalid(
-                "rotation",
-                rotation,
-                "give 3 Euler angles (degrees) or a quaternion x, y, z, w",
-            ));
-        }
-        if euler_axes(&self.euler).is_none() {
-            return Err(invalid(
-                "euler",
-                &self.euler,
-                "give the three axes x, y and z once each, in the order they apply",
-            ));
-        }
-        if rotation.iter().any(|v| !v.is_finite()) {
-            return Err(invalid("rotation", rotation, "must be finite"));
-        }
-        if rotation.len() == 4 && rotation.iter().all(|v| *v == 0.0) {
-            return Err(invalid(
-                "rotation",
-                rotation,
-                "the quaternion has zero length",
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// The axes (0 x, 1 y, 2 z) an Euler order names, when it names each once (`"zyx"`, any case).
-pub fn euler_axes(order: &str) -> Option<[usize; 3]> {
-    let mut axes = [0usize; 3];
-    let mut seen = [false; 3];
-    let bytes = order.as_bytes();
-    if bytes.len() != 3 {
-        return None;
-    }
-    for (slot, letter) in axes.iter_mut().zip(bytes) {
-        let axis = match letter.to_ascii_lowercase() {
-            b'x' => 0,
-            b'y' => 1,
-            b'z' => 2,
-            _ => return None,
-        };
-        if std::mem::replace(&mut seen[axis], true) {
-            return None;
-        }
-        *slot = axis;
-    }
-    Some(axes)
-}
-
-/// The quaternion (x, y, z, w) of Euler angles in degrees (x, y, z), turned about the fixed
-/// axes in `order` ([`euler_axes`]): for x, y, z, q = qz · qy · qx.
-pub fn euler_quaternion(degrees: [f32; 3], order: [usize; 3]) -> [f32; 4] {
-    order.iter().fold([0.0, 0.0, 0.0, 1.0], |q, &axis| {
-        let (sin, cos) = (degrees[axis].to_radians() * 0.5).sin_cos();
-        let mut turn = [0.0, 0.0, 0.0, cos];
-        turn[axis] = sin;
-        quaternion_product(turn, q)
-    })
-}
-
-/// pak's Euler order (intrinsic, as glam's `EulerRot`: `"xyz"` is Rx · Ry · Rz) as the
-/// fixed-axes order [`euler_quaternion`] takes: the same axes reversed.
-pub fn pak_euler_axes(order: &str) -> Option<[usize; 3]> {
-    euler_axes(order).map(|[a, b, c]| [c, b, a])
-}
-
-/// The Hamilton product `a * b` of two quaternions (x, y, z, w): `b` turns first.
-fn quaternion_product(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
-impl LodSettings {
-    /// Checks every value's range; the error names the key (`` `lod.target_error` = … ``).
-    pub fn validate(&self) -> Result<(), String> {
-        if !(0.0..=1.0).contains(&self.target_error) {
-            return Err(invalid(
-                "lod.target_error",
-                self.target_error,
-                "must be a finite number from 0 to 1",
-            ));
-        }
-        if self.levels > MAX_LOD_LEVELS {
-            return Err(invalid(
-                "lod.levels",
-                self.levels,
-                &format!("must be at most {MAX_LOD_LEVELS}"),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// The GPU format a texture is baked to (`texture.format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TextureFormat {
-    /// UASTC 4x4: one file for every GPU, transcoded at load (feature `transcode`).
-    Uastc,
-    /// The BC family by channels (a desktop preset's one setting): BC7 for color and RGBA
-    /// data, BC5 for two channels (normal maps), BC4 for one (grayscale).
-    Bcn,
-    /// BC7 (desktop): RGBA, 8 bits per pixel.
-    Bc7,
-    /// BC5 (desktop): two channels, for normal maps; 8 bits per pixel.
-    Bc5,
-    /// BC4 (desktop): one channel; 4 bits per pixel.
-    Bc4,
-    /// BC1 (desktop, legacy): opaque RGB; 4 bits per pixel.
-    Bc1,
-    /// BC3 (desktop, legacy): RGB + alpha; 8 bits per pixel.
-    Bc3,
-    /// ASTC 4x4 (mobile, Apple): RGBA, 8 bits per pixel.
-    Astc4x4,
-    /// ETC2 (OpenGL ES 3, older mobile): RGB(A); one- and two-channel textures as EAC R11 and
-    /// RG11.
-    Etc2,
-    /// Raw 8-bit pixels (R8, RG8 or RGBA8 by the texture's channels), as `compress = false`.
-    Rgba8,
-}
-
-/// Which encoder makes a GPU block format (`texture.encoder`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TextureEncoder {
-    /// Each format's default, chosen by measurement (README, "GPU formats").
-    Auto,
-    /// Encode UASTC, then transcode it with Basis Universal's transcoder.
-    Transcode,
-    /// Intel's ISPC texture compressor (BC1, BC3, BC4, BC5, BC7).
-    Direct,
-}
-
-/// UASTC encoder levels, fastest to slowest (basisu pack levels 0 to 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TextureQuality {
-    /// Level 0: for debug presets.
-    Fastest,
-    /// Level 1: the default.
-    Faster,
-    /// Level 2.
-    Default,
-    /// Level 3.
-    Slower,
-    /// Level 4: can take minutes per large image.
-    Veryslow,
-}
-
-impl TextureQuality {
-    /// basisu's pack level.
-    pub fn level(self) -> u32 {
-        self as u32
-    }
 }
 
 /// A compression codec as the manifest spells it.
@@ -527,7 +200,98 @@ pub(crate) fn deserialize_table<T: DeserializeOwned + Default>(
         return Ok(T::default());
     };
     serde_ignored::deserialize(value.clone(), |path| unknown(key_path(&path)))
-        .map_err(|e: toml::de::Error| e.message().to_owned())
+        .map_err(|e: toml::de::Error| explain::<T>(value, e.message()))
+}
+
+/// A settings error that names its key and, for a choice, the accepted values:
+/// `` `quality`: expected one of "fastest", "faster", …, got 3 `` (the key relative to the
+/// table; [`qualify`] adds the table's own path). `message` is serde's, kept when the key
+/// cannot be found.
+fn explain<T: DeserializeOwned>(value: &toml::Value, message: &str) -> String {
+    if qualify("", message).starts_with("`.") {
+        // A range check's message names its key already (`` `lod.levels` = 40: … ``).
+        return message.to_owned();
+    }
+    let Some((path, leaf)) = error_key::<T>(value).and_then(|path| {
+        let leaf = leaf_at(value, &path)?.clone();
+        Some((path, leaf))
+    }) else {
+        return message.to_owned();
+    };
+    let dotted = path.join(".");
+    let got = leaf.to_string();
+    match accepted_values::<T>(value, &path) {
+        Some(choices) if !matches!(leaf, toml::Value::String(_)) => {
+            format!("`{dotted}`: expected one of {choices}, got {got}")
+        }
+        _ => format!("`{dotted}`: {message}"),
+    }
+}
+
+/// The key path of the value a settings table fails on: the table is written out one leaf per
+/// line (`"lod"."levels" = "x"`) and read back with TOML's own deserializer, whose error
+/// points at the offending line.
+fn error_key<T: DeserializeOwned>(value: &toml::Value) -> Option<Vec<String>> {
+    let toml::Value::Table(table) = value else {
+        return None;
+    };
+    let mut lines = Vec::new();
+    flatten(table, &mut Vec::new(), &mut lines);
+    let text: String = lines.iter().map(|(_, line)| format!("{line}\n")).collect();
+    let error = toml::from_str::<T>(&text).err()?;
+    let line = text[..error.span()?.start].matches('\n').count();
+    lines.get(line).map(|(path, _)| path.clone())
+}
+
+/// One `key.path = value` line per leaf of `table` (nested tables key by key; arrays and
+/// empty tables whole). Bounded: settings tables are refused at parse time when nested deeper
+/// than [`MAX_TOML_DEPTH`](crate::bake::toml_depth::MAX_TOML_DEPTH) levels.
+fn flatten(table: &toml::Table, prefix: &mut Vec<String>, lines: &mut Vec<(Vec<String>, String)>) {
+    for (key, value) in table {
+        prefix.push(key.clone());
+        match value {
+            toml::Value::Table(nested) if !nested.is_empty() => flatten(nested, prefix, lines),
+            _ => {
+                let keys: Vec<String> = prefix
+                    .iter()
+                    .map(|k| toml::Value::String(k.clone()).to_string())
+                    .collect();
+                lines.push((prefix.clone(), format!("{} = {value}", keys.join("."))));
+            }
+        }
+        prefix.pop();
+    }
+}
+
+/// The value at `path` inside `value`.
+fn leaf_at<'v>(value: &'v toml::Value, path: &[String]) -> Option<&'v toml::Value> {
+    path.iter()
+        .try_fold(value, |value, key| value.as_table()?.get(key))
+}
+
+/// The values a choice at `path` accepts (`"fastest", "faster", …`), found by offering it a
+/// name no choice has and reading serde's "unknown variant" answer; `None` when the key is
+/// not a choice.
+fn accepted_values<T: DeserializeOwned>(value: &toml::Value, path: &[String]) -> Option<String> {
+    const PROBE: &str = "\u{1}not a variant";
+    let mut probe = value.clone();
+    let (last, parents) = path.split_last()?;
+    let mut table = probe.as_table_mut()?;
+    for key in parents {
+        table = table.get_mut(key)?.as_table_mut()?;
+    }
+    table.insert(last.clone(), toml::Value::String(PROBE.to_owned()));
+    let error = T::deserialize(probe).err()?;
+    let expected = error
+        .message()
+        .strip_prefix(&format!("unknown variant `{PROBE}`, expected "))?;
+    let names: Vec<String> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|name| format!("{name:?}"))
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// A dotted key path (`lod.levls`, `rotation[2]`) from serde_ignored's path, which also has

@@ -421,35 +421,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
     bar.finish_and_clear();
     let report = result.map_err(|e| e.to_string())?;
     if !quiet {
-        outln!(
-            "baked {} assets ({} from cache) in {:.2?}{}",
-            report.assets,
-            report.cache_hits,
-            report.elapsed,
-            report
-                .preset
-                .as_deref()
-                .map(|p| format!(", preset `{p}`"))
-                .unwrap_or_default()
-        );
-        outln!("  in:   {} of sources", human(report.bytes_in));
-        outln!(
-            "  out:  {} ({} manifest rows) in {}",
-            human(report.bytes_out),
-            report.manifest_entries,
-            report.out_dir.display()
-        );
-        outln!(
-            "  pack: {} ({} entries) at {}",
-            human(report.pack_bytes),
-            report.pack_entries,
-            report.pack_path.display()
-        );
-        outln!(
-            "  files written: {}, stale files removed: {}",
-            report.files_written,
-            report.files_removed
-        );
+        print_bake_summary(manifest, &report);
         print_shared_cache(&report);
     }
     if let Some(file) = &report_file {
@@ -469,6 +441,80 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
         }
     }
     Ok(())
+}
+
+/// What a bake made, in words: by kind, where, the pack's size and codecs, the warnings, and
+/// the commands that look further.
+fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report) {
+    outln!(
+        "baked {} assets of {} in {:.2?} ({} from the cache, {} baked){}",
+        report.assets,
+        manifest.display(),
+        report.elapsed,
+        report.cache_hits,
+        report.baked.len(),
+        report
+            .preset
+            .as_deref()
+            .map(|p| format!(", preset `{p}`"))
+            .unwrap_or_default()
+    );
+    let pak = PakReader::open(&report.pack_path).ok();
+    let layout = pak.as_ref().and_then(|pak| pack_layout(pak).ok());
+    if let Some(layout) = &layout {
+        let made: Vec<String> = layout
+            .per_kind
+            .iter()
+            .filter(|(kind, _)| **kind != AssetKind::MANIFEST)
+            .map(|(kind, (count, size, _))| format!("{count} {kind} ({})", human(*size)))
+            .collect();
+        outln!("  made:     {}", made.join(", "));
+    }
+    outln!(
+        "  output:   {} ({} in {} files listed in assets.hman, from {} of sources)",
+        report.out_dir.display(),
+        human(report.bytes_out),
+        report.manifest_entries,
+        human(report.bytes_in)
+    );
+    let mut codecs: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for entry in pak.iter().flat_map(|pak| pak.entries()).flatten() {
+        *codecs.entry(entry.codec().name()).or_default() += 1;
+    }
+    let codecs: Vec<String> = codecs
+        .iter()
+        .map(|(codec, count)| format!("{codec} ({count})"))
+        .collect();
+    outln!(
+        "  pack:     {}, {}, {} entries, codec {}",
+        report.pack_path.display(),
+        human(report.pack_bytes),
+        report.pack_entries,
+        if codecs.is_empty() {
+            "-".to_owned()
+        } else {
+            codecs.join(", ")
+        }
+    );
+    outln!("  warnings: {}", report.warnings.len());
+    outln!(
+        "  files:    {} written, {} stale removed (a re-bake with nothing changed writes none)",
+        report.files_written,
+        report.files_removed
+    );
+    outln!("next:");
+    outln!(
+        "  hearth info {}          every file, its kind and size",
+        report.out_dir.display()
+    );
+    outln!(
+        "  hearth pack info {}   the pack's layout and entries",
+        report.pack_path.display()
+    );
+    outln!(
+        "  hearth report {} -o report.html   an HTML report (thumbnails, vertex counts, hashes)",
+        report.out_dir.display()
+    );
 }
 
 fn init(path: &Path) -> Result<(), String> {

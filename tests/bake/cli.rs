@@ -32,13 +32,32 @@ fn bake_info_check_and_pack_info() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("baked 5 assets (0 from cache)") && out.contains("verify: 6 files"),
+        out.contains("baked 5 assets of hearth.toml")
+            && out.contains("(0 from the cache, 5 baked)"),
+        "{out}"
+    );
+    assert!(out.contains("verify: 6 files"), "{out}");
+    // The summary says what was made by kind, where, the pack's codecs, the warnings, and
+    // where to look next.
+    assert!(
+        out.contains("  made:     ") && out.contains(" blob ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("  pack:     ") && out.contains("codec "),
+        "{out}"
+    );
+    assert!(out.contains("  warnings: "), "{out}");
+    assert!(
+        out.contains("hearth info ")
+            && out.contains("hearth report ")
+            && out.contains("hearth pack info "),
         "{out}"
     );
     let (code, out, _) = hearth(&["bake", "-o", "out"], dir.path());
     assert_eq!(code, 0);
     assert!(
-        out.contains("(5 from cache)") && out.contains("files written: 0"),
+        out.contains("(5 from the cache, 0 baked)") && out.contains("files:    0 written"),
         "{out}"
     );
 

@@ -4,7 +4,8 @@
 
 use crate::common::write_files;
 use hearth::bake::{
-    BakeContext, BakeError, Baker, Claim, Output, Pipeline, PipelineError, Report, Source,
+    AssetTable, BakeContext, BakeError, Baker, Claim, Output, Pipeline, PipelineError, Report,
+    Source,
 };
 use hearth::{hash_runtime_path, AssetKind, PakReader};
 use std::path::Path;
@@ -445,6 +446,86 @@ fn clashing_registrations_are_refused() {
     );
     let mut registry = hearth::bake::Registry::with_builtins();
     assert!(registry.register(Glb).is_err());
+}
+
+/// A game pipeline that bakes pak-style asset files of its own table, `[dialogue]`.
+struct Dialogue(&'static str);
+
+impl Pipeline for Dialogue {
+    type Settings = ();
+    fn name(&self) -> &str {
+        "dialogue"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        Vec::new()
+    }
+    fn bake(&self, _: &Source<'_>, _: &(), _: &mut BakeContext<'_>) -> Result<(), PipelineError> {
+        Err("dialogue comes only as asset files".into())
+    }
+    fn asset_tables(&self) -> &[&str] {
+        std::slice::from_ref(&self.0)
+    }
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        _: &(),
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let line = file
+            .body()
+            .get("line")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        let text = format!("[{}] {line}", file.table());
+        cx.emit(Output::new(
+            format!("{}.dialogue", file.name()),
+            LEVEL,
+            text.into_bytes(),
+        ));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_pipeline_claims_asset_file_tables_through_the_registry() {
+    let game = Game::new(
+        MANIFEST,
+        &[
+            ("levels/hello.toml", b"[dialogue]\nline = 'hi'\n"),
+            ("levels/other.toml", b"[chatter]\nline = 'hi'\n"),
+        ],
+    );
+    let mut baker = game.baker(1);
+    baker.pipeline(Dialogue("dialogue")).run().unwrap();
+    assert_eq!(game.read("levels/hello.dialogue"), "[dialogue] hi");
+    // A table no pipeline claims stays what it was: the TOML file, as a blob.
+    assert_eq!(game.read("levels/other.toml"), "[chatter]\nline = 'hi'\n");
+
+    let mut registry = hearth::bake::Registry::with_builtins();
+    let tables: Vec<&str> = registry.asset_tables().collect();
+    for table in [
+        "blob",
+        "bitmap",
+        "bitmap-font",
+        "material",
+        "scene",
+        "mesh",
+        "animation",
+    ] {
+        assert!(tables.contains(&table), "{table} in {tables:?}");
+    }
+    // One table, one pipeline: a second claim of `[scene]` is refused, naming the owner.
+    let error = registry
+        .register(Dialogue("scene"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`dialogue`") && error.contains("`[scene]`") && error.contains("`scene`"),
+        "{error}"
+    );
 }
 
 /// A one-triangle glTF with an external buffer, made here.

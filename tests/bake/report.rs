@@ -223,3 +223,32 @@ fn bidi_controls_in_names_are_shown_not_obeyed() {
         );
     }
 }
+
+/// The report gives each mesh's vertex count and each asset's 64-bit hash (the one a game
+/// looks it up by: its runtime path's), as 16 hex digits.
+#[test]
+fn the_report_lists_vertex_counts_and_asset_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("content");
+    common::write_files(
+        &root,
+        &[(
+            "tri.obj",
+            b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n",
+        )],
+    );
+    let manifest = root.join("hearth.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"*.obj\"]\n").unwrap();
+    let out = dir.path().join("out");
+    let report = hearth::bake::Baker::new(manifest.as_path(), &out)
+        .run()
+        .unwrap();
+    let html = hearth::bake::report::html(&out, Some(&report)).unwrap();
+    assert!(html.contains("<th>asset hash</th>"), "{html}");
+    assert!(html.contains("4 vertices, 2 triangles"), "{html}");
+    let hash = format!(
+        "<code>{:016x}</code>",
+        hearth::hash_runtime_path("tri.hmesh")
+    );
+    assert!(html.contains(&hash), "{hash} in {html}");
+}

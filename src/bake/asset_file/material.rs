@@ -12,12 +12,15 @@
 //! texture (baked one-channel linear) and go to `.hmat` v2 property records
 //! ([`crate::format::hmat::property`]); a material without them stays a v1 table.
 
-use super::{number, resolve};
-use crate::bake::pipeline::{BakeContext, Output, PipelineError};
-use crate::bake::settings::TextureSettings;
+use super::{number, resolve, AssetFileSettings};
+use crate::bake::pipeline::{
+    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
+};
 use crate::bake::texture::pipelines::{decode, emit};
 use crate::bake::texture::pixels::{srgb_to_linear, Pixels};
+use crate::bake::texture::settings::TextureSettings;
 use crate::bake::texture::{self, TextureMode, TextureShape};
+use crate::bake::toml_depth::{line_of, parse_toml};
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, property, GpuMaterial, MaterialProperty};
 
@@ -36,8 +39,76 @@ enum Input {
     Baked(String),
 }
 
+/// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
+/// top level, or in one `[material]` table) → `<name>.hmat`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StandaloneMaterial;
+
+impl Pipeline for StandaloneMaterial {
+    type Settings = AssetFileSettings;
+
+    fn name(&self) -> &str {
+        "material"
+    }
+    fn version(&self) -> u32 {
+        // 2: height and transmission kept (`.hmat` v2), no longer dropped.
+        2
+    }
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::file("*.mat")]
+    }
+    fn asset_tables(&self) -> &[&str] {
+        &["material"]
+    }
+    fn settings_table(&self) -> &str {
+        "asset-file"
+    }
+    fn names_dependencies(&self) -> bool {
+        true
+    }
+    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+        match std::str::from_utf8(bytes).map(parse_toml) {
+            Ok(Ok(table)) => dependencies(source_rel, &material_body(table)),
+            _ => Vec::new(),
+        }
+    }
+    fn bake(
+        &self,
+        source: &Source<'_>,
+        _: &AssetFileSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let text =
+            std::str::from_utf8(source.bytes()).map_err(|e| format!("not UTF-8 text: {e}"))?;
+        let table = parse_toml(text).map_err(|(message, offset)| match offset {
+            Some(offset) => format!("line {}: not TOML: {message}", line_of(text, offset)),
+            None => format!("not TOML: {message}"),
+        })?;
+        bake(source.rel(), source.stem(), &material_body(table), cx)
+    }
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        _: &AssetFileSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        bake(file.rel(), file.name(), file.body(), cx)
+    }
+    fn asset_table_dependencies(&self, file: &AssetTable<'_>) -> Vec<String> {
+        dependencies(file.rel(), file.body())
+    }
+}
+
+/// A `.mat` file's material keys: at the top level, or in its one `[material]` table.
+fn material_body(table: toml::Table) -> toml::Table {
+    match table.get("material") {
+        Some(toml::Value::Table(body)) if table.len() == 1 => body.clone(),
+        _ => table,
+    }
+}
+
 /// Bakes the material table `body` of `file_rel` (a `.toml` or `.mat`) into `<name>.hmat`.
-pub(super) fn bake(
+fn bake(
     file_rel: &str,
     name: &str,
     body: &toml::Table,
@@ -281,7 +352,7 @@ fn bake_orm(
 }
 
 /// The `[bitmap]` files a material names (they are baked on their own and referenced).
-pub(super) fn dependencies(file_rel: &str, body: &toml::Table) -> Vec<String> {
+fn dependencies(file_rel: &str, body: &toml::Table) -> Vec<String> {
     let path_of = |value: &toml::Value| match value {
         toml::Value::String(path) if !path.starts_with('#') => Some(path.clone()),
         toml::Value::Table(inline) => inline.get("src")?.as_str().map(str::to_owned),
@@ -311,7 +382,12 @@ fn slot(
             keys,
         } => {
             let mut settings = settings.clone();
-            super::bitmap::apply_keys(&keys, &format!("material.{slot}"), &mut settings, cx)?;
+            crate::bake::texture::asset_file::apply_keys(
+                &keys,
+                &format!("material.{slot}"),
+                &mut settings,
+                cx,
+            )?;
             let bytes = cx.read(&read)?;
             let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
             let encoded =

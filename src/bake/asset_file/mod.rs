@@ -1,15 +1,19 @@
 //! pak's asset files: a `.toml` whose one top-level table is an asset kind names what to bake
 //! and how (`../shared/reference/pak-crate.txt`; keys kebab-case, as pak 0.7.6 spells them).
 //!
+//! The table picks the pipeline: each pipeline claims its tables
+//! ([`Pipeline::asset_tables`]) and bakes the file
+//! ([`Pipeline::bake_asset_table`]); [`AssetFile`] only routes. hearth's own:
+//!
 //! - `[blob]` → the file `src` names, as it is, at the TOML's path without `.toml`
-//!   (`payload.toml` → `payload`).
-//! - `[bitmap]` → `<name>.ktx2` (the texture encoder; pak's keys and hearth's).
+//!   (`payload.toml` → `payload`; the blob pipeline).
+//! - `[bitmap]` → `<name>.ktx2` (the image pipeline; pak's keys and hearth's).
 //! - `[bitmap-font]` → `<name>.hfont` and its pages (the bitmap-font pipeline).
-//! - `[scene]` → `<name>.hscene` ([`crate::format::hscene`]).
+//! - `[scene]` → `<name>.hscene` ([`crate::bake::scene`]).
 //! - `[material]` → `<name>.hmat` (one row) and its textures; assetc's `*.mat` files too
 //!   ([`StandaloneMaterial`]).
 //! - `[mesh]` → `<name>.hmesh` and its companions (the model pipeline; pak's keys).
-//! - `[animation]` → `<name>.hanim` (one clip of a skinned glTF).
+//! - `[animation]` → `<name>.hanim` (one clip of a skinned glTF; the model pipeline).
 //! - Any other `.toml` is a blob, as before; but one that declares one of these tables and is
 //!   not valid TOML is an error giving the line.
 //!
@@ -17,40 +21,33 @@
 //! without `src`, the file of the same name (`chair.toml` → `chair`). What `src` names is a
 //! side input of the asset (cache, rerun-if-changed, watch).
 
-mod bitmap;
 mod material;
-mod model;
-mod scene;
+
+pub use material::StandaloneMaterial;
 
 use crate::bake::blob;
-use crate::bake::font::{self, FontSettings};
-use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
+use crate::bake::pipeline::{
+    AssetTable, BakeContext, Claim, DynPipeline, Output, PipelineError, Registry, Source,
+};
+use crate::bake::settings;
 use crate::bake::toml_depth::{line_of, parse_toml};
 
-/// pak's asset kinds, as top-level table names.
-const KINDS: [&str; 7] = [
-    "blob",
-    "bitmap",
-    "bitmap-font",
-    "material",
-    "scene",
-    "mesh",
-    "animation",
-];
-
-/// `*.toml` → by its top-level table (see the module docs).
+/// `*.toml` → the pipeline that claims its top-level table (see the module docs), or a blob.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AssetFile;
 
-/// `asset-file = { … }` reads no settings; fonts take the `font` table.
+/// `asset-file = { … }` reads no settings; each kind reads its own table.
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
 pub struct AssetFileSettings {}
 
-impl Pipeline for AssetFile {
-    type Settings = AssetFileSettings;
+impl AssetFile {
+    /// The name under which it bakes: the cache key and messages.
+    const NAME: &'static str = "asset-file";
+}
 
+impl DynPipeline for AssetFile {
     fn name(&self) -> &str {
-        "asset-file"
+        Self::NAME
     }
     fn version(&self) -> u32 {
         // 2: `[mesh]` and `[animation]` are baked, no longer kept as blobs.
@@ -62,78 +59,93 @@ impl Pipeline for AssetFile {
     fn claims(&self) -> Vec<Claim> {
         vec![Claim::file("*.toml")]
     }
+    fn settings_table(&self) -> &str {
+        Self::NAME
+    }
+    fn check_table(
+        &self,
+        value: &toml::Value,
+        unknown: &mut dyn FnMut(String),
+    ) -> Result<(), String> {
+        settings::deserialize_table::<AssetFileSettings>(Some(value), unknown).map(|_| ())
+    }
+    fn bake_dyn(
+        &self,
+        registry: &Registry,
+        source: &Source<'_>,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let _: AssetFileSettings = cx.settings(Self::NAME)?;
+        let tables: Vec<&str> = registry.asset_tables().collect();
+        let Some((table, body)) = asset_table(source.bytes(), &tables)? else {
+            let rel = source.rel();
+            cx.emit(Output::new(
+                rel,
+                blob::kind_of(rel),
+                source.bytes().to_vec(),
+            ));
+            return Ok(());
+        };
+        let file = AssetTable {
+            rel: source.rel(),
+            table: &table,
+            body: &body,
+        };
+        match registry.table_owner(&table) {
+            Some(owner) => owner.bake_asset_table_dyn(&file, cx),
+            None => unreachable!("asset_table returns claimed tables only"),
+        }
+    }
     fn names_dependencies(&self) -> bool {
         true
     }
-    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+    fn dependencies(&self, registry: &Registry, source_rel: &str, bytes: &[u8]) -> Vec<String> {
+        let tables: Vec<&str> = registry.asset_tables().collect();
         // A broken asset file names nothing; its bake reports why.
-        let Ok(Some((kind, body))) = asset_table(bytes) else {
+        let Ok(Some((table, body))) = asset_table(bytes, &tables) else {
             return Vec::new();
         };
-        match kind.as_str() {
-            "scene" => scene::dependencies(source_rel, &body),
-            "material" => material::dependencies(source_rel, &body),
-            _ => Vec::new(),
-        }
+        let file = AssetTable {
+            rel: source_rel,
+            table: &table,
+            body: &body,
+        };
+        registry
+            .table_owner(&table)
+            .map_or_else(Vec::new, |owner| owner.asset_table_dependencies(&file))
     }
-    fn bake(
+    fn asset_tables(&self) -> &[&str] {
+        &[]
+    }
+    fn bake_asset_table_dyn(
         &self,
-        source: &Source<'_>,
-        _: &AssetFileSettings,
-        cx: &mut BakeContext<'_>,
+        file: &AssetTable<'_>,
+        _: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError> {
-        let as_blob = |cx: &mut BakeContext<'_>| {
-            cx.emit(Output::new(
-                source.rel(),
-                blob::kind_of(source.rel()),
-                source.bytes().to_vec(),
-            ));
-            Ok(())
-        };
-        let Some((kind, body)) = asset_table(source.bytes())? else {
-            return as_blob(cx);
-        };
-        let (kind, body) = (kind.as_str(), &body);
-        let name = source.rel().strip_suffix(".toml").unwrap_or(source.rel());
-        match kind {
-            "blob" => {
-                let (read_path, _) = named_source(source.rel(), body)?;
-                let bytes = cx.read(&read_path)?;
-                cx.emit(Output::new(name, blob::kind_of(name), bytes));
-            }
-            "bitmap-font" => {
-                let (read_path, _) = named_source(source.rel(), body)?;
-                let descriptor = cx.read(&read_path)?;
-                let pages_dir = match read_path.rfind('/') {
-                    Some(slash) => &read_path[..=slash],
-                    None => "",
-                };
-                let settings: FontSettings = cx.settings("font")?;
-                font::bake_descriptor(&descriptor, pages_dir, name, &settings, cx)?;
-            }
-            "bitmap" => bitmap::bake(source.rel(), name, body, cx)?,
-            "material" => material::bake(source.rel(), name, body, cx)?,
-            "scene" => scene::bake(source.rel(), name, body, cx)?,
-            "mesh" => model::bake_mesh(source.rel(), name, body, cx)?,
-            "animation" => model::bake_animation(source.rel(), name, body, cx)?,
-            _ => unreachable!("kinds checked above"),
-        }
-        Ok(())
+        Err(format!(
+            "`[{}]` is not an asset-file table of the router",
+            file.table()
+        )
+        .into())
+    }
+    fn asset_table_dependencies(&self, _: &AssetTable<'_>) -> Vec<String> {
+        Vec::new()
     }
 }
 
-/// The kind and table of an asset file: a TOML whose one top-level table is one of pak's
-/// kinds; `None` for anything else (a blob). A TOML that does not parse is someone's data,
-/// unless it declares one of pak's tables (a `[bitmap]`, `[[scene.ref]]` header line): then it
-/// is a broken asset file, and the error gives the line and TOML's message.
-fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
+/// The table name and body of an asset file: a TOML whose one top-level table is one of
+/// `tables` (the ones the pipelines claim); `None` for anything else (a blob). A TOML that
+/// does not parse is someone's data, unless it declares one of those tables (a `[bitmap]`,
+/// `[[scene.ref]]` header line): then it is a broken asset file, and the error gives the line
+/// and TOML's message.
+fn asset_table(bytes: &[u8], tables: &[&str]) -> Result<Option<(String, toml::Table)>, String> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Ok(None);
     };
     let table = match parse_toml(text) {
         Ok(table) => table,
         Err((message, offset)) => {
-            let Some((header_line, kind)) = asset_table_header(text) else {
+            let Some((header_line, kind)) = asset_table_header(text, tables) else {
                 return Ok(None);
             };
             let line = offset.map_or(header_line, |offset| line_of(text, offset));
@@ -144,86 +156,31 @@ fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
         }
     };
     Ok(match (table.len(), table.into_iter().next()) {
-        (1, Some((kind, toml::Value::Table(body)))) if KINDS.contains(&kind.as_str()) => {
+        (1, Some((kind, toml::Value::Table(body)))) if tables.contains(&kind.as_str()) => {
             Some((kind, body))
         }
         _ => None,
     })
 }
 
-/// The first header line (1-based) of a table of one of pak's kinds (`[bitmap]`, `[ scene ]`,
-/// `[[scene.ref]]`, `["material"]`), and the kind: a line-by-line scan for text TOML refused.
-fn asset_table_header(text: &str) -> Option<(usize, &'static str)> {
+/// The first header line (1-based) of a claimed table (`[bitmap]`, `[ scene ]`,
+/// `[[scene.ref]]`, `["material"]`), and the table: a line-by-line scan for text TOML refused.
+fn asset_table_header<'t>(text: &str, tables: &[&'t str]) -> Option<(usize, &'t str)> {
     text.lines().enumerate().find_map(|(i, line)| {
         let header = line.trim_start().strip_prefix('[')?;
         let header = header.strip_prefix('[').unwrap_or(header);
         let first_key = header.split(['.', ']']).next()?.trim();
         let first_key = first_key.trim_matches(['"', '\'']);
-        KINDS
+        tables
             .iter()
-            .find(|kind| **kind == first_key)
-            .map(|kind| (i + 1, *kind))
+            .find(|table| **table == first_key)
+            .map(|table| (i + 1, *table))
     })
-}
-
-/// assetc's standalone materials: `*.mat`, TOML with the `[material]` schema (its keys at the
-/// top level, or in one `[material]` table) → `<name>.hmat`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StandaloneMaterial;
-
-impl Pipeline for StandaloneMaterial {
-    type Settings = AssetFileSettings;
-
-    fn name(&self) -> &str {
-        "material"
-    }
-    fn version(&self) -> u32 {
-        // 2: height and transmission kept (`.hmat` v2), no longer dropped.
-        2
-    }
-    fn claims(&self) -> Vec<Claim> {
-        vec![Claim::file("*.mat")]
-    }
-    fn settings_table(&self) -> &str {
-        "asset-file"
-    }
-    fn names_dependencies(&self) -> bool {
-        true
-    }
-    fn dependencies(&self, source_rel: &str, bytes: &[u8]) -> Vec<String> {
-        match std::str::from_utf8(bytes).map(parse_toml) {
-            Ok(Ok(table)) => material::dependencies(source_rel, &material_body(table)),
-            _ => Vec::new(),
-        }
-    }
-    fn bake(
-        &self,
-        source: &Source<'_>,
-        _: &AssetFileSettings,
-        cx: &mut BakeContext<'_>,
-    ) -> Result<(), PipelineError> {
-        let text =
-            std::str::from_utf8(source.bytes()).map_err(|e| format!("not UTF-8 text: {e}"))?;
-        let table = parse_toml(text).map_err(|(message, offset)| match offset {
-            Some(offset) => format!("line {}: not TOML: {message}", line_of(text, offset)),
-            None => format!("not TOML: {message}"),
-        })?;
-        material::bake(source.rel(), source.stem(), &material_body(table), cx)?;
-        Ok(())
-    }
-}
-
-/// A `.mat` file's material keys: at the top level, or in its one `[material]` table.
-fn material_body(table: toml::Table) -> toml::Table {
-    match table.get("material") {
-        Some(toml::Value::Table(body)) if table.len() == 1 => body.clone(),
-        _ => table,
-    }
 }
 
 /// `src` of an asset file (or the TOML's own name without `.toml`): the path to read, relative
 /// to the TOML's folder, and the same file relative to the content root.
-fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), String> {
+pub(crate) fn named_source(toml_rel: &str, body: &toml::Table) -> Result<(String, String), String> {
     let src = match body.get("src") {
         None => {
             let name = toml_rel.strip_suffix(".toml").unwrap_or(toml_rel);
@@ -314,7 +271,13 @@ pub(crate) fn resolve(toml_rel: &str, path: &str) -> Result<(String, String), St
 
 #[cfg(test)]
 mod tests {
-    use super::{asset_table, resolve};
+    use super::{resolve, Registry};
+
+    fn asset_table(bytes: &[u8]) -> Result<Option<(String, toml::Table)>, String> {
+        let registry = Registry::with_builtins();
+        let tables: Vec<&str> = registry.asset_tables().collect();
+        super::asset_table(bytes, &tables)
+    }
 
     #[test]
     fn broken_toml_declaring_an_asset_table_is_an_error_other_broken_toml_a_blob() {

@@ -9,9 +9,12 @@
 
 pub mod bmfont;
 
-use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
-use crate::bake::settings::TextureSettings;
+use crate::bake::asset_file::named_source;
+use crate::bake::pipeline::{
+    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
+};
 use crate::bake::texture::pixels::{DecodedImage, PixelSource};
+use crate::bake::texture::settings::TextureSettings;
 use crate::bake::texture::{self, TextureMode, TextureShape};
 use crate::format::hfont::{self, FontData};
 use crate::format::hman::AssetKind;
@@ -52,6 +55,24 @@ impl Pipeline for BitmapFont {
         cx: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError> {
         bake_descriptor(source.bytes(), "", source.stem(), settings, cx)
+    }
+    fn asset_tables(&self) -> &[&str] {
+        &["bitmap-font"]
+    }
+    /// pak's `[bitmap-font]` asset files: the descriptor `src` names, its pages beside it.
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        settings: &FontSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        let (read_path, _) = named_source(file.rel(), file.body())?;
+        let descriptor = cx.read(&read_path)?;
+        let pages_dir = match read_path.rfind('/') {
+            Some(slash) => &read_path[..=slash],
+            None => "",
+        };
+        bake_descriptor(&descriptor, pages_dir, file.name(), settings, cx)
     }
 }
 

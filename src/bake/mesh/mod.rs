@@ -1,16 +1,18 @@
 //! The mesh pipeline: glTF/GLB -> `.hmesh` (geometry), `.hmat` (materials) and
 //! `<stem>/tex_<i>.ktx2` (the images its materials use), as assetc specifies.
 
+mod asset_file;
 pub mod gltf;
 pub mod gltf_check;
 pub mod obj;
 mod overdraw;
 pub mod pipeline;
 pub mod process;
+pub mod settings;
 
 use crate::bake::pipeline::{BakeContext, Output, PipelineError, Source};
-use crate::bake::settings::{MeshSettings, TextureSettings};
 use crate::bake::texture::{self, pixels::DecodedImage, TextureMode, TextureShape};
+use crate::bake::{mesh::settings::MeshSettings, texture::settings::TextureSettings};
 use crate::format::hash::hash_asset_ref;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{
@@ -54,7 +56,7 @@ pub fn material_leaves(names: &[String]) -> Vec<String> {
 
 /// The transform the mesh settings ask for: flips, then scale, then rotation, then offset.
 pub fn settings_transform(
-    mesh: &crate::bake::settings::MeshSettings,
+    mesh: &crate::bake::mesh::settings::MeshSettings,
 ) -> Result<gltf::Mat4, String> {
     let flip = |on: bool| if on { -1.0 } else { 1.0 };
     let s = [
@@ -72,9 +74,9 @@ pub fn settings_transform(
         [] => [0.0, 0.0, 0.0, 1.0],
         [x, y, z] => {
             // Euler degrees about the fixed axes, in `euler` order.
-            let order = crate::bake::settings::euler_axes(&mesh.euler)
+            let order = crate::bake::mesh::settings::euler_axes(&mesh.euler)
                 .ok_or_else(|| format!("mesh.euler = {:?}: not an order of x, y, z", mesh.euler))?;
-            crate::bake::settings::euler_quaternion([*x, *y, *z], order)
+            crate::bake::mesh::settings::euler_quaternion([*x, *y, *z], order)
         }
         [x, y, z, w] => {
             let len = (x * x + y * y + z * z + w * w).sqrt();

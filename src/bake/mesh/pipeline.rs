@@ -1,8 +1,8 @@
 //! The model pipeline's contract: glTF, GLB and OBJ files, `mesh = { … }` settings, and the
 //! `texture = { … }` table for the images their materials use.
 
-use crate::bake::pipeline::{BakeContext, Claim, Pipeline, PipelineError, Source};
-use crate::bake::settings::{MeshSettings, TextureSettings};
+use crate::bake::pipeline::{AssetTable, BakeContext, Claim, Pipeline, PipelineError, Source};
+use crate::bake::{mesh::settings::MeshSettings, texture::settings::TextureSettings};
 
 /// A `.gltf`, `.glb` or `.obj` model -> `.hmesh`, `.hmat`, `<stem>/tex_<i>.ktx2` (and
 /// `.hanim` when skinned and animated).
@@ -36,5 +36,19 @@ impl Pipeline for Model {
     ) -> Result<(), PipelineError> {
         let texture: TextureSettings = cx.settings("texture")?;
         super::bake_model(source, settings, &texture, cx)
+    }
+    fn asset_tables(&self) -> &[&str] {
+        &["mesh", "animation"]
+    }
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        settings: &MeshSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        match file.table() {
+            "animation" => super::asset_file::bake_animation(file, settings, cx),
+            _ => super::asset_file::bake_mesh(file, settings, cx),
+        }
     }
 }

@@ -2,9 +2,9 @@
 //! vertex-cache, overdraw and vertex-fetch optimization, meshlets with bounds and cones, LODs
 //! by simplification, bounds — then the `.hmesh` chunks.
 
+use super::settings::MeshSettings;
 use crate::bake::mesh::gltf::Primitive;
 use crate::bake::mesh::overdraw;
-use crate::bake::settings::MeshSettings;
 use crate::format::hmesh::{
     self, chunk, oct_encode, oct_encode_tangent, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
     MeshLod, Meshlet, MeshletBounds, SubMesh, FLAG_HAS_TANGENTS,

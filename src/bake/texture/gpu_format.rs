@@ -12,7 +12,7 @@
 //!
 //! `auto` picks per format by the measurement in the README ("GPU formats").
 
-use crate::bake::settings::{TextureEncoder, TextureFormat, TextureQuality};
+use crate::bake::texture::settings::{TextureEncoder, TextureFormat, TextureQuality};
 use crate::format::ktx2::vk;
 use crate::read::transcode::TranscodeTarget;
 

@@ -8,13 +8,15 @@
 //!   (`compress = false`, pixel-exact at level 0); both zstd-supercompressed in the KTX2.
 //! - glTF-embedded textures reuse [`encode`] with the mode their material slot dictates.
 
+pub(crate) mod asset_file;
 pub mod gpu_format;
 pub mod lut;
 pub mod pipelines;
 pub mod pixels;
+pub mod settings;
 pub mod uastc;
 
-use crate::bake::settings::TextureSettings;
+use crate::bake::texture::settings::TextureSettings;
 use crate::format::hman::ColorSpace;
 use crate::format::ktx2::{self, channel, BasicDfd, Ktx2Description};
 use crate::read::transcode::TranscodeTarget;

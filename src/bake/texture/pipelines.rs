@@ -2,8 +2,10 @@
 //! all reading the `texture = { … }` settings table.
 
 use crate::bake::error::BakeError;
-use crate::bake::pipeline::{BakeContext, Claim, Output, Pipeline, PipelineError, Source};
-use crate::bake::settings::TextureSettings;
+use crate::bake::pipeline::{
+    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
+};
+use crate::bake::texture::settings::TextureSettings;
 use crate::bake::texture::{self, pixels::DecodedImage, EncodedTexture, TextureMode, TextureShape};
 use crate::format::hman::AssetKind;
 use std::path::Path;
@@ -95,6 +97,17 @@ impl Pipeline for Image {
             encoded,
         );
         Ok(())
+    }
+    fn asset_tables(&self) -> &[&str] {
+        &["bitmap"]
+    }
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        settings: &TextureSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        super::asset_file::bake(file, settings, cx)
     }
 }
 

@@ -6,10 +6,10 @@
 //! - `[animation]` → `<name>.hanim`: one clip (`name`, else the first), channels on the
 //!   joints of the source's first skin, less the joints `exclude` names.
 
-use super::{number, source_of_kind};
+use crate::bake::asset_file::{number, source_of_kind};
 use crate::bake::mesh::{self, ModelSource};
-use crate::bake::pipeline::{BakeContext, Output, PipelineError};
-use crate::bake::settings::{MeshSettings, TextureSettings};
+use crate::bake::pipeline::{AssetTable, BakeContext, Output, PipelineError};
+use crate::bake::{mesh::settings::MeshSettings, texture::settings::TextureSettings};
 use crate::format::hman::AssetKind;
 
 /// The model files an asset file may name.
@@ -24,14 +24,15 @@ const IGNORED_PAK_KEYS: [(&str, &str); 2] = [
     ),
 ];
 
-/// Bakes the `[mesh]` table `body` of `toml_rel` into `<name>.hmesh` and its companions.
+/// Bakes a `[mesh]` asset file into `<name>.hmesh` and its companions, its keys over the
+/// layered `settings`.
 pub(super) fn bake_mesh(
-    toml_rel: &str,
-    name: &str,
-    body: &toml::Table,
+    file: &AssetTable<'_>,
+    settings: &MeshSettings,
     cx: &mut BakeContext<'_>,
 ) -> Result<(), PipelineError> {
-    let mut settings: MeshSettings = cx.settings("mesh")?;
+    let (toml_rel, name, body) = (file.rel(), file.name(), file.body());
+    let mut settings = settings.clone();
     let texture: TextureSettings = cx.settings("texture")?;
     let picks = apply_mesh_keys(body, &mut settings, cx)?;
     let (read_path, _) = source_of_kind(toml_rel, "mesh", body, &MODEL_EXTENSIONS, cx)?;
@@ -47,13 +48,13 @@ pub(super) fn bake_mesh(
     mesh::bake_named_model(&model, &settings, &texture, cx)
 }
 
-/// Bakes the `[animation]` table `body` of `toml_rel` into `<name>.hanim`.
+/// Bakes an `[animation]` asset file into `<name>.hanim`.
 pub(super) fn bake_animation(
-    toml_rel: &str,
-    name: &str,
-    body: &toml::Table,
+    file: &AssetTable<'_>,
+    settings: &MeshSettings,
     cx: &mut BakeContext<'_>,
 ) -> Result<(), PipelineError> {
+    let (toml_rel, name, body) = (file.rel(), file.name(), file.body());
     let mut clip_name = None;
     let mut exclude: Vec<String> = Vec::new();
     for (key, value) in body {
@@ -78,7 +79,6 @@ pub(super) fn bake_animation(
     }
     let (read_path, _) = source_of_kind(toml_rel, "animation", body, &["glb", "gltf"], cx)?;
     let bytes = cx.read(&read_path)?;
-    let settings: MeshSettings = cx.settings("mesh")?;
     let model = ModelSource {
         bytes: &bytes,
         file_name: &read_path,
@@ -89,7 +89,7 @@ pub(super) fn bake_animation(
     };
     let skinned = MeshSettings {
         ignore_skin: false,
-        ..settings
+        ..settings.clone()
     };
     let scene = mesh::import_model(&model, &skinned, cx)?;
     if scene.skeleton.is_none() {

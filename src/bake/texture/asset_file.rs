@@ -3,24 +3,24 @@
 //! (`compress`, `quality`, `rdo`, `zstd-level`, `max-pixels`), over the manifest's layered
 //! `texture` settings.
 
-use super::source_of_kind;
-use crate::bake::pipeline::{BakeContext, PipelineError};
-use crate::bake::settings::{TextureQuality, TextureSettings};
+use crate::bake::asset_file::source_of_kind;
+use crate::bake::pipeline::{AssetTable, BakeContext, PipelineError};
 use crate::bake::texture::pipelines::{decode, emit, IMAGE_EXTENSIONS};
+use crate::bake::texture::settings::{TextureQuality, TextureSettings};
 use crate::bake::texture::{self, TextureMode, TextureShape};
 use crate::format::hman::AssetKind;
 use serde::Deserialize;
 
-/// Bakes the `[bitmap]` table `body` of `toml_rel` into `<name>.ktx2`.
+/// Bakes a `[bitmap]` asset file into `<name>.ktx2`, its keys over the layered `settings`.
 pub(super) fn bake(
-    toml_rel: &str,
-    name: &str,
-    body: &toml::Table,
+    file: &AssetTable<'_>,
+    settings: &TextureSettings,
     cx: &mut BakeContext<'_>,
 ) -> Result<(), PipelineError> {
-    let mut settings: TextureSettings = cx.settings("texture")?;
+    let (body, name) = (file.body(), file.name());
+    let mut settings = settings.clone();
     apply_keys(body, "bitmap", &mut settings, cx)?;
-    let (read_path, root_rel) = source_of_kind(toml_rel, "bitmap", body, &IMAGE_EXTENSIONS, cx)?;
+    let (read_path, root_rel) = source_of_kind(file.rel(), "bitmap", body, &IMAGE_EXTENSIONS, cx)?;
     let bytes = cx.read(&read_path)?;
     let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
     let mode = TextureMode::from_file_name(&root_rel);
@@ -31,7 +31,7 @@ pub(super) fn bake(
 
 /// Applies a bitmap table's keys (a `[bitmap]` file's, or an inline bitmap's at `at`) to the
 /// layered texture settings; `src` is the caller's.
-pub(super) fn apply_keys(
+pub(crate) fn apply_keys(
     body: &toml::Table,
     at: &str,
     settings: &mut TextureSettings,

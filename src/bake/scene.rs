@@ -5,16 +5,62 @@
 //! they name are planned with the scene ([`dependencies`]). A material given as an image is
 //! a one-row material baked with the scene, as pak makes one.
 
-use super::{number, resolve};
-use crate::bake::pipeline::{BakeContext, Output};
-use crate::bake::settings::pak_euler_axes;
+use crate::bake::asset_file::{number, resolve, AssetFileSettings};
+use crate::bake::mesh::settings::pak_euler_axes;
+use crate::bake::pipeline::{
+    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
+};
 use crate::bake::texture::pipelines::IMAGE_EXTENSIONS;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, GpuMaterial};
 use crate::format::hscene::{self, GeometryData, RefData, SceneData, SceneValue};
 
+/// pak's `[scene]` asset files → `<name>.hscene`. It claims no file pattern: scenes come only
+/// as asset files.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scene;
+
+impl Pipeline for Scene {
+    type Settings = AssetFileSettings;
+
+    fn name(&self) -> &str {
+        "scene"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn claims(&self) -> Vec<Claim> {
+        Vec::new()
+    }
+    fn settings_table(&self) -> &str {
+        "asset-file"
+    }
+    fn bake(
+        &self,
+        _: &Source<'_>,
+        _: &AssetFileSettings,
+        _: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        Err("scenes are baked from `[scene]` asset files only".into())
+    }
+    fn asset_tables(&self) -> &[&str] {
+        &["scene"]
+    }
+    fn bake_asset_table(
+        &self,
+        file: &AssetTable<'_>,
+        _: &AssetFileSettings,
+        cx: &mut BakeContext<'_>,
+    ) -> Result<(), PipelineError> {
+        Ok(bake(file.rel(), file.name(), file.body(), cx)?)
+    }
+    fn asset_table_dependencies(&self, file: &AssetTable<'_>) -> Vec<String> {
+        dependencies(file.rel(), file.body())
+    }
+}
+
 /// Bakes the `[scene]` table `body` of `toml_rel` into `<name>.hscene`.
-pub(super) fn bake(
+fn bake(
     toml_rel: &str,
     name: &str,
     body: &toml::Table,
@@ -184,7 +230,10 @@ fn rotation(table: &toml::Table, at: &str) -> Result<[f32; 4], String> {
     let list = float_list(value, at)?;
     match list[..] {
         [x, y, z, w] => Ok([x, y, z, w]),
-        [x, y, z] => Ok(crate::bake::settings::euler_quaternion([x, y, z], axes)),
+        [x, y, z] => Ok(crate::bake::mesh::settings::euler_quaternion(
+            [x, y, z],
+            axes,
+        )),
         _ => Err(format!(
             "`{at}` has {} numbers: 3 Euler angles in degrees or a quaternion xyzw",
             list.len()
@@ -309,7 +358,7 @@ fn is_image(extension: &str) -> bool {
 /// What a `[scene]` table names that the bake must plan too: the files behind its refs'
 /// `mesh` and `materials` (asset files, `.mat` files, models, images), relative to the
 /// content root. Paths that do not resolve are left to the bake to report.
-pub(super) fn dependencies(toml_rel: &str, body: &toml::Table) -> Vec<String> {
+fn dependencies(toml_rel: &str, body: &toml::Table) -> Vec<String> {
     let mut found = Vec::new();
     let Some(toml::Value::Array(refs)) = body.get("ref") else {
         return found;
