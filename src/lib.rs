@@ -62,6 +62,7 @@ pub use read::assets::{AssetInfo, Assets, TreeReader};
 pub use read::error::ReadError;
 pub use read::ktx2::{Ktx2, MipLevel, TextureStream};
 pub use read::mesh::{AnimClips, MaterialTable, MeshView, ShadowGeometry};
+pub use read::names::{NameRecord, NameTable};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};
 #[cfg(feature = "verify")]
 pub use read::signed::PublicKey;

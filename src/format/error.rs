@@ -3,7 +3,8 @@
 //! Defined here, with the formats, so that `format/` depends on nothing else in the crate;
 //! the reader's `read::error` re-exports them.
 //!
-//! Reader errors never allocate (apart from the I/O error of `open`): a corrupt pack is an
+//! Reader errors never allocate (apart from the I/O error of `open` and [`ReadError::Named`],
+//! which carries the name asked for): a corrupt pack is an
 //! ordinary, cheap error value, never a panic.
 
 use std::fmt;
@@ -74,6 +75,14 @@ pub enum ReadError {
         /// The entry index, for an entry's digest.
         entry: Option<u32>,
     },
+    /// An error reading the asset a name (`assets.hnames`) names, or the name table while
+    /// looking the name up.
+    Named {
+        /// The name asked for.
+        name: Box<str>,
+        /// What went wrong.
+        error: Box<ReadError>,
+    },
 }
 
 impl fmt::Display for ReadError {
@@ -109,6 +118,7 @@ impl fmt::Display for ReadError {
             ReadError::Signature { what, entry: None } => {
                 write!(f, "signature check failed: {what}")
             }
+            ReadError::Named { name, error } => write!(f, "asset named `{name}`: {error}"),
         }
     }
 }
@@ -117,6 +127,7 @@ impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReadError::Io(err) => Some(&**err),
+            ReadError::Named { error, .. } => Some(&**error),
             _ => None,
         }
     }

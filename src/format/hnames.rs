@@ -186,6 +186,27 @@ impl<'a> NamesView<'a> {
         Ok(view)
     }
 
+    /// The view over bytes [`parse`](Self::parse) accepted before, in O(1): only the header
+    /// is read again. Bytes it never accepted give a view whose rows may read as absent or
+    /// whose lookups miss, never a panic.
+    pub fn validated(bytes: &'a [u8]) -> Self {
+        let count = bytes.u32_at(8, "").unwrap_or(0) as usize;
+        let rows_end = count
+            .checked_mul(ROW_SIZE)
+            .and_then(|size| size.checked_add(HEADER_SIZE))
+            .filter(|end| *end <= bytes.len());
+        match rows_end {
+            Some(end) => NamesView {
+                rows: &bytes[HEADER_SIZE..end],
+                pool: &bytes[end..],
+            },
+            None => NamesView {
+                rows: &[],
+                pool: &[],
+            },
+        }
+    }
+
     /// Row `index`, validated (used once per row by [`parse`](Self::parse)).
     fn checked_row(&self, index: usize) -> Result<NameRow<'a>, ReadError> {
         let at = index * ROW_SIZE;

@@ -11,6 +11,7 @@ pub mod hot;
 pub mod inspect;
 pub mod ktx2;
 pub mod mesh;
+pub mod names;
 pub mod pak;
 pub(crate) mod regular_file;
 #[cfg(feature = "verify")]
