@@ -32,7 +32,7 @@ fn bake_info_check_and_pack_info() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("baked 5 assets (0 from cache)") && out.contains("verify: 6 files"),
+        out.contains("baked 5 assets (0 from cache)") && out.contains("verify: 7 files"),
         "{out}"
     );
     let (code, out, _) = hearth(&["bake", "-o", "out"], dir.path());
@@ -53,7 +53,7 @@ fn bake_info_check_and_pack_info() {
     let (code, out, _) = hearth(&["pack", "info", "out/game.hpack"], dir.path());
     assert_eq!(code, 0);
     assert!(
-        out.contains("hpack v4, 6 entries")
+        out.contains("hpack v4, 7 entries")
             && out.contains("padding")
             && out.contains("zstd")
             && out.contains("font"),
