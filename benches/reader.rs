@@ -2,7 +2,8 @@
 //! and by hash, read-all throughput per codec against each codec's own decoder, and the time
 //! to a 4K texture's first visible levels (its mip tail) against reading all of it.
 //!
-//! `cargo bench --features bake --bench reader`
+//! `cargo bench --features bake --bench reader` (`-- names`: lookup by asset name at 100k
+//! names).
 
 #[path = "../tests/common/corpus.rs"]
 mod corpus;
@@ -465,5 +466,53 @@ fn texture_stream(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, open, lookup, read_all, texture_stream);
+/// Lookup by name in an `assets.hnames` of 100k names (built in memory with the format's
+/// writer): the no-winner names the baker gives (`Rock^a`, `Fox#Survey` style), looked up in
+/// a scattered order.
+fn names(c: &mut Criterion) {
+    use hearth::format::hnames::{self, NameRow};
+    const N: usize = 100_000;
+    let paths = data::many_paths(N);
+    let names: Vec<String> = (0..N)
+        .map(|i| match i % 3 {
+            0 => format!("Rock^folder_{i}"),
+            1 => format!("Character_{i}#Material.{}", i % 17),
+            _ => format!("tex_{i}"),
+        })
+        .collect();
+    let rows: Vec<NameRow<'_>> = names
+        .iter()
+        .zip(&paths)
+        .map(|(name, path)| NameRow {
+            name,
+            kind: hearth::AssetKind::TEXTURE,
+            hash: hearth::hash_runtime_path(path),
+            path,
+            sub: None,
+        })
+        .collect();
+    let bytes = hnames::write(&rows);
+    let table = hearth::NameTable::parse(&bytes).unwrap();
+    // 4096 queries spread over the table, in a scattered order.
+    let queries: Vec<&str> = (0..4096).map(|i| names[(i * 7919) % N].as_str()).collect();
+    for q in &queries {
+        assert_eq!(table.lookup(q).unwrap().name, *q);
+    }
+    let mut group = c.benchmark_group("names");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("lookup_100k", |b| {
+        let mut i = 0usize;
+        b.iter(|| {
+            let q = queries[i & 4095];
+            i += 1;
+            black_box(table.lookup(black_box(q)).unwrap().hash)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, open, lookup, read_all, texture_stream, names);
 criterion_main!(benches);

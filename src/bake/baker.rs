@@ -4,6 +4,7 @@
 use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::{check_preset_output, Config, Preset};
+use crate::bake::names::{assign_names, NameClaim};
 use crate::bake::output::{no_symlink_on_way, Durability, OutputLock};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
@@ -17,6 +18,7 @@ use crate::bake::signing::SigningKey;
 use crate::bake::transaction::{Recovery, Transaction};
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
+use crate::format::hnames::{self, NAMES_PATH};
 use crate::format::hpack::Codec;
 use crate::read::regular_file::read_regular;
 use rayon::prelude::*;
@@ -106,6 +108,9 @@ struct ManifestPackEntry<'a> {
     hash: u64,
     codec: Codec,
     level: Option<i32>,
+    /// `assets.hnames` (always built: it is small) and its hash; packed like the manifest.
+    names: &'a [u8],
+    names_hash: u64,
 }
 type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 
@@ -650,12 +655,16 @@ impl Baker {
             true => None,
             false => Some(build_manifest(&assets)?),
         };
+        // Always built (a pure function of the rows and `[content.names]`), so an edit of
+        // the set names alone is seen; a collision fails the bake here.
+        let names = build_names(config, &assets, warnings)?;
         Ok(Settled {
             assets,
             jobs,
             failed,
             unchanged,
             built_manifest,
+            names,
         })
     }
 
@@ -723,12 +732,15 @@ impl Baker {
     ) -> Result<Report, BakeError> {
         let mut report = self.tally(config, target, planned, &settled);
         let manifest_hash = stage_outputs(config, planned, &settled, transaction, &mut report)?;
+        let names_hash = stage_names(planned, &settled.names, transaction, &mut report)?;
         let manifest_settings = config.resolve(target.preset, None, MANIFEST_PATH)?;
         let manifest = ManifestPackEntry {
             bytes: settled.built_manifest.as_deref(),
             hash: manifest_hash,
             codec: manifest_settings.compression,
             level: manifest_settings.compression_level,
+            names: &settled.names,
+            names_hash,
         };
         let old_cache = &planned.old_cache;
         let pack = self.write_pack(
@@ -741,11 +753,13 @@ impl Baker {
             transaction,
             &mut report,
         )?;
-        if !(settled.unchanged && old_cache.pack.as_ref() == Some(&pack)) {
+        let names_unchanged = old_cache.names_hash == Some(names_hash);
+        if !(settled.unchanged && names_unchanged && old_cache.pack.as_ref() == Some(&pack)) {
             let new_cache = Cache {
                 assets: settled.assets.into_iter().map(|a| a.record).collect(),
                 pack: Some(pack),
                 manifest_hash: Some(manifest_hash),
+                names_hash: Some(names_hash),
             };
             transaction.put(
                 crate::bake::cache::FILE_NAME,
@@ -871,7 +885,12 @@ impl Baker {
                 &rebuilt_manifest
             }
         };
-        let sources = pack_entry_bytes(&entries, assets, manifest_bytes, &report.out_dir)?;
+        let sources = pack_entry_bytes(
+            &entries,
+            assets,
+            [manifest_bytes, manifest.names],
+            &report.out_dir,
+        )?;
         let files: Vec<PackFile<'_>> = entries
             .iter()
             .zip(&sources)
@@ -927,14 +946,24 @@ fn pack_entries<'a>(
     manifest: &ManifestPackEntry<'_>,
 ) -> Vec<PackPlanEntry<'a>> {
     // (path, content hash, codec, level, the asset owning it, kind)
-    let mut entries: Vec<PackPlanEntry<'_>> = vec![(
-        MANIFEST_PATH,
-        manifest.hash,
-        manifest.codec,
-        manifest.level,
-        None,
-        AssetKind::MANIFEST,
-    )];
+    let mut entries: Vec<PackPlanEntry<'_>> = vec![
+        (
+            MANIFEST_PATH,
+            manifest.hash,
+            manifest.codec,
+            manifest.level,
+            None,
+            AssetKind::MANIFEST,
+        ),
+        (
+            NAMES_PATH,
+            manifest.names_hash,
+            manifest.codec,
+            manifest.level,
+            None,
+            AssetKind::NAMES,
+        ),
+    ];
     for (index, (asset, job)) in assets.iter().zip(jobs).enumerate() {
         for output in &asset.record.outputs {
             entries.push((
@@ -959,13 +988,17 @@ fn pack_entries<'a>(
 fn pack_entry_bytes<'a>(
     entries: &[PackPlanEntry<'_>],
     assets: &'a [AssetResult],
-    manifest_bytes: &'a [u8],
+    [manifest_bytes, names_bytes]: [&'a [u8]; 2],
     out_dir: &Path,
 ) -> Result<Vec<Cow<'a, [u8]>>, BakeError> {
     let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
     for (path, hash, _, _, owner, _) in entries {
         let Some(owner) = *owner else {
-            sources.push(Cow::Borrowed(manifest_bytes));
+            // The two bookkeeping entries: the manifest and the name table.
+            sources.push(Cow::Borrowed(match *path == NAMES_PATH {
+                true => names_bytes,
+                false => manifest_bytes,
+            }));
             continue;
         };
         if let Some(file) = assets[owner].files.iter().find(|f| f.path == *path) {
@@ -1082,6 +1115,8 @@ struct Settled<'p> {
     unchanged: bool,
     /// `assets.hman`, unless `unchanged` (then the one on disk stands).
     built_manifest: Option<Vec<u8>>,
+    /// `assets.hnames`.
+    names: Vec<u8>,
 }
 
 /// Phase "lock and recover": creates the output folder, holds its lock for the rest of the
@@ -1107,11 +1142,13 @@ fn claim_outputs(config: &Config, assets: &[AssetResult]) -> Result<(), BakeErro
     let pack_file_name = pack_file_name(config);
     let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
     owners.insert(MANIFEST_PATH, "(the manifest)");
+    owners.insert(NAMES_PATH, "(the name table)");
     owners.insert(&pack_file_name, "(the pack)");
     for asset in assets {
         for output in &asset.record.outputs {
             let reserved = [
                 (MANIFEST_PATH, "the manifest's file name; rename the source"),
+                (NAMES_PATH, "the name table's file name; rename the source"),
                 (
                     pack_file_name.as_str(),
                     "the pack's file name (`content.name` + `.hpack`); rename the source or set another `content.name`",
@@ -1185,6 +1222,21 @@ fn stage_outputs(
             xxhash_rust::xxh3::xxh3_64(bytes)
         }
     })
+}
+
+/// Stages `assets.hnames` unless the cache shows the same one is on disk. Returns its hash.
+fn stage_names(
+    planned: &Planned,
+    names: &[u8],
+    transaction: &mut Transaction,
+    report: &mut Report,
+) -> Result<u64, BakeError> {
+    let hash = xxhash_rust::xxh3::xxh3_64(names);
+    let on_disk = planned.existing.contains(NAMES_PATH);
+    if !(on_disk && planned.old_cache.names_hash == Some(hash)) {
+        report.files_written += transaction.put(NAMES_PATH, names, Durability::Durable)? as usize;
+    }
+    Ok(hash)
 }
 
 /// The pack's file name in the output folder.
@@ -1504,6 +1556,7 @@ fn record_asset(
                 file.kind.0,
                 file.color_space as u8,
             )),
+            sub_assets: file.sub_assets.clone(),
         })
         .collect();
     let record = CachedAsset {
@@ -1601,4 +1654,76 @@ fn build_manifest(assets: &[AssetResult]) -> Result<Vec<u8>, BakeError> {
         ));
     }
     Ok(hman::write(&entries))
+}
+
+/// `assets.hnames` from every asset's manifest rows, their sub-asset names and
+/// `[content.names]` (`bake::names` has the rules). A file an asset bakes under
+/// `<dir>/<stem>/`, beside its own `<dir>/<stem>.<ext>` (a model's textures), lives in that
+/// file's namespace. A set name naming no baked source is warned about.
+fn build_names(
+    config: &Config,
+    assets: &[AssetResult],
+    warnings: &mut Warnings<'_>,
+) -> Result<Vec<u8>, BakeError> {
+    let mut claims: Vec<NameClaim<'_>> = Vec::new();
+    for asset in assets {
+        let set_name = config.names.get(&asset.record.rel).map(String::as_str);
+        let first = claims.len();
+        for output in &asset.record.outputs {
+            let Some((hash, kind, _)) = output.manifest else {
+                continue;
+            };
+            claims.push(NameClaim {
+                path: &output.path,
+                kind: AssetKind(kind),
+                hash,
+                sub_assets: &output.sub_assets,
+                parent: None,
+                set_name,
+            });
+        }
+        // This asset's files by path without extension: the candidate parents.
+        let mut bases: BTreeMap<&str, usize> = BTreeMap::new();
+        for index in first..claims.len() {
+            let path = claims[index].path;
+            let base = path.rfind('.').map_or(path, |dot| &path[..dot]);
+            let kind = claims[index].kind;
+            let entry = bases.entry(base).or_insert(index);
+            if (kind, path) < (claims[*entry].kind, claims[*entry].path) {
+                *entry = index;
+            }
+        }
+        for claim in &mut claims[first..] {
+            let path = claim.path;
+            // The outermost folder of its path that is a parent's base (so the parent is
+            // itself top-level).
+            let parent =
+                (path.match_indices('/')).find_map(|(slash, _)| bases.get(&path[..slash]).copied());
+            if let Some(parent) = parent {
+                claim.parent = Some(parent);
+                claim.set_name = None;
+            }
+        }
+    }
+    let baked: HashSet<&str> = assets.iter().map(|a| a.record.rel.as_str()).collect();
+    for source in config.names.keys().filter(|s| !baked.contains(s.as_str())) {
+        warnings.push(format!(
+            "{}: `content.names` names `{source}`, which no group bakes; ignored",
+            config.file.display()
+        ));
+    }
+    let rows = assign_names(&claims).map_err(|message| BakeError::Collision {
+        message: format!("{}: asset names: {message}", config.file.display()),
+    })?;
+    let rows: Vec<hnames::NameRow<'_>> = rows
+        .iter()
+        .map(|row| hnames::NameRow {
+            name: &row.name,
+            kind: row.kind,
+            hash: row.hash,
+            path: &row.path,
+            sub: row.sub,
+        })
+        .collect();
+    Ok(hnames::write(&rows))
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 4;
+const SCHEMA: u32 = 5;
 /// The most the decoder allocates for one cache, whatever lengths a damaged file claims.
 const DECODE_LIMIT: usize = 1 << 30;
 /// The largest cache file the format allows: magic, schema, the payload the decoder accepts,
@@ -30,6 +30,8 @@ pub struct CachedOutput {
     pub hash: u64,
     /// Manifest row: (asset hash, kind, color space).
     pub manifest: Option<(u64, u8, u8)>,
+    /// Sub-asset names, by index (`assets.hnames`).
+    pub sub_assets: Vec<String>,
 }
 
 /// What the cache remembers of one source asset.
@@ -73,6 +75,8 @@ pub struct Cache {
     pub pack: Option<CachedPack>,
     /// xxh3-64 of the `assets.hman` written with these assets.
     pub manifest_hash: Option<u64>,
+    /// xxh3-64 of the `assets.hnames` written with these assets.
+    pub names_hash: Option<u64>,
 }
 
 impl Cache {
@@ -207,6 +211,7 @@ mod tests {
                     size: 3,
                     hash: 5,
                     manifest: Some((crate::format::hash::hash_runtime_path("a.bin"), 5, 0)),
+                    sub_assets: vec!["x".into()],
                 }],
             }],
             pack: Some(CachedPack {
@@ -214,6 +219,7 @@ mod tests {
                 size: 128,
             }),
             manifest_hash: Some(6),
+            names_hash: Some(7),
         }
     }
 

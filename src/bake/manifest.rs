@@ -74,6 +74,8 @@ struct RawContent {
     compression_level: Option<i32>,
     #[serde(default)]
     group: Vec<RawTable>,
+    #[serde(default)]
+    names: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -187,6 +189,9 @@ pub struct Config {
     pub presets: BTreeMap<String, Preset>,
     /// `[cache] remote`: the shared bake cache's remote tier URL (`HEARTH_CACHE_URL` wins).
     pub cache_remote: Option<String>,
+    /// `[content.names]`: names set by hand, by source path relative to the content root
+    /// (`"ui/logo.png" = "Logo"`); see `docs/names.md`.
+    pub names: BTreeMap<String, String>,
     /// Unknown or misplaced keys, each naming the key and the file.
     pub warnings: Vec<String>,
 }
@@ -353,6 +358,14 @@ impl Config {
         };
 
         let groups = parse_groups(&content.group, &file, &mut warnings)?;
+        for (source, name) in &content.names {
+            if name.is_empty() || name.contains(['#', '\0']) || name.len() > u16::MAX as usize {
+                return Err(config_error(format!(
+                    "`content.names.{source:?}` = {name:?}: a name is not empty and holds no \
+                     `#` (it separates a model's sub-assets) and no NUL"
+                )));
+            }
+        }
         let default = raw.default.unwrap_or_default();
         misplaced_keys(&default, "default", &["rules"], &file, &mut warnings);
         let default_rules = parse_rules(&default, "default", &file, &mut warnings)?;
@@ -386,6 +399,7 @@ impl Config {
                 .cache
                 .and_then(|c| c.remote)
                 .filter(|r| !r.trim().is_empty()),
+            names: content.names,
             warnings,
         };
         if let Some(name) = &config.default_preset {

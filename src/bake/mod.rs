@@ -12,6 +12,7 @@ mod fault;
 pub mod font;
 pub mod manifest;
 pub mod mesh;
+pub mod names;
 mod output;
 pub mod pack;
 pub mod pipeline;

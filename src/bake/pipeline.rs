@@ -315,6 +315,8 @@ pub struct Output {
     pub(crate) kind: AssetKind,
     pub(crate) color_space: ColorSpace,
     pub(crate) bytes: Vec<u8>,
+    /// The names of its sub-assets by index (`assets.hnames`): material rows, clips.
+    pub(crate) sub_assets: Vec<String>,
 }
 
 impl Output {
@@ -326,7 +328,16 @@ impl Output {
             kind,
             color_space: ColorSpace::Linear,
             bytes,
+            sub_assets: Vec::new(),
         }
+    }
+
+    /// Names the file's sub-assets, by index: a material table's rows (by source material
+    /// name), an animation's clips. Each is named `Parent#Sub` in `assets.hnames`
+    /// (`docs/names.md`); an empty name stands for its index.
+    pub fn sub_assets(mut self, names: Vec<String>) -> Self {
+        self.sub_assets = names;
+        self
     }
 
     /// Sets the color space recorded in `assets.hman`.
@@ -811,6 +822,9 @@ pub(crate) fn output_path_problem(path: &str) -> Option<&'static str> {
     }
     if path == MANIFEST_PATH {
         return Some("is reserved for the manifest");
+    }
+    if path == crate::format::hnames::NAMES_PATH {
+        return Some("is reserved for the name table");
     }
     if path.len() > u16::MAX as usize {
         return Some("is longer than 65535 bytes");

@@ -108,6 +108,15 @@ enum Command {
         #[arg(short, long, value_name = "KEY")]
         out: PathBuf,
     },
+    /// List a pack's or runtime tree's asset names (assets.hnames): name, kind, runtime
+    /// path, asset hash and, for a material row or clip, its index in the file.
+    Names {
+        /// A `.hpack` file or a runtime tree folder.
+        source: PathBuf,
+        /// JSON: an array of {"name", "kind", "path", "hash", "sub"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a starter manifest (never overwrites).
     Init {
         /// Where to write it.
@@ -134,7 +143,11 @@ enum Command {
         /// A `.hpack` file or a runtime tree folder.
         source: PathBuf,
         /// The entry's runtime path, or its asset hash as `0x` and 16 hex digits.
-        entry: String,
+        #[arg(required_unless_present = "name")]
+        entry: Option<String>,
+        /// The asset's name instead (`assets.hnames`; see `hearth names`): its file's bytes.
+        #[arg(long, conflicts_with = "entry")]
+        name: Option<String>,
         /// Write to this file instead of stdout.
         #[arg(short, long)]
         out: Option<PathBuf>,
@@ -308,9 +321,14 @@ fn main() -> ExitCode {
         Command::Get {
             source,
             entry,
+            name,
             out,
             level,
-        } => get(&source, &entry, out.as_deref(), level),
+        } => match (entry, name) {
+            (_, Some(name)) => get_named(&source, &name, out.as_deref(), level),
+            (entry, None) => get(&source, &entry.unwrap_or_default(), out.as_deref(), level),
+        },
+        Command::Names { source, json } => names(&source, json),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
         Command::Info { out, json: true } => info_json(&out),
@@ -807,6 +825,67 @@ fn get(source: &Path, entry: &str, out: Option<&Path>, level: Option<u32>) -> Re
                 _ => Ok(()),
             }
         }
+    }
+}
+
+/// `hearth get --name`: the file the name names, written as `get` writes a path's.
+fn get_named(
+    source: &Path,
+    name: &str,
+    out: Option<&Path>,
+    level: Option<u32>,
+) -> Result<(), String> {
+    let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
+    let record = assets
+        .lookup_name(name)
+        .map_err(|e| format!("{}: {e}", source.display()))?
+        .ok_or_else(|| format!("{}: no asset named `{name}`", source.display()))?;
+    get(source, &record.path, out, level)
+}
+
+/// `hearth names`: every row of the name table, one per line (tab-separated) or as JSON.
+fn names(source: &Path, json: bool) -> Result<(), String> {
+    let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
+    let table = assets
+        .names()
+        .map_err(|e| format!("{}: {e}", source.display()))?;
+    if json {
+        let rows: Vec<Value> = table
+            .iter()
+            .map(|row| {
+                json!({
+                    "name": row.name,
+                    "kind": row.kind.to_string(),
+                    "path": row.path,
+                    "hash": format!("{:016x}", row.hash),
+                    "sub": row.sub,
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&rows).expect("JSON values serialize");
+        return print_text(&format!("{text}\n"));
+    }
+    let mut text = String::new();
+    for row in table.iter() {
+        let sub = row.sub.map(|s| format!("\t#{s}")).unwrap_or_default();
+        text += &format!(
+            "{}\t{}\t{}\t{:016x}{sub}\n",
+            row.name, row.kind, row.path, row.hash
+        );
+    }
+    print_text(&text)
+}
+
+/// Writes `text` to stdout; a closed pipe (`hearth names … | head`) is the reader's choice.
+fn print_text(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
     }
 }
 

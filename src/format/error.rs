@@ -3,7 +3,8 @@
 //! Defined here, with the formats, so that `format/` depends on nothing else in the crate;
 //! the reader's `read::error` re-exports them.
 //!
-//! Reader errors never allocate (apart from the I/O error of `open`): a corrupt pack is an
+//! Reader errors never allocate (apart from the I/O error of `open` and [`ReadError::Named`],
+//! which carries the name asked for): a corrupt pack is an
 //! ordinary, cheap error value, never a panic.
 
 use std::fmt;
@@ -86,6 +87,14 @@ pub enum ReadError {
         /// What went wrong.
         error: Arc<ReadError>,
     },
+    /// An error reading the asset a name (`assets.hnames`) names, or the name table while
+    /// looking the name up.
+    Named {
+        /// The name asked for.
+        name: Box<str>,
+        /// What went wrong.
+        error: Box<ReadError>,
+    },
 }
 
 impl fmt::Display for ReadError {
@@ -123,6 +132,7 @@ impl fmt::Display for ReadError {
             }
             ReadError::NotFound { asset } => write!(f, "{asset}: no such asset"),
             ReadError::Asset { asset, error } => write!(f, "{asset}: {error}"),
+            ReadError::Named { name, error } => write!(f, "asset named `{name}`: {error}"),
         }
     }
 }
@@ -132,6 +142,7 @@ impl std::error::Error for ReadError {
         match self {
             ReadError::Io(err) => Some(&**err),
             ReadError::Asset { error, .. } => Some(&**error),
+            ReadError::Named { error, .. } => Some(&**error),
             _ => None,
         }
     }

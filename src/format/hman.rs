@@ -54,6 +54,8 @@ impl AssetKind {
     pub const MANIFEST: Self = Self(8);
     /// An `.hscene` (pak's `[scene]` asset files).
     pub const SCENE: Self = Self(9);
+    /// The `assets.hnames` name table (a pack entry; never a manifest row).
+    pub const NAMES: Self = Self(10);
     /// The first value of the game's range.
     pub const FIRST_GAME: u8 = 128;
 
@@ -90,6 +92,7 @@ impl AssetKind {
             Self::FONT => "font",
             Self::MANIFEST => "manifest",
             Self::SCENE => "scene",
+            Self::NAMES => "names",
             _ => return None,
         })
     }

@@ -8,6 +8,7 @@ pub mod hfont;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;
+pub mod hnames;
 pub mod hpack;
 pub mod hscene;
 pub mod key;

@@ -7,6 +7,7 @@ use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
 use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
+use crate::read::names::{named, NameBytes, NameRecord, NameTable, NAMES_PATH};
 use crate::read::pak::{find_record, manifest_records, Entry, ManifestRecord, PakReader};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -54,6 +55,8 @@ pub struct TreeReader {
     manifest: Vec<ManifestRecord>,
     /// The listed files present at open, `assets.hman` included, sorted by path.
     files: Vec<AssetInfo>,
+    /// `assets.hnames`, read at open (empty when the tree has none).
+    names: NameBytes,
     by_hash: HashMap<u64, usize>,
 }
 
@@ -72,7 +75,10 @@ impl TreeReader {
         let listed = manifest
             .iter()
             .map(|record| (&*record.path, record.kind))
-            .chain([(MANIFEST_PATH, AssetKind::MANIFEST)]);
+            .chain([
+                (MANIFEST_PATH, AssetKind::MANIFEST),
+                (NAMES_PATH, AssetKind::NAMES),
+            ]);
         let mut files = Vec::new();
         for (path, kind) in listed {
             // A listed file the tree lacks is absent, as a missing file is to `get`.
@@ -91,11 +97,13 @@ impl TreeReader {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files.dedup_by(|a, b| a.path == b.path);
         let by_hash = files.iter().enumerate().map(|(i, f)| (f.hash, i)).collect();
+        let names = NameBytes::new(read_in_tree(&root, NAMES_PATH)?.as_deref())?;
         Ok(Self {
             root,
             manifest,
             files,
             by_hash,
+            names,
         })
     }
 
@@ -123,6 +131,11 @@ impl TreeReader {
             Some(&index) => self.get(&self.files[index].path),
             None => Ok(None),
         }
+    }
+
+    /// The name table (`assets.hnames`), read at open; empty for a tree without one.
+    pub fn names(&self) -> NameTable<'_> {
+        self.names.table()
     }
 
     /// The `assets.hman` rows, read at open.
@@ -380,6 +393,31 @@ impl Assets {
     pub fn asset(&self, hash: u64) -> Result<Option<Cow<'_, [u8]>>, ReadError> {
         match self.resolve(hash)? {
             Some(record) => self.get(&record.path),
+            None => Ok(None),
+        }
+    }
+
+    /// The name table (`assets.hnames`; empty when the pack or tree has none).
+    pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        match self {
+            Assets::Pack(pack) => pack.names(),
+            Assets::Tree(tree) => Ok(tree.names()),
+        }
+    }
+
+    /// The row named `name` (of the lowest kind when several kinds share it). An error names
+    /// `name`.
+    pub fn lookup_name(&self, name: &str) -> Result<Option<NameRecord>, ReadError> {
+        let table = self.names().map_err(named(name))?;
+        Ok(table.lookup(name).map(NameRecord::from))
+    }
+
+    /// The bytes of the file `name` names (for a sub-asset, its whole file). An error names
+    /// `name`.
+    pub fn get_by_name(&self, name: &str) -> Result<Option<Cow<'_, [u8]>>, ReadError> {
+        let table = self.names().map_err(named(name))?;
+        match table.lookup(name) {
+            Some(row) => self.get(row.path).map_err(named(name)),
             None => Ok(None),
         }
     }

@@ -16,6 +16,7 @@ pub mod ktx2;
 pub mod material;
 pub mod mesh;
 pub mod model;
+pub mod names;
 pub mod pak;
 pub(crate) mod regular_file;
 pub mod scene;

@@ -6,6 +6,7 @@ use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
 use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
+use crate::read::names::{named, NameBytes, NameRecord, NameTable, NAMES_PATH};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::io::Read;
@@ -115,6 +116,8 @@ pub struct PakReader {
     layout: Layout,
     limits: Limits,
     manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
+    /// The pack's `assets.hnames`, validated once and kept (empty if the pack has none).
+    names: OnceLock<Result<NameBytes, ReadError>>,
     /// v2 has no hash index; built on the first lookup by hash.
     v2_hashes: OnceLock<Vec<(u64, u32)>>,
     /// v3 and later: hash -> entry in memory, built on the first lookup (see [`HashIndex`]).
@@ -385,6 +388,7 @@ impl PakReader {
             layout,
             limits,
             manifest: OnceLock::new(),
+            names: OnceLock::new(),
             v2_hashes: OnceLock::new(),
             hash_index: OnceLock::new(),
             #[cfg(feature = "verify")]
@@ -748,6 +752,32 @@ impl PakReader {
             manifest_records(&bytes)
         });
         manifest.as_deref().map_err(Clone::clone)
+    }
+
+    /// The pack's name table (`assets.hnames`), read and validated once (an empty table for
+    /// a pack baked before names existed).
+    pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        let names = self
+            .names
+            .get_or_init(|| NameBytes::new(self.get(NAMES_PATH)?.as_deref()));
+        names.as_ref().map(NameBytes::table).map_err(Clone::clone)
+    }
+
+    /// The row named `name` in the pack's `assets.hnames` (of the lowest kind when several
+    /// kinds share it; [`names`](Self::names) has per-kind lookups). An error names `name`.
+    pub fn lookup_name(&self, name: &str) -> Result<Option<NameRecord>, ReadError> {
+        let table = self.names().map_err(named(name))?;
+        Ok(table.lookup(name).map(NameRecord::from))
+    }
+
+    /// The bytes of the file `name` names (for a sub-asset, its whole file). An error names
+    /// `name`.
+    pub fn get_by_name(&self, name: &str) -> Result<Option<Cow<'_, [u8]>>, ReadError> {
+        let table = self.names().map_err(named(name))?;
+        match table.lookup(name) {
+            Some(row) => self.get(row.path).map_err(named(name)),
+            None => Ok(None),
+        }
     }
 
     /// Resolves an asset hash to its runtime path through the pack's `assets.hman`.

@@ -60,13 +60,14 @@ fn bakes_tree_manifest_and_pack_that_read_back() {
         assert_eq!(row.kind, kind, "{rel}");
     }
 
-    // The pack holds the tree and the manifest, verified, readable by path and by hash.
+    // The pack holds the tree, the manifest and the name table, verified, readable by path
+    // and by hash.
     let pak = PakReader::open(out.path().join("game.hpack")).unwrap();
     assert_eq!(report.pack_path, out.path().join("game.hpack"));
     pak.verify().unwrap();
     assert_eq!(pak.version(), 4);
-    assert_eq!(pak.len(), expected.len() + 1);
-    for rel in expected.iter().chain(&["assets.hman"]) {
+    assert_eq!(pak.len(), expected.len() + 2);
+    for rel in expected.iter().chain(&["assets.hman", "assets.hnames"]) {
         let on_disk = std::fs::read(out.path().join(rel)).unwrap();
         assert_eq!(&*pak.get(rel).unwrap().unwrap(), &on_disk[..], "{rel}");
         assert_eq!(
@@ -120,7 +121,16 @@ fn bakes_tree_manifest_and_pack_that_read_back() {
         .collect();
     names.sort();
     let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
-    want.extend([".hearth-cache", ".hearth-lock", "assets.hman", "game.hpack"].map(String::from));
+    want.extend(
+        [
+            ".hearth-cache",
+            ".hearth-lock",
+            "assets.hman",
+            "assets.hnames",
+            "game.hpack",
+        ]
+        .map(String::from),
+    );
     want.sort();
     assert_eq!(names, want);
 }
@@ -558,7 +568,11 @@ fn check_accepts_preset_subfolders_and_baked_hpack_files() {
     assert!(out.path().join("mobile/assets.hman").is_file());
     let (problems, files) = hearth::read::inspect::check_output(out.path());
     assert!(problems.is_empty(), "{problems:?}");
-    assert_eq!(files, 2 * 5, "4 baked files and the manifest, twice");
+    assert_eq!(
+        files,
+        2 * 6,
+        "4 baked files, the manifest and the name table, twice"
+    );
     assert_eq!(
         hearth::read::inspect::nested_bakes(out.path()).unwrap(),
         ["mobile"]
@@ -572,6 +586,7 @@ fn check_accepts_preset_subfolders_and_baked_hpack_files() {
         tree,
         [
             "assets.hman",
+            "assets.hnames",
             "data/assets.hman",
             "data/more.hpack",
             "levels.hpack",
@@ -594,7 +609,7 @@ fn check_accepts_preset_subfolders_and_baked_hpack_files() {
     copy_dir(&out.path().join("mobile"), &only.path().join("mobile"));
     std::fs::write(only.path().join("mobile/readme.txt"), b"text").unwrap();
     let (problems, files) = hearth::read::inspect::check_output(only.path());
-    assert!(problems.is_empty() && files == 5, "{problems:?} {files}");
+    assert!(problems.is_empty() && files == 6, "{problems:?} {files}");
     std::fs::remove_file(out.path().join("assets.hman")).unwrap();
     let (problems, _) = hearth::read::inspect::check_output(out.path());
     assert!(

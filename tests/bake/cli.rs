@@ -36,7 +36,7 @@ fn bake_info_check_and_pack_info() {
             && out.contains("(0 from the cache, 5 baked)"),
         "{out}"
     );
-    assert!(out.contains("verify: 6 files"), "{out}");
+    assert!(out.contains("verify: 7 files"), "{out}");
     // The summary says what was made by kind, where, the pack's codecs, the warnings, and
     // where to look next.
     assert!(
@@ -72,7 +72,7 @@ fn bake_info_check_and_pack_info() {
     let (code, out, _) = hearth(&["pack", "info", "out/game.hpack"], dir.path());
     assert_eq!(code, 0);
     assert!(
-        out.contains("hpack v4, 6 entries")
+        out.contains("hpack v4, 7 entries")
             && out.contains("padding")
             && out.contains("zstd")
             && out.contains("font"),

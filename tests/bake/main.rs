@@ -9,6 +9,7 @@ mod bake;
 mod cargo;
 mod cli;
 mod containment;
+mod names;
 mod pipeline;
 mod report;
 mod shared_cache;

@@ -92,7 +92,7 @@ fn bake_with_dir_resolves_project_rooted_asset_globs() {
     assert!(report.inputs.contains(&root.join("blob/payload.bin")));
     let pack = PakReader::open(&report.pack_path).unwrap();
     pack.verify().unwrap();
-    assert_eq!(pack.len(), 2, "the blob and the manifest");
+    assert_eq!(pack.len(), 3, "the blob, the manifest and the name table");
     assert_eq!(
         &*pack.get("blob/payload").unwrap().unwrap(),
         b"blob payload\r\n"

@@ -399,17 +399,24 @@ fn bake_scene(
         mesh_settings,
     )?;
     cx.emit(Output::new(format!("{stem}.hmesh"), AssetKind::MESH, mesh));
-    cx.emit(Output::new(
-        format!("{stem}.hmat"),
-        AssetKind::MATERIAL,
-        hmat::write_with_properties(&rows, &properties),
-    ));
+    let material_names = slots.iter().map(|&m| scene.materials[m].name.clone());
+    cx.emit(
+        Output::new(
+            format!("{stem}.hmat"),
+            AssetKind::MATERIAL,
+            hmat::write_with_properties(&rows, &properties),
+        )
+        .sub_assets(material_names.collect()),
+    );
     if !scene.clips.is_empty() {
-        cx.emit(Output::new(
-            format!("{stem}.hanim"),
-            AssetKind::ANIMATION,
-            crate::format::hanim::write(&scene.clips),
-        ));
+        cx.emit(
+            Output::new(
+                format!("{stem}.hanim"),
+                AssetKind::ANIMATION,
+                crate::format::hanim::write(&scene.clips),
+            )
+            .sub_assets(scene.clips.iter().map(|c| c.name.clone()).collect()),
+        );
     }
     Ok(())
 }

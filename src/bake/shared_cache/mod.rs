@@ -60,7 +60,7 @@ pub const ENV_VARS: [&str; 3] = [ENV_DIR, ENV_URL, ENV_MODE];
 
 /// Bump when the key derivation or the objects' layout changes: old objects are then never
 /// looked up again (their keys differ) and age out of the local tier by `gc`.
-const SCHEMA: u32 = 1;
+const SCHEMA: u32 = 2;
 const OBJECT_MAGIC: &[u8; 8] = b"HEARTHO\0";
 const RECIPE_MAGIC: &[u8; 8] = b"HEARTHR\0";
 /// The most the decoder allocates for one object, whatever lengths a damaged one claims.
@@ -221,6 +221,8 @@ pub(crate) struct StoredOutput {
     pub kind: u8,
     pub color_space: u8,
     pub bytes: Vec<u8>,
+    /// Sub-asset names ([`Output::sub_assets`]).
+    pub sub_assets: Vec<String>,
 }
 
 /// Everything a bake of one asset produced.
@@ -800,6 +802,7 @@ impl<'a> AssetEntry<'a> {
                         _ => ColorSpace::Linear,
                     },
                     bytes: o.bytes,
+                    sub_assets: o.sub_assets,
                 })
                 .collect(),
             side_inputs,
@@ -866,6 +869,7 @@ impl<'a> AssetEntry<'a> {
                     kind: o.kind.0,
                     color_space: o.color_space as u8,
                     bytes: o.bytes.clone(),
+                    sub_assets: o.sub_assets.clone(),
                 })
                 .collect(),
             references,
@@ -909,6 +913,7 @@ mod tests {
                 kind: 5,
                 color_space: 0,
                 bytes: b"hello".to_vec(),
+                sub_assets: vec![],
             }],
             references: vec![],
             warnings: vec![format!("{ROOT_MARKER}/a.bin: odd")],

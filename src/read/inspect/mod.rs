@@ -3,6 +3,7 @@
 
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, MANIFEST_PATH};
+use crate::format::hnames::{NamesView, NAMES_PATH};
 use crate::format::hpack;
 use crate::read::error::ReadError;
 use crate::read::pak::PakReader;
@@ -357,6 +358,7 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 listed: rows.iter().map(|r| (r.path, r.hash)).collect(),
                 by_hash: rows.iter().map(|r| (r.hash, r.path)).collect(),
             };
+            check_names(root, &tree, &mut problems);
             for row in &rows {
                 if !root.join(row.path).is_file() {
                     problems.push(format!("{MANIFEST_PATH}: `{}` does not exist", row.path));
@@ -369,7 +371,8 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 }
             }
             for (rel, path) in files {
-                if rel != MANIFEST_PATH && !tree.listed.contains_key(rel.as_str()) {
+                let bookkeeping = rel == MANIFEST_PATH || rel == NAMES_PATH;
+                if !bookkeeping && !tree.listed.contains_key(rel.as_str()) {
                     problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
                 }
                 let Some(check) = kind_tools_for_path(rel).and_then(|tools| tools.check) else {
@@ -416,6 +419,7 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 let want = match listed_kinds.get(&*path) {
                     Some(kind) => *kind,
                     None if path == MANIFEST_PATH => AssetKind::MANIFEST,
+                    None if path == NAMES_PATH => AssetKind::NAMES,
                     None => AssetKind::BLOB,
                 };
                 if entry.kind() != want {
@@ -442,6 +446,30 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
         }
     }
     (problems, files.len())
+}
+
+/// `assets.hnames`, when the tree has one (older bakes do not): it parses, and every row
+/// names a file `assets.hman` lists, by its hash.
+fn check_names(root: &Path, tree: &TreeCheck<'_>, problems: &mut Vec<String>) {
+    // A bookkeeping file: opened without following a link, regular files only.
+    let Ok(bytes) = crate::read::regular_file::read_regular(&root.join(NAMES_PATH), u64::MAX)
+    else {
+        return;
+    };
+    match NamesView::parse(&bytes) {
+        Err(e) => problems.push(format!("{NAMES_PATH}: {e}")),
+        Ok(names) => {
+            for row in names.rows() {
+                if tree.listed.get(row.path) != Some(&row.hash) {
+                    problems.push(format!(
+                        "{NAMES_PATH}: `{}` names `{}`, which {MANIFEST_PATH} does not list \
+                         with hash {:#018x}",
+                        row.name, row.path, row.hash
+                    ));
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
