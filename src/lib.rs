@@ -78,7 +78,7 @@ pub use read::ktx2::{Ktx2, MipLevel, Texture, TextureStream};
 pub use read::material::{MaterialTable, Materials};
 pub use read::mesh::{Mesh, MeshView, ShadowGeometry};
 pub use read::model::{Model, ModelMaterial, ModelSubmesh, ModelTexture};
-pub use read::names::{NameRecord, NameTable};
+pub use read::names::{NameRecord, NameTable, Names};
 pub use read::pak::{Entry, Limits, ManifestRecord, PakReader};
 pub use read::scene::{Scene, SceneView};
 #[cfg(feature = "verify")]

@@ -276,6 +276,12 @@ impl<'a> NamesView<'a> {
         })
     }
 
+    /// Row `index`'s name bytes (no UTF-8 check: for comparing with a name asked for).
+    pub fn name_bytes(&self, index: usize) -> Option<&'a [u8]> {
+        let raw = self.rows.get(index * ROW_SIZE..(index + 1) * ROW_SIZE)?;
+        self.pool_bytes(raw, 16, 28)
+    }
+
     /// The pool string whose offset is at `offset_at` and length at `len_at` in `raw`.
     fn pool_str(&self, raw: &[u8], offset_at: usize, len_at: usize) -> Option<&'a str> {
         std::str::from_utf8(self.pool_bytes(raw, offset_at, len_at)?).ok()

@@ -7,7 +7,7 @@ use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
 use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
-use crate::read::names::{named, NameBytes, NameRecord, NameTable, NAMES_PATH};
+use crate::read::names::{named, NameRecord, NameTable, Names, NAMES_PATH};
 use crate::read::pak::{find_record, manifest_records, Entry, ManifestRecord, PakReader};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -56,7 +56,7 @@ pub struct TreeReader {
     /// The listed files present at open, `assets.hman` included, sorted by path.
     files: Vec<AssetInfo>,
     /// `assets.hnames`, read at open (empty when the tree has none).
-    names: NameBytes,
+    names: Names,
     by_hash: HashMap<u64, usize>,
 }
 
@@ -97,7 +97,7 @@ impl TreeReader {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files.dedup_by(|a, b| a.path == b.path);
         let by_hash = files.iter().enumerate().map(|(i, f)| (f.hash, i)).collect();
-        let names = NameBytes::new(read_in_tree(&root, NAMES_PATH)?.as_deref())?;
+        let names = Names::new(read_in_tree(&root, NAMES_PATH)?.as_deref())?;
         Ok(Self {
             root,
             manifest,

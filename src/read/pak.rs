@@ -6,7 +6,7 @@ use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
 use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
-use crate::read::names::{named, NameBytes, NameRecord, NameTable, NAMES_PATH};
+use crate::read::names::{named, NameRecord, NameTable, Names, NAMES_PATH};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::io::Read;
@@ -117,7 +117,7 @@ pub struct PakReader {
     limits: Limits,
     manifest: OnceLock<Result<Vec<ManifestRecord>, ReadError>>,
     /// The pack's `assets.hnames`, validated once and kept (empty if the pack has none).
-    names: OnceLock<Result<NameBytes, ReadError>>,
+    names: OnceLock<Result<Names, ReadError>>,
     /// v2 has no hash index; built on the first lookup by hash.
     v2_hashes: OnceLock<Vec<(u64, u32)>>,
     /// v3 and later: hash -> entry in memory, built on the first lookup (see [`HashIndex`]).
@@ -759,8 +759,8 @@ impl PakReader {
     pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
         let names = self
             .names
-            .get_or_init(|| NameBytes::new(self.get(NAMES_PATH)?.as_deref()));
-        names.as_ref().map(NameBytes::table).map_err(Clone::clone)
+            .get_or_init(|| Names::new(self.get(NAMES_PATH)?.as_deref()));
+        names.as_ref().map(Names::table).map_err(Clone::clone)
     }
 
     /// The row named `name` in the pack's `assets.hnames` (of the lowest kind when several
