@@ -27,14 +27,16 @@ fn copy_folder(from: &Path, to: &Path) {
     }
 }
 
-/// Bakes AlphaBlendModeTest (six materials: opaque, mask, blend; textured), BoxTextured and
-/// BoxVertexColors into a pack; returns the folder and the pack's path.
+/// Bakes AlphaBlendModeTest (six materials: opaque, mask, blend; textured), BoxTextured,
+/// BoxVertexColors and MorphPrimitivesTest (a red and a green material) into a pack; returns
+/// the folder and the pack's path.
 fn bake() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
     copy_folder(&corpus("AlphaBlendModeTest"), &src.join("m"));
     copy_folder(&corpus("BoxTextured"), &src.join("m/BoxTextured"));
     copy_folder(&corpus("BoxVertexColors"), &src.join("m/BoxVertexColors"));
+    copy_folder(&corpus("MorphPrimitivesTest"), &src.join("m/Morph"));
     let manifest = src.join("hearth.toml");
     std::fs::write(
         &manifest,
@@ -225,6 +227,14 @@ fn baked_models_load_into_bevy_as_hearth_reads_them() {
     let (_, images) = check_model(&mut app, &pak, "m/BoxTextured/BoxTextured.hmesh");
     assert_eq!(images, 1);
     check_model(&mut app, &pak, "m/BoxVertexColors/BoxVertexColors.hmesh");
+    check_model(&mut app, &pak, "m/Morph/MorphPrimitivesTest.hmesh");
+    let morph = hearth::Model::load(&pak, "m/Morph/MorphPrimitivesTest.hmesh").unwrap();
+    let factors: Vec<[f32; 4]> = morph
+        .material_slots
+        .iter()
+        .map(|m| m.base_color_factor)
+        .collect();
+    assert!(factors.contains(&[1.0, 0.0, 0.0, 1.0]), "{factors:?}");
     // Vertex colours come through as Bevy's colour attribute.
     let server = app.world().resource::<AssetServer>();
     let colored: Handle<Mesh> =
