@@ -135,7 +135,7 @@ fn check_model(app: &mut App, pak: &hearth::PakReader, mesh_path: &str) -> (Vec<
         );
         assert_eq!(
             mesh.count_vertices(),
-            used_vertices(&view, &part.submesh),
+            used_vertices(view, &part.submesh),
             "{what}"
         );
         let first_index = view.indices.get(part.submesh.first_index as usize).unwrap();
