@@ -247,3 +247,37 @@ fn baked_models_load_into_bevy_as_hearth_reads_them() {
         .unwrap();
     assert!(mesh.attribute(Mesh::ATTRIBUTE_COLOR).is_some());
 }
+
+#[test]
+fn a_runtime_tree_loads_the_same_and_a_corrupt_mesh_fails_naming_it() {
+    let (dir, pack) = bake();
+    let pak = hearth::PakReader::open(&pack).unwrap();
+    let tree = dir.path().join("out");
+    let mut app = app(&tree);
+    let (_, images) = check_model(&mut app, &pak, "m/BoxTextured/BoxTextured.hmesh");
+    assert_eq!(images, 1);
+
+    // A truncated mesh in the tree: the load fails, its error names the file; no panic.
+    let box_mesh = tree.join("m/BoxVertexColors/BoxVertexColors.hmesh");
+    let bytes = std::fs::read(&box_mesh).unwrap();
+    std::fs::write(&box_mesh, &bytes[..bytes.len() / 2]).unwrap();
+    let handle: Handle<HearthModel> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("hearth://m/BoxVertexColors/BoxVertexColors.hmesh");
+    let start = Instant::now();
+    let error = loop {
+        app.update();
+        let server = app.world().resource::<AssetServer>();
+        match server.get_load_state(&handle) {
+            Some(LoadState::Failed(error)) => break error.to_string(),
+            Some(LoadState::Loaded) => panic!("a truncated mesh loaded"),
+            _ => assert!(start.elapsed() < Duration::from_secs(60), "still loading"),
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    assert!(
+        error.contains("m/BoxVertexColors/BoxVertexColors.hmesh"),
+        "{error}"
+    );
+}
