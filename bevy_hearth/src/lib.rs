@@ -18,8 +18,9 @@
 //! ```
 //!
 //! Labels of a `.hmesh` (root asset [`HearthModel`]): `Submesh{i}` (a [`Mesh`] per submesh,
-//! only the vertices it uses), `Scene` (a [`WorldAsset`]: one entity per submesh with its mesh
-//! and material). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
+//! only the vertices it uses, with joints and weights when skinned), `InverseBindposes` (a
+//! skinned mesh's), `Scene` (a [`WorldAsset`]: one entity per submesh with its mesh, material
+//! and `SkinnedMesh`, and one entity per joint in its bind pose). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
 //! [`StandardMaterial`] per row, which is the mesh's material slot `i`).
 
 mod material;
@@ -94,6 +95,7 @@ impl Plugin for HearthPlugin {
 
     fn finish(&self, app: &mut App) {
         init_asset_once::<Mesh>(app);
+        init_asset_once::<bevy::mesh::skinning::SkinnedMeshInverseBindposes>(app);
         init_asset_once::<StandardMaterial>(app);
         init_asset_once::<Image>(app);
         init_asset_once::<WorldAsset>(app);

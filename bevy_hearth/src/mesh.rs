@@ -7,7 +7,9 @@ use bevy::asset::{
     Asset, AssetLoader, AssetPath, Handle, LoadContext, ReadAssetBytesError, RenderAssetUsages,
 };
 use bevy::ecs::world::World;
-use bevy::mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology};
+use bevy::math::{Mat4, Quat, Vec3};
+use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+use bevy::mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{ChildOf, Name, Transform};
 use bevy::reflect::TypePath;
@@ -58,12 +60,33 @@ impl AssetLoader for HearthMeshLoader {
             submeshes.push(load_context.add_labeled_asset(format!("Submesh{i}"), part));
         }
         let materials = material_paths(load_context, view).await?;
+        let skeleton = match view.skeleton.as_deref() {
+            Some(joints) if view.skin.is_some() => {
+                check_joint_tree(joints).map_err(|e| HearthLoadError::new(&path, e))?;
+                let inverse_binds: Vec<Mat4> = joints
+                    .iter()
+                    .map(|joint| Mat4::from_cols_array(&joint.inverse_bind))
+                    .collect();
+                let handle = load_context.add_labeled_asset(
+                    "InverseBindposes",
+                    SkinnedMeshInverseBindposes::from(inverse_binds),
+                );
+                Some((joints.to_vec(), handle))
+            }
+            _ => None,
+        };
         let model_name = path
             .path()
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
         let scene = load_context.labeled_asset_scope("Scene", |context| {
-            Ok::<_, HearthLoadError>(model_scene(context, &model_name, &submeshes, &materials))
+            Ok::<_, HearthLoadError>(model_scene(
+                context,
+                &model_name,
+                &submeshes,
+                &materials,
+                skeleton.as_ref(),
+            ))
         })?;
         let materials = materials
             .into_iter()
@@ -138,11 +161,16 @@ fn model_scene(
     model_name: &str,
     submeshes: &[Handle<Mesh>],
     materials: &[Option<AssetPath<'static>>],
+    skeleton: Option<&Skeleton>,
 ) -> WorldAsset {
     let mut world = World::new();
     let root = world
         .spawn((Transform::default(), Name::new(model_name.to_owned())))
         .id();
+    let skin = skeleton.map(|(joints, inverse_bindposes)| SkinnedMesh {
+        inverse_bindposes: inverse_bindposes.clone(),
+        joints: spawn_joints(&mut world, root, joints),
+    });
     for (i, (mesh, material)) in submeshes.iter().zip(materials).enumerate() {
         let mut part = world.spawn((
             Mesh3d(mesh.clone()),
@@ -150,12 +178,68 @@ fn model_scene(
             Name::new(format!("{model_name}#{i}")),
             ChildOf(root),
         ));
+        if let Some(skin) = &skin {
+            part.insert(skin.clone());
+        }
         if let Some(material) = material {
             let handle: Handle<StandardMaterial> = context.load(material.clone());
             part.insert(MeshMaterial3d(handle));
         }
     }
     WorldAsset::new(world)
+}
+
+/// A skinned mesh's joints and its labeled inverse bind matrices.
+type Skeleton = (
+    Vec<hearth::format::hmesh::GpuJoint>,
+    Handle<SkinnedMeshInverseBindposes>,
+);
+
+/// Every joint's parent chain reaches a root (hearth checks each parent is another joint;
+/// this rules out cycles, which Bevy's hierarchy cannot hold).
+fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Result<(), String> {
+    for start in 0..joints.len() {
+        let mut joint = start;
+        let mut steps = 0;
+        while let Ok(parent) = usize::try_from(joints[joint].parent) {
+            steps += 1;
+            if steps > joints.len() || parent >= joints.len() {
+                return Err(format!("joint {start}'s parents form a cycle"));
+            }
+            joint = parent;
+        }
+    }
+    Ok(())
+}
+
+/// One entity per joint in its bind pose, parented as the skeleton says (roots under `root`).
+fn spawn_joints(
+    world: &mut World,
+    root: bevy::ecs::entity::Entity,
+    joints: &[hearth::format::hmesh::GpuJoint],
+) -> Vec<bevy::ecs::entity::Entity> {
+    let entities: Vec<_> = joints
+        .iter()
+        .enumerate()
+        .map(|(i, joint)| {
+            let transform = Transform {
+                translation: Vec3::from_array(joint.bind_t),
+                rotation: Quat::from_array(joint.bind_r),
+                scale: Vec3::from_array(joint.bind_s),
+            };
+            world
+                .spawn((transform, Name::new(format!("joint{i}"))))
+                .id()
+        })
+        .collect();
+    for (joint, &entity) in joints.iter().zip(&entities) {
+        let parent = usize::try_from(joint.parent)
+            .ok()
+            .and_then(|p| entities.get(p).copied())
+            .unwrap_or(root);
+        world.entity_mut(entity).insert(ChildOf(parent));
+    }
+    entities
 }
 
 /// The mesh's vertex streams, decoded once for all its submeshes.
@@ -166,6 +250,8 @@ struct Streams {
     uvs: Vec<[f32; 2]>,
     uvs1: Option<Vec<[f32; 2]>>,
     colors: Option<Vec<[f32; 4]>>,
+    joints: Option<Vec<[u16; 4]>>,
+    weights: Option<Vec<[f32; 4]>>,
 }
 
 impl Streams {
@@ -177,6 +263,12 @@ impl Streams {
             uvs: view.uvs().collect(),
             uvs1: view.uvs1().map(<[_]>::to_vec),
             colors: view.colors_f32().map(Iterator::collect),
+            joints: view
+                .skin()
+                .map(|skin| skin.iter().map(|v| v.joints).collect()),
+            weights: view
+                .skin()
+                .map(|skin| skin.iter().map(|v| v.weights).collect()),
         }
     }
 }
@@ -200,6 +292,7 @@ fn submesh_mesh(view: &MeshView<'_>, streams: &Streams, submesh: &SubMesh) -> Re
         streams.tangents.as_ref().map(Vec::len),
         streams.uvs1.as_ref().map(Vec::len),
         streams.colors.as_ref().map(Vec::len),
+        streams.joints.as_ref().map(Vec::len),
     ];
     let lengths = [streams.normals.len(), streams.uvs.len()];
     if lengths
@@ -241,6 +334,13 @@ fn submesh_mesh(view: &MeshView<'_>, streams: &Streams, submesh: &SubMesh) -> Re
     }
     if let Some(colors) = &streams.colors {
         mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, pick(colors, &kept));
+    }
+    if let (Some(joints), Some(weights)) = (&streams.joints, &streams.weights) {
+        mesh.insert_attribute(
+            Mesh::ATTRIBUTE_JOINT_INDEX,
+            VertexAttributeValues::Uint16x4(pick(joints, &kept)),
+        );
+        mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, pick(weights, &kept));
     }
     let local: Vec<u32> = global.iter().map(|&i| remap[i as usize]).collect();
     mesh.insert_indices(if kept.len() <= usize::from(u16::MAX) + 1 {

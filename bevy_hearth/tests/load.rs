@@ -28,7 +28,8 @@ fn copy_folder(from: &Path, to: &Path) {
 }
 
 /// Bakes AlphaBlendModeTest (six materials: opaque, mask, blend; textured), BoxTextured,
-/// BoxVertexColors and MorphPrimitivesTest (a red and a green material) into a pack; returns
+/// BoxVertexColors, MorphPrimitivesTest (a red and a green material) and CesiumMan (skinned)
+/// into a pack; returns
 /// the folder and the pack's path.
 fn bake() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -37,6 +38,7 @@ fn bake() -> (tempfile::TempDir, PathBuf) {
     copy_folder(&corpus("BoxTextured"), &src.join("m/BoxTextured"));
     copy_folder(&corpus("BoxVertexColors"), &src.join("m/BoxVertexColors"));
     copy_folder(&corpus("MorphPrimitivesTest"), &src.join("m/Morph"));
+    copy_folder(&corpus("CesiumMan"), &src.join("m/CesiumMan"));
     let manifest = src.join("hearth.toml");
     std::fs::write(
         &manifest,
@@ -235,6 +237,7 @@ fn baked_models_load_into_bevy_as_hearth_reads_them() {
         .map(|m| m.base_color_factor)
         .collect();
     assert!(factors.contains(&[1.0, 0.0, 0.0, 1.0]), "{factors:?}");
+    check_skinned(&mut app, &pak, "m/CesiumMan/CesiumMan.hmesh");
     // Vertex colours come through as Bevy's colour attribute.
     let server = app.world().resource::<AssetServer>();
     let colored: Handle<Mesh> =
@@ -280,4 +283,51 @@ fn a_runtime_tree_loads_the_same_and_a_corrupt_mesh_fails_naming_it() {
         error.contains("m/BoxVertexColors/BoxVertexColors.hmesh"),
         "{error}"
     );
+}
+
+/// A skinned model: joints and weights on its meshes, and in its scene one entity per joint
+/// and a `SkinnedMesh` on each part with the skeleton's inverse binds.
+fn check_skinned(app: &mut App, pak: &hearth::PakReader, mesh_path: &str) {
+    check_model(app, pak, mesh_path);
+    let expected = hearth::Model::load(pak, mesh_path).unwrap();
+    let joint_count = expected.mesh.view().skeleton.as_ref().unwrap().len();
+    let handle: Handle<HearthModel> = app
+        .world()
+        .resource::<AssetServer>()
+        .load(format!("hearth://{mesh_path}"));
+    wait_for(app, &handle);
+    let world = app.world();
+    let model = world
+        .resource::<Assets<HearthModel>>()
+        .get(&handle)
+        .unwrap();
+    for submesh in &model.submeshes {
+        let mesh = world.resource::<Assets<Mesh>>().get(submesh).unwrap();
+        assert!(mesh.attribute(Mesh::ATTRIBUTE_JOINT_INDEX).is_some());
+        assert!(mesh.attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT).is_some());
+    }
+    let scene = world
+        .resource::<Assets<WorldAsset>>()
+        .get(&model.scene)
+        .unwrap();
+    let skins: Vec<&bevy::mesh::skinning::SkinnedMesh> = scene
+        .world
+        .iter_entities()
+        .filter_map(|entity| entity.get::<bevy::mesh::skinning::SkinnedMesh>())
+        .collect();
+    assert_eq!(skins.len(), model.submeshes.len());
+    let binds = world
+        .resource::<Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>()
+        .get(&skins[0].inverse_bindposes)
+        .unwrap();
+    assert_eq!(binds.len(), joint_count);
+    for skin in skins {
+        assert_eq!(skin.joints.len(), joint_count);
+        for &joint in &skin.joints {
+            assert!(
+                scene.world.get::<ChildOf>(joint).is_some(),
+                "every joint is parented"
+            );
+        }
+    }
 }
