@@ -1,0 +1,358 @@
+//! `.hmesh` → one Bevy [`Mesh`] per submesh, and the model as a spawnable scene.
+
+use crate::material::material_label;
+use crate::HearthLoadError;
+use bevy::asset::io::{AssetReaderError, Reader};
+use bevy::asset::{
+    Asset, AssetLoader, AssetPath, Handle, LoadContext, ReadAssetBytesError, RenderAssetUsages,
+};
+use bevy::ecs::world::World;
+use bevy::math::{Mat4, Quat, Vec3};
+use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+use bevy::mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues};
+use bevy::pbr::{MeshMaterial3d, StandardMaterial};
+use bevy::prelude::{ChildOf, Name, Transform};
+use bevy::reflect::TypePath;
+use bevy::world_serialization::WorldAsset;
+use hearth::{AssetBytes, MeshView, SubMesh};
+
+/// A loaded `.hmesh`: its submeshes as meshes, each one's material, and the model as a scene.
+#[derive(Asset, TypePath, Debug)]
+pub struct HearthModel {
+    /// One mesh per submesh, in order (labels `Submesh{i}`).
+    pub submeshes: Vec<Handle<Mesh>>,
+    /// Each submesh's material (`<stem>.hmat#Material{slot}`), `None` for a submesh without
+    /// one or a model without a `.hmat`.
+    pub materials: Vec<Option<Handle<StandardMaterial>>>,
+    /// The model as a scene (label `Scene`): a root entity and one child per submesh.
+    pub scene: Handle<WorldAsset>,
+}
+
+/// Loads `.hmesh` files as [`HearthModel`]s (see the crate's labels).
+#[derive(Default, TypePath)]
+pub struct HearthMeshLoader;
+
+impl AssetLoader for HearthMeshLoader {
+    type Asset = HearthModel;
+    type Settings = ();
+    type Error = HearthLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<HearthModel, HearthLoadError> {
+        let path = load_context.path().clone();
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|e| HearthLoadError::new(&path, e))?;
+        let mesh = hearth::Mesh::from_bytes(AssetBytes::from_vec(bytes))
+            .map_err(|e| HearthLoadError::new(&path, e))?;
+        let view = mesh.view();
+        let streams = Streams::of(view);
+        let mut submeshes = Vec::with_capacity(view.submeshes.len());
+        for (i, submesh) in view.submeshes.iter().enumerate() {
+            let part = submesh_mesh(view, &streams, submesh)
+                .map_err(|e| HearthLoadError::new(&path, format!("submesh {i}: {e}")))?;
+            submeshes.push(load_context.add_labeled_asset(format!("Submesh{i}"), part));
+        }
+        let materials = material_paths(load_context, view).await?;
+        let skeleton = match view.skeleton.as_deref() {
+            Some(joints) if view.skin.is_some() => {
+                check_joint_tree(joints).map_err(|e| HearthLoadError::new(&path, e))?;
+                let inverse_binds: Vec<Mat4> = joints
+                    .iter()
+                    .map(|joint| Mat4::from_cols_array(&joint.inverse_bind))
+                    .collect();
+                let handle = load_context.add_labeled_asset(
+                    "InverseBindposes",
+                    SkinnedMeshInverseBindposes::from(inverse_binds),
+                );
+                Some((joints.to_vec(), handle))
+            }
+            _ => None,
+        };
+        let model_name = path
+            .path()
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let scene = load_context.labeled_asset_scope("Scene", |context| {
+            Ok::<_, HearthLoadError>(model_scene(
+                context,
+                &model_name,
+                &submeshes,
+                &materials,
+                skeleton.as_ref(),
+            ))
+        })?;
+        let materials = materials
+            .into_iter()
+            .map(|material| material.map(|path| load_context.load(path)))
+            .collect();
+        Ok(HearthModel {
+            submeshes,
+            materials,
+            scene,
+        })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["hmesh"]
+    }
+}
+
+/// Each submesh's material as a labeled path into the `.hmat` beside the mesh (`None`
+/// without a slot, or when there is no `.hmat`).
+async fn material_paths(
+    load_context: &mut LoadContext<'_>,
+    view: &MeshView<'_>,
+) -> Result<Vec<Option<AssetPath<'static>>>, HearthLoadError> {
+    let path = load_context.path().clone();
+    let has_slots = view
+        .submeshes
+        .iter()
+        .any(|s| s.material_slot != hearth::format::hmesh::NO_MATERIAL);
+    if !has_slots || view.materials.is_empty() {
+        return Ok(vec![None; view.submeshes.len()]);
+    }
+    let file = path.path().to_string_lossy().replace('\\', "/");
+    let stem = file.strip_suffix(".hmesh").unwrap_or(&file);
+    let table = AssetPath::from(format!("{stem}.hmat"))
+        .with_source(path.source().clone_owned())
+        .into_owned();
+    // A model without a `.hmat` has no materials (as `hearth::Model::load` reads it).
+    match load_context.read_asset_bytes(table.clone()).await {
+        Ok(_) => {}
+        Err(ReadAssetBytesError::AssetReaderError(AssetReaderError::NotFound(_))) => {
+            return Ok(vec![None; view.submeshes.len()]);
+        }
+        Err(error) => return Err(HearthLoadError::new(&table, error)),
+    }
+    view.submeshes
+        .iter()
+        .map(|submesh| {
+            let slot = submesh.material_slot;
+            if slot == hearth::format::hmesh::NO_MATERIAL {
+                return Ok(None);
+            }
+            if slot as usize >= view.materials.len() {
+                return Err(HearthLoadError::new(
+                    &path,
+                    format!(
+                        "material slot {slot} past the mesh's {} slots",
+                        view.materials.len()
+                    ),
+                ));
+            }
+            Ok(Some(
+                table.clone().with_label(material_label(slot as usize)),
+            ))
+        })
+        .collect()
+}
+
+/// The model as a scene: a root entity named after the model, one child per submesh with its
+/// mesh and material.
+fn model_scene(
+    context: &mut LoadContext<'_>,
+    model_name: &str,
+    submeshes: &[Handle<Mesh>],
+    materials: &[Option<AssetPath<'static>>],
+    skeleton: Option<&Skeleton>,
+) -> WorldAsset {
+    let mut world = World::new();
+    let root = world
+        .spawn((Transform::default(), Name::new(model_name.to_owned())))
+        .id();
+    let skin = skeleton.map(|(joints, inverse_bindposes)| SkinnedMesh {
+        inverse_bindposes: inverse_bindposes.clone(),
+        joints: spawn_joints(&mut world, root, joints),
+    });
+    for (i, (mesh, material)) in submeshes.iter().zip(materials).enumerate() {
+        let mut part = world.spawn((
+            Mesh3d(mesh.clone()),
+            Transform::default(),
+            Name::new(format!("{model_name}#{i}")),
+            ChildOf(root),
+        ));
+        if let Some(skin) = &skin {
+            part.insert(skin.clone());
+        }
+        if let Some(material) = material {
+            let handle: Handle<StandardMaterial> = context.load(material.clone());
+            part.insert(MeshMaterial3d(handle));
+        }
+    }
+    WorldAsset::new(world)
+}
+
+/// A skinned mesh's joints and its labeled inverse bind matrices.
+type Skeleton = (
+    Vec<hearth::format::hmesh::GpuJoint>,
+    Handle<SkinnedMeshInverseBindposes>,
+);
+
+/// Every joint's parent chain reaches a root (hearth checks each parent is another joint;
+/// this rules out cycles, which Bevy's hierarchy cannot hold).
+fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Result<(), String> {
+    for start in 0..joints.len() {
+        let mut joint = start;
+        let mut steps = 0;
+        while let Ok(parent) = usize::try_from(joints[joint].parent) {
+            steps += 1;
+            if steps > joints.len() || parent >= joints.len() {
+                return Err(format!("joint {start}'s parents form a cycle"));
+            }
+            joint = parent;
+        }
+    }
+    Ok(())
+}
+
+/// One entity per joint in its bind pose, parented as the skeleton says (roots under `root`).
+fn spawn_joints(
+    world: &mut World,
+    root: bevy::ecs::entity::Entity,
+    joints: &[hearth::format::hmesh::GpuJoint],
+) -> Vec<bevy::ecs::entity::Entity> {
+    let entities: Vec<_> = joints
+        .iter()
+        .enumerate()
+        .map(|(i, joint)| {
+            let transform = Transform {
+                translation: Vec3::from_array(joint.bind_t),
+                rotation: Quat::from_array(joint.bind_r),
+                scale: Vec3::from_array(joint.bind_s),
+            };
+            world
+                .spawn((transform, Name::new(format!("joint{i}"))))
+                .id()
+        })
+        .collect();
+    for (joint, &entity) in joints.iter().zip(&entities) {
+        let parent = usize::try_from(joint.parent)
+            .ok()
+            .and_then(|p| entities.get(p).copied())
+            .unwrap_or(root);
+        world.entity_mut(entity).insert(ChildOf(parent));
+    }
+    entities
+}
+
+/// The mesh's vertex streams, decoded once for all its submeshes.
+struct Streams {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    tangents: Option<Vec<[f32; 4]>>,
+    uvs: Vec<[f32; 2]>,
+    uvs1: Option<Vec<[f32; 2]>>,
+    colors: Option<Vec<[f32; 4]>>,
+    joints: Option<Vec<[u16; 4]>>,
+    weights: Option<Vec<[f32; 4]>>,
+}
+
+impl Streams {
+    fn of(view: &MeshView<'_>) -> Self {
+        Self {
+            positions: view.positions().collect(),
+            normals: view.normals().collect(),
+            tangents: view.has_tangents().then(|| view.tangents().collect()),
+            uvs: view.uvs().collect(),
+            uvs1: view.uvs1().map(<[_]>::to_vec),
+            colors: view.colors_f32().map(Iterator::collect),
+            joints: view
+                .skin()
+                .map(|skin| skin.iter().map(|v| v.joints).collect()),
+            weights: view
+                .skin()
+                .map(|skin| skin.iter().map(|v| v.weights).collect()),
+        }
+    }
+}
+
+/// One submesh as a Bevy mesh: its index range, and only the vertices it uses (in their
+/// stored order, so a mesh of one submesh keeps its vertex order).
+fn submesh_mesh(view: &MeshView<'_>, streams: &Streams, submesh: &SubMesh) -> Result<Mesh, String> {
+    let vertex_count = streams.positions.len();
+    let first = submesh.first_index as usize;
+    let count = submesh.index_count as usize;
+    if first
+        .checked_add(count)
+        .is_none_or(|end| end > view.indices.len())
+    {
+        return Err(format!(
+            "index range {first}+{count} past the mesh's {} indices",
+            view.indices.len()
+        ));
+    }
+    let optional = [
+        streams.tangents.as_ref().map(Vec::len),
+        streams.uvs1.as_ref().map(Vec::len),
+        streams.colors.as_ref().map(Vec::len),
+        streams.joints.as_ref().map(Vec::len),
+    ];
+    let lengths = [streams.normals.len(), streams.uvs.len()];
+    if lengths
+        .into_iter()
+        .chain(optional.into_iter().flatten())
+        .any(|len| len != vertex_count)
+    {
+        return Err("a vertex stream's length differs from the vertex count".into());
+    }
+    let mut used = vec![false; vertex_count];
+    let mut global = Vec::with_capacity(count);
+    for i in first..first + count {
+        let index = view.indices.get(i).ok_or("index out of range")?;
+        let vertex = used
+            .get_mut(index as usize)
+            .ok_or_else(|| format!("index {index} past the mesh's {vertex_count} vertices"))?;
+        *vertex = true;
+        global.push(index);
+    }
+    // Old index → new index, for the used vertices only.
+    let mut remap = vec![u32::MAX; vertex_count];
+    let mut kept = Vec::new();
+    for (old, _) in used.iter().enumerate().filter(|(_, used)| **used) {
+        remap[old] = kept.len() as u32;
+        kept.push(old);
+    }
+    let mut mesh = Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    );
+    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, pick(&streams.positions, &kept));
+    mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, pick(&streams.normals, &kept));
+    mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, pick(&streams.uvs, &kept));
+    if let Some(tangents) = &streams.tangents {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_TANGENT, pick(tangents, &kept));
+    }
+    if let Some(uvs1) = &streams.uvs1 {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_UV_1, pick(uvs1, &kept));
+    }
+    if let Some(colors) = &streams.colors {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, pick(colors, &kept));
+    }
+    if let (Some(joints), Some(weights)) = (&streams.joints, &streams.weights) {
+        mesh.insert_attribute(
+            Mesh::ATTRIBUTE_JOINT_INDEX,
+            VertexAttributeValues::Uint16x4(pick(joints, &kept)),
+        );
+        mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, pick(weights, &kept));
+    }
+    let local: Vec<u32> = global.iter().map(|&i| remap[i as usize]).collect();
+    mesh.insert_indices(if kept.len() <= usize::from(u16::MAX) + 1 {
+        Indices::U16(local.iter().map(|&i| i as u16).collect())
+    } else {
+        Indices::U32(local)
+    });
+    Ok(mesh)
+}
+
+/// `stream[i]` for each kept vertex `i` (every stream is as long as the vertices: checked
+/// above).
+fn pick<T: Copy>(stream: &[T], kept: &[usize]) -> Vec<T> {
+    kept.iter().map(|&i| stream[i]).collect()
+}
