@@ -8,6 +8,7 @@
 //! ```
 
 use hearth::{Assets, Model, ModelMaterial};
+use std::io::Write;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,7 +17,10 @@ fn main() {
         std::process::exit(2);
     };
     match run(pack, mesh) {
-        Ok(json) => println!("{json}"),
+        // A closed stdout (`| head`) is not an error worth a panic.
+        Ok(json) => {
+            let _ = writeln!(std::io::stdout(), "{json}");
+        }
         Err(error) => {
             eprintln!("error: {error}");
             std::process::exit(1);

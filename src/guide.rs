@@ -21,6 +21,7 @@
 //!
 //! - [`reading`]: reading assets at run time: the readers, `get`/`find`/`load`, owned typed
 //!   assets, a model in one call.
+//! - [`names`]: readable asset names (`Rock^a`, `Fox#Survey`), their rules and their table.
 //! - [`working_loop`]: `hearth watch`, hot reload, previews, the bake report and the CLI.
 //! - [`shared_cache`]: one bake cache for every checkout, teammate and CI runner.
 //! - [`signed_packs`]: packs a game can trust (mods, DLC, patches).
@@ -65,6 +66,9 @@ pub mod working_loop {}
 
 #[doc = include_str!("../docs/reading.md")]
 pub mod reading {}
+
+#[doc = include_str!("../docs/names.md")]
+pub mod names {}
 
 #[doc = include_str!("../docs/shared-cache.md")]
 pub mod shared_cache {}

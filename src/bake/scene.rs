@@ -2,7 +2,7 @@
 //! rotation, euler, scale, tags, data) and `[[scene.geometry]]` (id, indices, vertices,
 //! translation, rotation, euler, tags, data). Mesh and material paths become asset hashes,
 //! checked at the end of the bake like every reference; the asset files, models and images
-//! they name are planned with the scene ([`dependencies`]). A material given as an image is
+//! they name are planned with the scene (`dependencies`). A material given as an image is
 //! a one-row material baked with the scene, as pak makes one.
 
 use crate::bake::asset_file::{number, resolve, AssetFileSettings};

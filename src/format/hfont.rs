@@ -92,7 +92,7 @@ pub struct FontData {
 }
 
 /// Writes `font` (glyphs and kernings sorted). Duplicates and out-of-range values are the
-/// caller's to reject first ([`FontView::parse`] would refuse the result).
+/// caller's to reject first ([`FontView::parse`](crate::read::font::FontView::parse) would refuse the result).
 pub fn write(font: &FontData) -> Vec<u8> {
     let mut glyphs = font.glyphs.clone();
     glyphs.sort_by_key(|g| g.id);

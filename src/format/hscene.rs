@@ -28,7 +28,7 @@
 //! NONE = 0xFFFFFFFF
 //! ```
 //!
-//! Little-endian, exactly as long as its tables. [`SceneView::parse`] checks every range,
+//! Little-endian, exactly as long as its tables. [`SceneView::parse`](crate::read::scene::SceneView::parse) checks every range,
 //! string, child link and index once; accessors then read in place.
 
 /// Magic bytes.

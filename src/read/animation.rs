@@ -17,7 +17,7 @@ pub struct AnimClips {
 impl AnimClips {
     /// Parses clips whose joint channels must index a skeleton of `joint_count` joints and
     /// whose weight channels must fall within `morph_target_count` targets (the companion
-    /// mesh's [`MeshView::morph_targets`] count).
+    /// mesh's [`MeshView::morph_targets`](crate::MeshView::morph_targets) count).
     pub fn parse(
         bytes: &[u8],
         joint_count: u32,
@@ -72,6 +72,8 @@ impl Animations {
 }
 
 impl LoadAsset for Animations {
+    const KIND: Option<crate::AssetKind> = Some(crate::AssetKind::ANIMATION);
+
     fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
         Ok(Self {
             clips: Arc::new(AnimClips::parse(&bytes, u32::MAX, u32::MAX)?),

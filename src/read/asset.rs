@@ -18,7 +18,9 @@
 //! # Ok::<(), hearth::ReadError>(())
 //! ```
 
+use crate::format::hman::AssetKind;
 use crate::read::error::ReadError;
+use crate::read::names::{named, NameTable};
 use crate::read::pak::Backing;
 use std::sync::Arc;
 use yoke::Yoke;
@@ -137,6 +139,10 @@ impl std::fmt::Debug for AssetBytes {
 /// A type that a reader's `load` calls build from an asset's bytes: [`AssetBytes`] itself
 /// and the typed assets of this module.
 pub trait LoadAsset: Sized {
+    /// The kind a load by name picks when several kinds share the name (a model's mesh,
+    /// material table and clips are all `Chair`); `None`: the name's first row.
+    const KIND: Option<AssetKind> = None;
+
     /// Builds the asset from the bytes at runtime path `path`, validating them. Errors need
     /// not name the asset: the reader's `load` wraps them in [`ReadError::Asset`].
     fn from_asset(path: &str, bytes: AssetBytes) -> Result<Self, ReadError>;
@@ -153,7 +159,7 @@ pub(crate) type Held<V> = Yoke<V, Arc<Storage>>;
 
 /// Defines an owned typed asset over a view type that borrows its bytes.
 macro_rules! owned_view {
-    ($(#[$doc:meta])* $name:ident, $wrapper:ident, $view:ident, $parse:expr) => {
+    ($(#[$doc:meta])* $name:ident, $wrapper:ident, $view:ident, $parse:expr, $kind:expr) => {
         /// The view, as `Yoke` needs it: a type whose lifetime it can prove covariant.
         #[derive(yoke::Yokeable, Clone)]
         struct $wrapper<'a>($view<'a>);
@@ -190,6 +196,8 @@ macro_rules! owned_view {
         }
 
         impl $crate::read::asset::LoadAsset for $name {
+            const KIND: Option<$crate::AssetKind> = Some($kind);
+
             fn from_asset(
                 path: &str,
                 bytes: $crate::AssetBytes,
@@ -226,6 +234,11 @@ pub trait AssetSource {
 
     /// The runtime path of the asset whose hash is `hash`.
     fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError>;
+
+    /// The name table (`assets.hnames`; empty for a source baked before names existed).
+    fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        Ok(NameTable::empty())
+    }
 }
 
 /// `source.load::<T>(path)`.
@@ -248,10 +261,30 @@ pub(crate) fn load_by_hash<T: LoadAsset>(
     load(source, &path)
 }
 
+/// `source.load_by_name::<T>(name)`: the row of `T`'s kind named `name` (any kind when `T`
+/// has none), then its file.
+pub(crate) fn load_by_name<T: LoadAsset>(
+    source: &impl AssetSource,
+    name: &str,
+) -> Result<T, ReadError> {
+    let table = source.names().map_err(named(name))?;
+    let row = match T::KIND {
+        Some(kind) => table.lookup_kind(name, kind),
+        None => table.lookup(name),
+    };
+    let path = row
+        .ok_or_else(|| ReadError::NotFound { asset: name.into() })?
+        .path
+        .to_owned();
+    load(source, &path).map_err(named(name))
+}
+
 /// Wraps an error about the asset at `path` so that it names it.
 pub(crate) fn in_asset(path: &str, error: ReadError) -> ReadError {
     match error {
-        already @ (ReadError::Asset { .. } | ReadError::NotFound { .. }) => already,
+        already @ (ReadError::Asset { .. }
+        | ReadError::NotFound { .. }
+        | ReadError::Named { .. }) => already,
         error => ReadError::Asset {
             asset: path.into(),
             error: Arc::new(error),

@@ -175,6 +175,11 @@ impl TreeReader {
     pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
         crate::read::asset::load_by_hash(self, hash)
     }
+
+    /// [`load`](Self::load) by name (see [`PakReader::load_by_name`]).
+    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
+        crate::read::asset::load_by_name(self, name)
+    }
 }
 
 impl AssetSource for TreeReader {
@@ -186,6 +191,10 @@ impl AssetSource for TreeReader {
 
     fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
         Ok(self.find_by_hash(hash).map(|info| info.path.clone()))
+    }
+
+    fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        Ok(TreeReader::names(self))
     }
 }
 
@@ -202,6 +211,10 @@ impl AssetSource for Assets {
             Assets::Pack(pack) => pack.path_of_hash(hash),
             Assets::Tree(tree) => tree.path_of_hash(hash),
         }
+    }
+
+    fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        Assets::names(self)
     }
 }
 
@@ -385,6 +398,11 @@ impl Assets {
     /// [`load`](Self::load) by asset hash.
     pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
         crate::read::asset::load_by_hash(self, hash)
+    }
+
+    /// [`load`](Self::load) by name (see [`PakReader::load_by_name`]).
+    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
+        crate::read::asset::load_by_name(self, name)
     }
 
     /// Deprecated: [`get_by_hash`](Self::get_by_hash) gives the same bytes (the vocabulary is

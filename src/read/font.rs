@@ -227,5 +227,6 @@ crate::read::asset::owned_view!(
     Font,
     FontHeld,
     FontView,
-    FontView::parse
+    FontView::parse,
+    crate::AssetKind::FONT
 );

@@ -180,6 +180,14 @@ impl HotPack {
         self.pack().load(path)
     }
 
+    /// [`load`](Self::load) by name, in the current generation.
+    pub fn load_by_name<T: crate::read::asset::LoadAsset>(
+        &self,
+        name: &str,
+    ) -> Result<T, ReadError> {
+        self.pack().load_by_name(name)
+    }
+
     /// [`load`](Self::load) by asset hash.
     pub fn load_by_hash<T: crate::read::asset::LoadAsset>(
         &self,
@@ -341,6 +349,10 @@ impl crate::read::asset::AssetSource for HotPack {
 
     fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
         self.current.path_of_hash(hash)
+    }
+
+    fn names(&self) -> Result<crate::read::names::NameTable<'_>, ReadError> {
+        self.current.names()
     }
 }
 

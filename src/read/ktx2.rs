@@ -383,9 +383,10 @@ impl<'a> TextureStream<'a> {
 crate::read::asset::owned_view!(
     /// An owned KTX2 texture: [`view`](Self::view) gives its [`Ktx2`] (levels, format,
     /// colour space). For streaming levels smallest first, see
-    /// [`TextureStream`](crate::TextureStream).
+    /// [`TextureStream`].
     Texture,
     TextureHeld,
     Ktx2,
-    Ktx2::parse
+    Ktx2::parse,
+    crate::AssetKind::TEXTURE
 );

@@ -72,7 +72,7 @@ impl<'a> MaterialTable<'a> {
         self.rows.is_empty()
     }
 
-    /// Row `slot` (a [`SubMesh::material_slot`]).
+    /// Row `slot` (a [`SubMesh::material_slot`](crate::SubMesh::material_slot)).
     pub fn get(&self, slot: usize) -> Option<&GpuMaterial> {
         self.rows.get(slot)
     }
@@ -103,5 +103,6 @@ crate::read::asset::owned_view!(
     Materials,
     MaterialsHeld,
     MaterialTable,
-    MaterialTable::parse
+    MaterialTable::parse,
+    crate::AssetKind::MATERIAL
 );

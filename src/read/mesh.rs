@@ -742,7 +742,8 @@ crate::read::asset::owned_view!(
     Mesh,
     MeshHeld,
     MeshView,
-    MeshView::parse
+    MeshView::parse,
+    crate::AssetKind::MESH
 );
 
 #[cfg(test)]

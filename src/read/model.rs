@@ -8,6 +8,7 @@
 //! with the `.hmat` beside it, and resolves each texture hash through the pack's
 //! `assets.hman`.
 
+use crate::format::hman::AssetKind;
 use crate::format::hmat::{AlphaMode, GpuMaterial};
 use crate::format::hmesh::{SubMesh, NO_MATERIAL};
 use crate::read::animation::Animations;
@@ -16,6 +17,7 @@ use crate::read::error::ReadError;
 use crate::read::ktx2::Texture;
 use crate::read::material::Materials;
 use crate::read::mesh::Mesh;
+use crate::read::names::named;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -34,8 +36,8 @@ pub struct ModelTexture {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ModelMaterial {
-    /// Its name: `Model#Material` from the pack's name table (once names land);
-    /// `Model#<slot>` for a pack without one.
+    /// Its name: `Model#Material` from the pack's name table (`assets.hnames`);
+    /// `<stem>#<slot>` for a pack baked before names existed.
     pub name: Arc<str>,
     /// The slot (row of the `.hmat`, [`SubMesh::material_slot`]).
     pub slot: u32,
@@ -110,6 +112,18 @@ pub struct Model {
 }
 
 impl Model {
+    /// [`load`](Self::load) by the model's name (`Chair`: its `.hmesh` row in
+    /// `assets.hnames`). Errors name `name`.
+    pub fn load_by_name(source: &impl AssetSource, name: &str) -> Result<Self, ReadError> {
+        let table = source.names().map_err(named(name))?;
+        let path = table
+            .lookup_kind(name, AssetKind::MESH)
+            .ok_or_else(|| ReadError::NotFound { asset: name.into() })?
+            .path
+            .to_owned();
+        Self::load(source, &path).map_err(named(name))
+    }
+
     /// Loads the mesh at `mesh_path` (a `.hmesh`) from `source` (a [`PakReader`](crate::PakReader),
     /// [`Assets`](crate::Assets), [`TreeReader`](crate::TreeReader) or
     /// [`HotPack`](crate::read::hot)), the `.hmat` and `.hanim` beside it, and every texture
@@ -175,6 +189,13 @@ fn resolve_materials(
     stem: &str,
 ) -> Result<Vec<Arc<ModelMaterial>>, ReadError> {
     let model_name = stem.rsplit('/').next().unwrap_or(stem);
+    // Row names from the name table: the material rows of this `.hmat`.
+    let names = source.names()?;
+    let mut row_names: HashMap<u32, Arc<str>> = names
+        .subs_of(table.path())
+        .filter(|row| row.kind == AssetKind::MATERIAL)
+        .filter_map(|row| Some((row.sub?, Arc::from(row.name))))
+        .collect();
     let rows = &table.view().rows;
     if rows.len() != references.len() {
         return Err(in_asset(
@@ -208,7 +229,9 @@ fn resolve_materials(
     let mut slots = Vec::with_capacity(rows.len());
     for (slot, (row, &reference)) in rows.iter().zip(references).enumerate() {
         slots.push(Arc::new(ModelMaterial {
-            name: format!("{model_name}#{slot}").into(),
+            name: row_names
+                .remove(&(slot as u32))
+                .unwrap_or_else(|| format!("{model_name}#{slot}").into()),
             slot: slot as u32,
             reference,
             row: *row,

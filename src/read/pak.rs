@@ -811,6 +811,14 @@ impl PakReader {
         crate::read::asset::load_by_hash(self, hash)
     }
 
+    /// [`load`](Self::load) by name (`assets.hnames`): the row of `T`'s kind, so
+    /// `load_by_name::<Mesh>("Chair")` and `load_by_name::<Materials>("Chair")` pick the
+    /// model's `.hmesh` and `.hmat`; a sub-asset's name (`Chair#wood`) loads its file. Errors
+    /// name `name`.
+    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
+        crate::read::asset::load_by_name(self, name)
+    }
+
     /// Deprecated: [`find_by_hash`](Self::find_by_hash) gives the same entry (the vocabulary
     /// is `get*` = bytes, `find*` = the entry's metadata, `load*` = an owned typed asset).
     #[deprecated(since = "0.2.0", note = "use `find_by_hash` (same entry)")]
@@ -1151,5 +1159,9 @@ impl AssetSource for PakReader {
 
     fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
         Ok(self.find_by_hash(hash)?.map(|e| e.path().into_owned()))
+    }
+
+    fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        PakReader::names(self)
     }
 }

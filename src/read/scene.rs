@@ -491,5 +491,6 @@ crate::read::asset::owned_view!(
     Scene,
     SceneHeld,
     SceneView,
-    SceneView::parse
+    SceneView::parse,
+    crate::AssetKind::SCENE
 );

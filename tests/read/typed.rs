@@ -275,6 +275,14 @@ fn the_load_model_example_prints_each_submesh_material_and_base_texture() {
         for mode in ["opaque", "mask", "blend"] {
             assert!(modes.contains(&mode), "{modes:?}");
         }
+        let materials: Vec<&str> = submeshes
+            .iter()
+            .map(|s| s["material"].as_str().unwrap())
+            .collect();
+        for name in ["MatOpaque", "MatBlend", "MatCutoff25", "MatBed"] {
+            let name = format!("AlphaBlendModeTest#{name}");
+            assert!(materials.contains(&name.as_str()), "{materials:?}");
+        }
         for submesh in submeshes {
             let base = &submesh["base_color"];
             assert!(base["path"].as_str().unwrap().ends_with(".ktx2"), "{base}");
@@ -294,4 +302,42 @@ fn the_load_model_example_prints_each_submesh_material_and_base_texture() {
         .unwrap();
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("m/absent.hmesh"));
+}
+
+#[test]
+fn assets_and_models_load_by_name_with_their_material_names() {
+    let (dir, pack) = bake("zstd");
+    let pak = PakReader::open(&pack).unwrap();
+    let tree = TreeReader::open(out(&dir)).unwrap();
+    // One name, three kinds: the load's type picks the row.
+    let mesh: Mesh = pak.load_by_name("CesiumMan").unwrap();
+    assert_eq!(mesh.path(), CESIUM);
+    let table: Materials = tree.load_by_name("CesiumMan").unwrap();
+    assert_eq!(table.path(), "m/CesiumMan/CesiumMan.hmat");
+    let clips: hearth::Animations = pak.load_by_name("CesiumMan").unwrap();
+    assert_eq!(clips.clips().clips.len(), 1);
+    let texture: Texture = pak.load_by_name("CesiumMan#tex_0").unwrap();
+    assert_eq!(texture.view().width(), 64);
+
+    for model in [
+        Model::load_by_name(&pak, "AlphaBlendModeTest").unwrap(),
+        Model::load_by_name(&tree, "AlphaBlendModeTest").unwrap(),
+    ] {
+        let names: Vec<&str> = model.material_slots.iter().map(|m| &*m.name).collect();
+        assert_eq!(
+            names,
+            [
+                "AlphaBlendModeTest#MatCutoff25",
+                "AlphaBlendModeTest#MatCutoff75",
+                "AlphaBlendModeTest#MatBed",
+                "AlphaBlendModeTest#MatBlend",
+                "AlphaBlendModeTest#MatOpaque",
+                "AlphaBlendModeTest#MatCutoffDefault",
+            ]
+        );
+    }
+    let missing = Model::load_by_name(&pak, "Nobody").unwrap_err();
+    assert!(missing.to_string().contains("Nobody"), "{missing}");
+    let wrong = pak.load_by_name::<Texture>("Nobody").unwrap_err();
+    assert!(matches!(wrong, ReadError::NotFound { .. }), "{wrong:?}");
 }

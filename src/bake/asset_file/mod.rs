@@ -2,8 +2,8 @@
 //! and how (`../shared/reference/pak-crate.txt`; keys kebab-case, as pak 0.7.6 spells them).
 //!
 //! The table picks the pipeline: each pipeline claims its tables
-//! ([`Pipeline::asset_tables`]) and bakes the file
-//! ([`Pipeline::bake_asset_table`]); [`AssetFile`] only routes. hearth's own:
+//! ([`Pipeline::asset_tables`](crate::bake::pipeline::Pipeline::asset_tables)) and bakes the file
+//! ([`Pipeline::bake_asset_table`](crate::bake::pipeline::Pipeline::bake_asset_table)); [`AssetFile`] only routes. hearth's own:
 //!
 //! - `[blob]` → the file `src` names, as it is, at the TOML's path without `.toml`
 //!   (`payload.toml` → `payload`; the blob pipeline).
