@@ -87,6 +87,8 @@ pub enum ReadError {
         /// What went wrong.
         error: Arc<ReadError>,
     },
+    /// A background load was cancelled before it ran.
+    Cancelled,
     /// An error reading the asset a name (`assets.hnames`) names, or the name table while
     /// looking the name up.
     Named {
@@ -131,6 +133,7 @@ impl fmt::Display for ReadError {
                 write!(f, "signature check failed: {what}")
             }
             ReadError::NotFound { asset } => write!(f, "{asset}: no such asset"),
+            ReadError::Cancelled => write!(f, "the load was cancelled"),
             ReadError::Asset { asset, error } => write!(f, "{asset}: {error}"),
             ReadError::Named { name, error } => write!(f, "asset named `{name}`: {error}"),
         }

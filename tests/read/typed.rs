@@ -341,3 +341,56 @@ fn assets_and_models_load_by_name_with_their_material_names() {
     let wrong = pak.load_by_name::<Texture>("Nobody").unwrap_err();
     assert!(matches!(wrong, ReadError::NotFound { .. }), "{wrong:?}");
 }
+
+#[test]
+fn background_loads_become_ready_report_progress_and_cancel() {
+    use hearth::read::loader::Loader;
+    let (_dir, pack) = bake("zstd");
+    let pak = PakReader::open(&pack).unwrap();
+    let expected = summary(&Model::load(&pak, ALPHA).unwrap());
+    let loader = Loader::new(pak, 2);
+    let models: Vec<_> = (0..8).map(|_| loader.load_model(ALPHA)).collect();
+    let skinned = loader.load::<Mesh>(CESIUM);
+    let missing = loader.load::<Mesh>("m/absent.hmesh");
+    for model in &models {
+        assert_eq!(summary(&model.wait().unwrap()), expected);
+    }
+    assert_eq!(skinned.wait().unwrap().view().vertex_count(), 2612);
+    assert!(matches!(missing.wait(), Err(ReadError::NotFound { .. })));
+    let progress = loader.progress();
+    assert_eq!(
+        (progress.requested, progress.finished, progress.failed),
+        (10, 10, 1)
+    );
+    assert!(progress.is_done() && progress.fraction() == 1.0);
+
+    // Without threads, nothing runs until the game pumps: deterministic cancelling.
+    let manual = Loader::new(PakReader::open(&pack).unwrap(), 0);
+    let kept = manual.load_by_name::<Materials>("CesiumMan");
+    let dropped = manual.load::<Texture>("m/CesiumMan/CesiumMan/tex_0.ktx2");
+    let later = manual.load::<Mesh>(CESIUM);
+    assert!(kept.get().is_none() && !kept.is_ready());
+    dropped.cancel();
+    assert_eq!(manual.pump(2), 2);
+    assert_eq!(kept.get().unwrap().unwrap().view().len(), 1);
+    assert!(matches!(dropped.wait(), Err(ReadError::Cancelled)));
+    manual.cancel_all();
+    assert!(matches!(later.wait(), Err(ReadError::Cancelled)));
+    assert_eq!(manual.pump(10), 0);
+    assert_eq!(manual.progress().cancelled, 2);
+
+    // A handle is a future too: driven here by a minimal executor.
+    let texture = loader.load::<Texture>("m/CesiumMan/CesiumMan/tex_0.ktx2");
+    let waker = std::task::Waker::noop();
+    let mut context = std::task::Context::from_waker(waker);
+    let mut future = std::pin::pin!(texture);
+    let ready = loop {
+        if let std::task::Poll::Ready(result) =
+            std::future::Future::poll(future.as_mut(), &mut context)
+        {
+            break result;
+        }
+        std::thread::yield_now();
+    };
+    assert_eq!(ready.unwrap().view().width(), 64);
+}
