@@ -7,6 +7,7 @@
 use crate::bake::baker::Report;
 use crate::bake::cache::Cache;
 use crate::format::hman::AssetKind;
+use crate::format::hnames::{NamesView, NAMES_PATH};
 use crate::read::ktx2::Ktx2;
 use crate::read::mesh::MeshView;
 use crate::read::pak::PakReader;
@@ -34,6 +35,8 @@ struct FileRow {
     thumbnail: Option<String>,
     /// The 64-bit asset hash of its `assets.hman` row (what a game looks it up by).
     hash: Option<u64>,
+    /// Its name in `assets.hnames` (what a game can look it up by too).
+    name: Option<String>,
 }
 
 /// The report of the output folder `out` (the folder holding `assets.hman`), with the facts
@@ -45,9 +48,22 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
         return Err(format!("{}: no baked files (bake first)", out.display()));
     }
     let kinds = crate::read::inspect::manifest_kinds(out);
-    let manifest = std::fs::read(out.join(crate::format::hman::MANIFEST_PATH)).unwrap_or_default();
+    // Bookkeeping files: opened without following links, regular files only.
+    let bookkeeping = |name: &str| {
+        crate::read::regular_file::read_regular(&out.join(name), u64::MAX).unwrap_or_default()
+    };
+    let manifest = bookkeeping(crate::format::hman::MANIFEST_PATH);
     let hashes: BTreeMap<&str, u64> = crate::format::hman::parse(&manifest)
         .map(|rows| rows.iter().map(|row| (row.path, row.hash)).collect())
+        .unwrap_or_default();
+    let name_table = bookkeeping(NAMES_PATH);
+    let names: BTreeMap<String, String> = NamesView::parse(&name_table)
+        .map(|view| {
+            view.rows()
+                .filter(|row| row.sub.is_none())
+                .map(|row| (row.path.to_owned(), row.name.to_owned()))
+                .collect()
+        })
         .unwrap_or_default();
     // The packs: root `.hpack` files assets.hman does not list, read for their entries.
     let mut packed: BTreeMap<String, (u64, &'static str)> = BTreeMap::new();
@@ -105,6 +121,7 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
             .get(rel)
             .copied()
             .or_else(|| (rel == crate::format::hman::MANIFEST_PATH).then_some(AssetKind::MANIFEST))
+            .or_else(|| (rel == NAMES_PATH).then_some(AssetKind::NAMES))
         else {
             continue; // the pack itself, shown in the summary
         };
@@ -121,6 +138,7 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
             details,
             thumbnail,
             hash: hashes.get(rel.as_str()).copied(),
+            name: names.get(rel).cloned(),
         });
     }
     Ok(page(out, &rows, &packs, bake))
@@ -371,7 +389,7 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
     html.push_str(
         "<h2>Files</h2><table><thead><tr><th></th><th>file</th><th>kind</th><th>source</th>\
          <th>source size</th><th>output size</th><th>packed</th><th>codec</th>\
-         <th>bake time</th><th>cache</th><th>asset hash</th><th>details</th></tr></thead><tbody>",
+         <th>bake time</th><th>cache</th><th>asset hash</th><th>name</th><th>details</th></tr></thead><tbody>",
     );
     for row in rows {
         let thumbnail = row
@@ -392,11 +410,12 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
             None => ("—".to_owned(), "—"),
         };
         let hash = hash_cell(row.hash);
+        let name = row.name.as_deref().map_or_else(|| "—".to_owned(), escape);
         let _ = write!(
             html,
             "<tr><td>{thumbnail}</td><td><code>{}</code></td><td>{}</td><td>{source}</td>\
              <td class=\"n\">{source_size}</td><td class=\"n\">{}</td><td class=\"n\">{packed}</td>\
-             <td>{codec}</td><td class=\"n\">{time}</td><td>{cache}</td><td>{hash}</td><td>{}</td></tr>",
+             <td>{codec}</td><td class=\"n\">{time}</td><td>{cache}</td><td>{hash}</td><td>{name}</td><td>{}</td></tr>",
             escape(&row.path),
             escape(&row.kind),
             human(row.size),

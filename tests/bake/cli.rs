@@ -313,6 +313,7 @@ fn info_json_reports_each_files_real_counts() {
         names,
         [
             "assets.hman",
+            "assets.hnames",
             "models/quad.hmat",
             "models/quad.hmesh",
             "notes/readme.txt",
@@ -360,7 +361,8 @@ fn info_json_reports_each_files_real_counts() {
     assert_eq!(file("assets.hman")["entries"].as_u64(), Some(4));
     assert_eq!(file("notes/readme.txt")["kind"], "blob");
     assert_eq!(file("notes/readme.txt")["size"].as_u64(), Some(5));
-    assert_eq!(json["totals"]["files"].as_u64(), Some(5));
+    assert_eq!(json["totals"]["files"].as_u64(), Some(6));
+    assert_eq!(file("assets.hnames")["kind"], "names");
     assert_eq!(json["totals"]["invalid"].as_u64(), Some(0));
     assert_eq!(json["kinds"]["texture"]["files"].as_u64(), Some(1));
 
@@ -389,7 +391,7 @@ fn info_json_marks_invalid_files_and_still_prints_everything() {
     assert_eq!(code, 1, "an invalid file fails the command");
     assert!(err.contains("1 invalid"), "{err}");
     let files = json["files"].as_array().unwrap();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     let broken = files
         .iter()
         .find(|f| f["path"] == "models/quad.hmesh")

@@ -246,7 +246,7 @@ fn unknown_and_mistyped_keys_in_a_game_table_are_named() {
     let game = Game::new(&manifest, &[("levels/a.level.toml", b"")]);
     let error = game.bake().unwrap_err().to_string();
     assert!(
-        error.contains("`default.level`") && error.contains("hearth.toml"),
+        error.contains("`default.level.scale`") && error.contains("hearth.toml"),
         "{error}"
     );
 

@@ -224,8 +224,8 @@ fn bidi_controls_in_names_are_shown_not_obeyed() {
     }
 }
 
-/// The report gives each mesh's vertex count and each asset's 64-bit hash (the one a game
-/// looks it up by: its runtime path's), as 16 hex digits.
+/// The report gives each mesh's vertex count, each asset's 64-bit hash (the one a game
+/// looks it up by: its runtime path's), as 16 hex digits, and its name.
 #[test]
 fn the_report_lists_vertex_counts_and_asset_hashes() {
     let dir = tempfile::tempdir().unwrap();
@@ -251,4 +251,11 @@ fn the_report_lists_vertex_counts_and_asset_hashes() {
         hearth::hash_runtime_path("tri.hmesh")
     );
     assert!(html.contains(&hash), "{hash} in {html}");
+    // And its name (the runtime path's stem), and the name table itself as a file.
+    assert!(html.contains("<th>name</th>"), "{html}");
+    assert!(
+        html.contains(&format!("<td>{hash}</td><td>tri</td>")),
+        "{html}"
+    );
+    assert!(html.contains("<code>assets.hnames</code>"), "{html}");
 }

@@ -15,6 +15,7 @@ mod font;
 mod manifest;
 mod material;
 mod mesh;
+mod names;
 mod scene;
 mod shader;
 mod texture;
@@ -56,7 +57,7 @@ pub type CountsFn = fn(&[u8]) -> Result<Vec<(&'static str, u64)>, ReadError>;
 pub type CheckFn = fn(&TreeCheck<'_>, &str, &[u8], &mut Vec<String>);
 
 /// hearth's built-in kinds (blob has no entry: nothing to describe, count or check).
-pub static KINDS: [KindTools; 9] = [
+pub static KINDS: [KindTools; 10] = [
     texture::TEXTURE,
     texture::LUT,
     mesh::TOOLS,
@@ -66,6 +67,7 @@ pub static KINDS: [KindTools; 9] = [
     font::TOOLS,
     scene::TOOLS,
     manifest::TOOLS,
+    names::TOOLS,
 ];
 
 /// The tools of `kind`, if it is one of hearth's built-in kinds other than blob.
