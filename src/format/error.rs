@@ -95,6 +95,24 @@ pub enum ReadError {
         /// What went wrong.
         error: Box<ReadError>,
     },
+    /// An error of one layer of a mount ([`LayeredPak`](crate::LayeredPak)): opening its
+    /// file, checking its signature, or reading its patch record. Names the file.
+    Layer {
+        /// The layer's file (as the caller named it).
+        file: Arc<str>,
+        /// What went wrong.
+        error: Arc<ReadError>,
+    },
+    /// Layers of a mount that do not fit together: a patch made for another base, or an
+    /// entry whose kind differs between two layers. Names both files.
+    LayerConflict {
+        /// The layer being mounted.
+        upper: Arc<str>,
+        /// The layer (or mount) below it.
+        lower: Arc<str>,
+        /// What does not fit.
+        what: Box<str>,
+    },
 }
 
 impl fmt::Display for ReadError {
@@ -133,6 +151,10 @@ impl fmt::Display for ReadError {
             ReadError::NotFound { asset } => write!(f, "{asset}: no such asset"),
             ReadError::Asset { asset, error } => write!(f, "{asset}: {error}"),
             ReadError::Named { name, error } => write!(f, "asset named `{name}`: {error}"),
+            ReadError::Layer { file, error } => write!(f, "{file}: {error}"),
+            ReadError::LayerConflict { upper, lower, what } => {
+                write!(f, "{upper} cannot be mounted over {lower}: {what}")
+            }
         }
     }
 }
@@ -143,6 +165,7 @@ impl std::error::Error for ReadError {
             ReadError::Io(err) => Some(&**err),
             ReadError::Asset { error, .. } => Some(&**error),
             ReadError::Named { error, .. } => Some(&**error),
+            ReadError::Layer { error, .. } => Some(&**error),
             _ => None,
         }
     }

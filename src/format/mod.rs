@@ -9,6 +9,7 @@ pub mod hman;
 pub mod hmat;
 pub mod hmesh;
 pub mod hnames;
+pub mod hpatch;
 pub mod hpack;
 pub mod hscene;
 pub mod key;

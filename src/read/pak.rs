@@ -433,7 +433,7 @@ impl PakReader {
     }
 
     #[cfg(feature = "verify")]
-    fn require_signature(
+    pub(crate) fn require_signature(
         mut self,
         key: &crate::read::signed::PublicKey,
     ) -> Result<Self, ReadError> {
@@ -617,51 +617,103 @@ impl PakReader {
     /// (the path's hash, its slot, one path comparison per entry of that hash); for v2 a
     /// binary search over the sorted table.
     pub fn find(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
+        match &self.layout {
+            Layout::V3(layout) => self.find_v3(layout, path, hash_runtime_path(path)),
+            Layout::V2(_) => self.find_sorted(path),
+        }
+    }
+
+    /// [`find`](Self::find) when the caller has hashed the path already
+    /// (`hash == hash_runtime_path(path)`): a layered mount hashes each query once.
+    pub(crate) fn find_hashed(&self, path: &str, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
+        match &self.layout {
+            Layout::V3(layout) => self.find_v3(layout, path, hash),
+            Layout::V2(_) => self.find_sorted(path),
+        }
+    }
+
+    /// Every entry whose path hashes to `hash` (paths that differ only in ASCII case, or by a
+    /// `.ktx2` extension), in path order. For the rare lookup by hash whose first entry a
+    /// layered mount hides.
+    pub(crate) fn find_all_by_hash(&self, hash: u64) -> Result<Vec<Entry<'_>>, ReadError> {
+        let mut found = Vec::new();
+        if let Layout::V3(layout) = &self.layout {
+            let bytes = self.bytes();
+            let slots = (first_hash_slot(layout, bytes, hash)..layout.len())
+                .map(|i| layout.raw_hash_slot(bytes, i))
+                .take_while(|slot| slot.hash == hash);
+            for slot in slots {
+                if (slot.entry as usize) < layout.len() {
+                    found.push(self.entry(slot.entry as usize)?);
+                }
+            }
+        } else {
+            for entry in self.entries() {
+                let entry = entry?;
+                if entry.hash() == hash {
+                    found.push(entry);
+                }
+            }
+        }
+        found.sort_by_key(|e| e.index);
+        Ok(found)
+    }
+
+    /// A v3+ lookup by path through the hash index.
+    fn find_v3<'s>(
+        &'s self,
+        layout: &'s V3Layout,
+        path: &str,
+        hash: u64,
+    ) -> Result<Option<Entry<'s>>, ReadError> {
         let bytes = self.bytes();
         let query = path.as_bytes();
-        if let Layout::V3(layout) = &self.layout {
-            let hash = hash_runtime_path(path);
-            let Some(first) = self.hash_index(layout).get(layout, bytes, hash) else {
-                return Ok(None);
-            };
-            if first.checked() {
-                // The usual case: the first entry of this hash is the one; its name and row
-                // are read in parallel.
-                let (query_dir, query_name) = match path.rfind('/') {
-                    Some(slash) => (&query[..slash], &query[slash + 1..]),
-                    None => (&[][..], query),
-                };
-                let name = layout.name(bytes, first.name_offset, query_name.len());
-                let raw = layout.raw_entry(bytes, first.entry());
-                if name.is_ok_and(|name| name == query_name)
-                    && raw.name_len as usize == query_name.len()
-                    && layout.dir_name(bytes, raw.dir).is_ok_and(|dir| {
-                        dir == query_dir
-                            && (raw.dir == hpack::ROOT_DIR) == (query.len() == query_name.len())
-                    })
-                {
-                    return self.v3_entry(layout, first.entry(), true).map(Some);
-                }
-            }
-            // Every entry of this hash, from the file's sorted hash slots: entries that share
-            // it, and first entries that failed validation or whose name holds a `/`.
-            let candidates = (first_hash_slot(layout, bytes, hash)..layout.len())
-                .map(|i| layout.raw_hash_slot(bytes, i))
-                .take_while(|slot| slot.hash == hash)
-                .map(|slot| slot.entry as usize);
-            for index in candidates {
-                if index >= layout.len() {
-                    continue; // a corrupt slot: `verify` reports it
-                }
-                let raw = layout.raw_entry(bytes, index);
-                let (dir, name) = layout.path_parts(bytes, &raw)?;
-                if cmp_path(dir, name, query) == Ordering::Equal {
-                    // Equal to a `&str`: in bounds and UTF-8.
-                    return self.v3_entry(layout, index, true).map(Some);
-                }
-            }
+        let Some(first) = self.hash_index(layout).get(layout, bytes, hash) else {
             return Ok(None);
+        };
+        if first.checked() {
+            // The usual case: the first entry of this hash is the one; its name and row
+            // are read in parallel.
+            let (query_dir, query_name) = match path.rfind('/') {
+                Some(slash) => (&query[..slash], &query[slash + 1..]),
+                None => (&[][..], query),
+            };
+            let name = layout.name(bytes, first.name_offset, query_name.len());
+            let raw = layout.raw_entry(bytes, first.entry());
+            if name.is_ok_and(|name| name == query_name)
+                && raw.name_len as usize == query_name.len()
+                && layout.dir_name(bytes, raw.dir).is_ok_and(|dir| {
+                    dir == query_dir
+                        && (raw.dir == hpack::ROOT_DIR) == (query.len() == query_name.len())
+                })
+            {
+                return self.v3_entry(layout, first.entry(), true).map(Some);
+            }
         }
+        // Every entry of this hash, from the file's sorted hash slots: entries that share
+        // it, and first entries that failed validation or whose name holds a `/`.
+        let candidates = (first_hash_slot(layout, bytes, hash)..layout.len())
+            .map(|i| layout.raw_hash_slot(bytes, i))
+            .take_while(|slot| slot.hash == hash)
+            .map(|slot| slot.entry as usize);
+        for index in candidates {
+            if index >= layout.len() {
+                continue; // a corrupt slot: `verify` reports it
+            }
+            let raw = layout.raw_entry(bytes, index);
+            let (dir, name) = layout.path_parts(bytes, &raw)?;
+            if cmp_path(dir, name, query) == Ordering::Equal {
+                // Equal to a `&str`: in bounds and UTF-8.
+                return self.v3_entry(layout, index, true).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// A lookup by path as a binary search over the sorted table (v2).
+    fn find_sorted(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
+        let bytes = self.bytes();
+        let query = path.as_bytes();
         let (mut low, mut high) = (0usize, self.len());
         while low < high {
             let mid = low + (high - low) / 2;
