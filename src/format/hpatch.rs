@@ -222,6 +222,9 @@ mod tests {
         bytes.truncate(HEADER_SIZE);
         bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
         bytes.extend_from_slice(&[0, 0, 0]);
-        assert!(PatchRecord::parse(&bytes).is_err(), "trailing byte / empty path");
+        assert!(
+            PatchRecord::parse(&bytes).is_err(),
+            "trailing byte / empty path"
+        );
     }
 }

@@ -222,7 +222,9 @@ impl LayeredPak {
         };
         self.check_kinds(&pak, &file)?;
         let layer = self.layers.len();
-        let deleted: Box<[Box<str>]> = patch.as_ref().map_or(Box::default(), |p| p.deleted.clone().into());
+        let deleted: Box<[Box<str>]> = patch
+            .as_ref()
+            .map_or(Box::default(), |p| p.deleted.clone().into());
         // Every fallible step before the first change: a failed mount changes nothing.
         // Deletions first: the layer's own entries win over its own deletion records.
         let mut items: Vec<OverlayItem> = deleted
@@ -244,9 +246,7 @@ impl LayeredPak {
             }
         }
         if let (Some(patch), Some(line)) = (&patch, line) {
-            let replaces = |path: &str| {
-                items.iter().any(|item| *item.path == *path)
-            };
+            let replaces = |path: &str| items.iter().any(|item| *item.path == *path);
             let (names, manifest) = (replaces(NAMES_PATH), replaces(MANIFEST_PATH));
             for below in self.layers.iter_mut().filter(|l| l.line == line) {
                 below.names_live &= !names;

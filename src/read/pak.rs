@@ -625,7 +625,11 @@ impl PakReader {
 
     /// [`find`](Self::find) when the caller has hashed the path already
     /// (`hash == hash_runtime_path(path)`): a layered mount hashes each query once.
-    pub(crate) fn find_hashed(&self, path: &str, hash: u64) -> Result<Option<Entry<'_>>, ReadError> {
+    pub(crate) fn find_hashed(
+        &self,
+        path: &str,
+        hash: u64,
+    ) -> Result<Option<Entry<'_>>, ReadError> {
         match &self.layout {
             Layout::V3(layout) => self.find_v3(layout, path, hash),
             Layout::V2(_) => self.find_sorted(path),
