@@ -118,6 +118,18 @@ impl std::fmt::Debug for LayeredPak {
     }
 }
 
+/// An upper layer's patch record, if it has one: its tables and the record's bytes checked
+/// against their checksums first (O(tables + record), no other payload read), so a damaged
+/// or truncated patch is refused at mount.
+fn read_patch_record(pak: &PakReader) -> Result<Option<PatchRecord>, ReadError> {
+    pak.verify_tables()?;
+    let Some(entry) = pak.find(PATCH_PATH)? else {
+        return Ok(None);
+    };
+    entry.verify()?;
+    PatchRecord::parse(&entry.bytes()?).map(Some)
+}
+
 /// Wraps an error of the layer `file` so that it names the file.
 fn in_layer(file: &Arc<str>) -> impl Fn(ReadError) -> ReadError + '_ {
     move |error| match error {
@@ -212,10 +224,7 @@ impl LayeredPak {
             Some(key) => pak.require_signature(key).map_err(in_layer(&file))?,
             None => pak,
         };
-        let patch = match pak.get(PATCH_PATH).map_err(in_layer(&file))? {
-            Some(bytes) => Some(PatchRecord::parse(&bytes).map_err(in_layer(&file))?),
-            None => None,
-        };
+        let patch = read_patch_record(&pak).map_err(in_layer(&file))?;
         let line = match &patch {
             Some(patch) => Some(self.line_for(patch, &file)?),
             None => None,

@@ -883,15 +883,7 @@ impl PakReader {
     /// pack goes unchecked). Opened with [`open_signed`](Self::open_signed), every entry's
     /// signed digest too.
     pub fn verify(&self) -> Result<(), ReadError> {
-        if let Layout::V3(layout) = &self.layout {
-            let [prefix, tables] = layout.checksummed_parts(self.bytes());
-            if hpack::tables_checksum(prefix, tables) != layout.header.tables_checksum {
-                return Err(ReadError::ChecksumMismatch {
-                    what: "pack header and tables",
-                    entry: None,
-                });
-            }
-        }
+        self.verify_tables()?;
         let mut previous: Option<String> = None;
         for entry in self.entries() {
             let entry = entry?;
@@ -939,6 +931,23 @@ impl PakReader {
             }
             if hpack::align_up(end) != layout.payload_end() || !zeros(end, layout.payload_end()) {
                 return Err(bad_layout());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PakReader {
+    /// Checks the tables checksum (v3–v5; v2 has none): O(tables), no payload read. A layered
+    /// mount checks each upper layer's tables this way.
+    pub(crate) fn verify_tables(&self) -> Result<(), ReadError> {
+        if let Layout::V3(layout) = &self.layout {
+            let [prefix, tables] = layout.checksummed_parts(self.bytes());
+            if hpack::tables_checksum(prefix, tables) != layout.header.tables_checksum {
+                return Err(ReadError::ChecksumMismatch {
+                    what: "pack header and tables",
+                    entry: None,
+                });
             }
         }
         Ok(())
