@@ -657,6 +657,14 @@ fn layers(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
+    group.bench_function("two_layers/get_100k", |b| {
+        let mut i = 0usize;
+        b.iter(|| {
+            let q = queries[i % count];
+            i += 1;
+            black_box(mount.get(black_box(q)).unwrap().unwrap().len())
+        })
+    });
     // `base` is the mount's own base reader: both read through the same in-memory index.
     group.bench_function("single_pack/get_100k", |b| {
         let mut i = 0usize;
@@ -664,14 +672,6 @@ fn layers(c: &mut Criterion) {
             let q = queries[i % count];
             i += 1;
             black_box(base.get(black_box(q)).unwrap().unwrap().len())
-        })
-    });
-    group.bench_function("two_layers/get_100k", |b| {
-        let mut i = 0usize;
-        b.iter(|| {
-            let q = queries[i % count];
-            i += 1;
-            black_box(mount.get(black_box(q)).unwrap().unwrap().len())
         })
     });
     group.finish();
