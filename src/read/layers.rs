@@ -537,3 +537,104 @@ impl AssetSource for LayeredPak {
         Ok(self.find_by_hash(hash)?.map(|e| e.path().into_owned()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hman::AssetKind;
+    use crate::format::hpack::{write_v4, Codec, PackInput};
+
+    fn pack(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let inputs: Vec<PackInput<'_>> = files
+            .iter()
+            .map(|(path, stored)| PackInput {
+                path,
+                kind: AssetKind::BLOB,
+                codec: Codec::None,
+                stored,
+                size: stored.len() as u64,
+            })
+            .collect();
+        write_v4(&inputs)
+    }
+
+    /// A patch pack over `base`: `files` plus a record deleting `deleted`.
+    fn patch(base: &[u8], files: &[(&str, &[u8])], deleted: &[&str]) -> Vec<u8> {
+        let record = PatchRecord {
+            base: hpatch::pack_identity(base).unwrap(),
+            result: [7; 16],
+            deleted: deleted.iter().map(|p| Box::from(*p)).collect(),
+        }
+        .to_bytes();
+        let mut files = files.to_vec();
+        files.push((PATCH_PATH, &record));
+        files.sort_by_key(|(path, _)| *path);
+        pack(&files)
+    }
+
+    fn get(mount: &LayeredPak, path: &str) -> Option<Vec<u8>> {
+        mount.get(path).unwrap().map(Cow::into_owned)
+    }
+
+    #[test]
+    fn deletions_hide_lower_layers_and_a_layers_own_entries_win() {
+        let base = pack(&[("a.txt", b"a"), ("b.txt", b"b"), ("c.txt", b"c")]);
+        let over = patch(
+            &base,
+            &[("b.txt", b"B"), ("c.txt", b"C")],
+            &["a.txt", "c.txt"],
+        );
+        let mut mount = LayeredPak::new(PakReader::from_bytes(&base).unwrap(), "base").unwrap();
+        mount
+            .mount(PakReader::from_bytes(&over).unwrap(), "patch")
+            .unwrap();
+        assert_eq!(get(&mount, "a.txt"), None);
+        assert_eq!(get(&mount, "b.txt").as_deref(), Some(&b"B"[..]));
+        assert_eq!(
+            get(&mount, "c.txt").as_deref(),
+            Some(&b"C"[..]),
+            "own entry wins"
+        );
+        assert_eq!(get(&mount, PATCH_PATH), None, "bookkeeping stays out");
+        let a = hash_runtime_path("a.txt");
+        assert!(mount.find_by_hash(a).unwrap().is_none());
+        let paths: Vec<String> = mount
+            .entries()
+            .unwrap()
+            .iter()
+            .map(|e| e.path().into_owned())
+            .collect();
+        assert_eq!(paths, ["b.txt", "c.txt"]);
+    }
+
+    #[test]
+    fn a_hidden_entry_does_not_hide_another_path_of_its_hash() {
+        // ASCII case folds in the asset hash: the two paths share one.
+        let base = pack(&[("A.txt", b"upper"), ("a.txt", b"lower")]);
+        let hash = hash_runtime_path("a.txt");
+        assert_eq!(hash, hash_runtime_path("A.txt"));
+        let over = patch(&base, &[], &["A.txt"]);
+        let mut mount = LayeredPak::new(PakReader::from_bytes(&base).unwrap(), "base").unwrap();
+        mount
+            .mount(PakReader::from_bytes(&over).unwrap(), "patch")
+            .unwrap();
+        let found = mount.find_by_hash(hash).unwrap().unwrap();
+        assert_eq!(found.path(), "a.txt");
+    }
+
+    #[test]
+    fn a_patch_is_not_a_base_and_a_failed_mount_changes_nothing() {
+        let base = pack(&[("a.txt", b"a")]);
+        let over = patch(&base, &[("a.txt", b"A")], &[]);
+        let error = LayeredPak::new(PakReader::from_bytes(&over).unwrap(), "over.hpack");
+        assert!(error.unwrap_err().to_string().contains("over.hpack"));
+        let other = pack(&[("a.txt", b"other")]);
+        let mut mount = LayeredPak::new(PakReader::from_bytes(&other).unwrap(), "other").unwrap();
+        let error = mount
+            .mount(PakReader::from_bytes(&over).unwrap(), "over.hpack")
+            .unwrap_err();
+        assert!(matches!(error, ReadError::LayerConflict { .. }), "{error}");
+        assert_eq!(mount.layers().len(), 1);
+        assert_eq!(get(&mount, "a.txt").as_deref(), Some(&b"other"[..]));
+    }
+}
