@@ -106,10 +106,9 @@ pub enum ReadError {
     /// Layers of a mount that do not fit together: a patch made for another base, or an
     /// entry whose kind differs between two layers. Names both files.
     LayerConflict {
-        /// The layer being mounted.
-        upper: Arc<str>,
-        /// The layer (or mount) below it.
-        lower: Arc<str>,
+        /// The layer being mounted, then the layer below it (one allocation: the error
+        /// stays as small as the others).
+        files: Arc<[Box<str>; 2]>,
         /// What does not fit.
         what: Box<str>,
     },
@@ -152,7 +151,8 @@ impl fmt::Display for ReadError {
             ReadError::Asset { asset, error } => write!(f, "{asset}: {error}"),
             ReadError::Named { name, error } => write!(f, "asset named `{name}`: {error}"),
             ReadError::Layer { file, error } => write!(f, "{file}: {error}"),
-            ReadError::LayerConflict { upper, lower, what } => {
+            ReadError::LayerConflict { files, what } => {
+                let [upper, lower] = &**files;
                 write!(f, "{upper} cannot be mounted over {lower}: {what}")
             }
         }

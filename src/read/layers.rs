@@ -325,8 +325,7 @@ impl LayeredPak {
         }
         let below = &self.layers[self.layers.len() - 1].file;
         Err(ReadError::LayerConflict {
-            upper: Arc::clone(file),
-            lower: Arc::clone(below),
+            files: Arc::new([(**file).into(), (**below).into()]),
             what: format!(
                 "the patch was made for another pack (base identity {}), and no layer below \
                  is that version ({}); mount the patches in the order they were made, each once",
@@ -347,9 +346,9 @@ impl LayeredPak {
             }
             if let Some(below) = self.find(&path)? {
                 if below.kind() != entry.kind() {
+                    let lower = &self.layers[self.layer_of(&below)].file;
                     return Err(ReadError::LayerConflict {
-                        upper: Arc::clone(file),
-                        lower: Arc::clone(&self.layers[self.layer_of(&below)].file),
+                        files: Arc::new([(**file).into(), (**lower).into()]),
                         what: format!(
                             "`{path}` is a {} there but a {} here (layers must agree on kinds)",
                             below.kind(),

@@ -266,9 +266,7 @@ fn a_truncated_or_tampered_patch_is_an_error_naming_it() {
     };
     mount_damaged(&bytes).expect("the intact patch mounts");
     for len in (0..bytes.len()).step_by(7) {
-        let error = mount_damaged(&bytes[..len])
-            .err()
-            .expect("a cut patch is refused");
+        let error = mount_damaged(&bytes[..len]).expect_err("a cut patch is refused");
         assert!(error.to_string().contains(s(&damaged)), "{error}");
     }
     // Every byte of the tables and the patch record, flipped: refused at mount.
