@@ -14,7 +14,7 @@
 //! replace the ones of the packs it patches; a DLC's are consulted in addition to the base's.
 
 use crate::format::hash::hash_runtime_path;
-use crate::format::hman::MANIFEST_PATH;
+use crate::format::hman::{AssetKind, MANIFEST_PATH};
 use crate::format::hnames::NAMES_PATH;
 use crate::format::hpatch::{self, PackIdentity, PatchRecord, PATCH_PATH};
 use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
@@ -219,6 +219,9 @@ impl LayeredPak {
     /// unchanged.
     pub fn mount(&mut self, pak: PakReader, file: &str) -> Result<(), ReadError> {
         let file: Arc<str> = file.into();
+        // Listed from the tables before a signed open would check every payload's digest on
+        // the way (the signature, checked next, covers the tables).
+        let listing = pak.paths_and_kinds().map_err(in_layer(&file))?;
         #[cfg(feature = "verify")]
         let pak = match &self.key {
             Some(key) => pak.require_signature(key).map_err(in_layer(&file))?,
@@ -229,7 +232,7 @@ impl LayeredPak {
             Some(patch) => Some(self.line_for(patch, &file)?),
             None => None,
         };
-        self.check_kinds(&pak, &file)?;
+        self.check_kinds(&listing, &file)?;
         let layer = self.layers.len();
         let deleted: Box<[Box<str>]> = patch
             .as_ref()
@@ -244,13 +247,12 @@ impl LayeredPak {
                 path: path.clone(),
             })
             .collect();
-        for entry in pak.entries() {
-            let path = entry.map_err(in_layer(&file))?.path();
-            if path != PATCH_PATH {
+        for (path, _) in listing {
+            if &*path != PATCH_PATH {
                 items.push(OverlayItem {
                     layer: layer as u32,
                     deleted: false,
-                    path: path.into(),
+                    path,
                 });
             }
         }
@@ -337,22 +339,24 @@ impl LayeredPak {
     }
 
     /// Refuses `pak` when one of its paths has another kind in the mount below.
-    fn check_kinds(&self, pak: &PakReader, file: &Arc<str>) -> Result<(), ReadError> {
-        for entry in pak.entries() {
-            let entry = entry.map_err(in_layer(file))?;
-            let path = entry.path();
-            if path == PATCH_PATH {
+    fn check_kinds(
+        &self,
+        listing: &[(Box<str>, AssetKind)],
+        file: &Arc<str>,
+    ) -> Result<(), ReadError> {
+        for (path, kind) in listing {
+            if &**path == PATCH_PATH {
                 continue;
             }
-            if let Some(below) = self.find(&path)? {
-                if below.kind() != entry.kind() {
+            if let Some(below) = self.find(path)? {
+                if below.kind() != *kind {
                     let lower = &self.layers[self.layer_of(&below)].file;
                     return Err(ReadError::LayerConflict {
                         files: Arc::new([(**file).into(), (**lower).into()]),
                         what: format!(
                             "`{path}` is a {} there but a {} here (layers must agree on kinds)",
                             below.kind(),
-                            entry.kind()
+                            kind
                         )
                         .into(),
                     });
@@ -540,7 +544,6 @@ impl AssetSource for LayeredPak {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::hman::AssetKind;
     use crate::format::hpack::{write_v4, Codec, PackInput};
 
     fn pack(files: &[(&str, &[u8])]) -> Vec<u8> {

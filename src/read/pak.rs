@@ -608,6 +608,38 @@ impl PakReader {
         })
     }
 
+    /// Every entry's path and kind in path order, each row validated as [`entry`](Self::entry)
+    /// validates it but no payload read: a signed open's digest checks (O(payload bytes)) are
+    /// left to the reads. The tables hold both, and a signature covers the tables. A layered
+    /// mount lists a layer this way.
+    pub(crate) fn paths_and_kinds(&self) -> Result<Vec<(Box<str>, AssetKind)>, ReadError> {
+        let Layout::V3(layout) = &self.layout else {
+            return self
+                .entries()
+                .map(|entry| entry.map(|e| (e.path().into(), e.kind())))
+                .collect();
+        };
+        let bytes = self.bytes();
+        (0..layout.len())
+            .map(|index| {
+                let raw = layout.raw_entry(bytes, index);
+                let (kind, _) = layout.check_entry(&raw, self.limits.max_entry_size)?;
+                let (dir, name) = layout.path_parts(bytes, &raw)?;
+                let utf8 = |text| {
+                    std::str::from_utf8(text).map_err(|_| ReadError::Invalid {
+                        what: "pack entry path (not UTF-8)",
+                    })
+                };
+                let (dir, name) = (utf8(dir)?, utf8(name)?);
+                let path = match dir.is_empty() {
+                    true => name.into(),
+                    false => format!("{dir}/{name}").into(),
+                };
+                Ok((path, kind))
+            })
+            .collect()
+    }
+
     /// All entries in path order; each item is validated as it is produced.
     pub fn entries(&self) -> impl ExactSizeIterator<Item = Result<Entry<'_>, ReadError>> + '_ {
         (0..self.len()).map(move |index| self.entry(index))
