@@ -3,7 +3,8 @@
 //! to a 4K texture's first visible levels (its mip tail) against reading all of it.
 //!
 //! `cargo bench --features bake --bench reader` (`-- names`: lookup by asset name at 100k
-//! names).
+//! names; `-- layers`: a read through a base + patch mount against one pack, and the size of
+//! a patch for an update of the example content).
 
 #[path = "../tests/common/corpus.rs"]
 mod corpus;
@@ -525,5 +526,175 @@ fn names(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, open, lookup, read_all, texture_stream, names);
+/// Copies a folder tree (the example content) into `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The example content baked with its release preset, then updated as a game's fix would be
+/// (one texture re-encoded, one level edited, the credits deleted) and baked again: the patch
+/// between the two packs against the entries that changed, as stored (printed).
+fn example_patch_size() {
+    use hearth::bake::Baker;
+    let dir = tempfile::tempdir().unwrap();
+    let content = dir.path().join("content");
+    copy_tree(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/content"),
+        &content,
+    );
+    let manifest = content.join("hearth.toml");
+    let out = dir.path().join("out");
+    Baker::new(&manifest, &out).run().unwrap();
+    let old = std::fs::read(out.join("example.hpack")).unwrap();
+    let bricks = content.join("textures/bricks.png");
+    let mut image = image::open(&bricks).unwrap().to_rgba8();
+    image.get_pixel_mut(0, 0).0[0] ^= 0x40;
+    image.save(&bricks).unwrap();
+    let level = content.join("data/levels/level1.json");
+    let text = std::fs::read_to_string(&level).unwrap();
+    std::fs::write(&level, text.replace("\"Level 1\"", "\"Level One\"")).unwrap();
+    std::fs::remove_file(content.join("text/credits.txt")).unwrap();
+    Baker::new(&manifest, &out).run().unwrap();
+    let new = std::fs::read(out.join("example.hpack")).unwrap();
+    let (old, new) = (
+        PakReader::from_bytes(&old).unwrap(),
+        PakReader::from_bytes(&new).unwrap(),
+    );
+    let patch = hearth::bake::patch::diff(&old, "old", &new, "new", None).unwrap();
+    let stats = &patch.stats;
+    let changed = stats.added_bytes + stats.changed_bytes;
+    let patch_pak = PakReader::from_bytes(&patch.bytes).unwrap();
+    let tables = patch_pak.v3_header().unwrap().data_offset;
+    let record = patch.record.to_bytes().len();
+    eprintln!(
+        "layers: example content update (1 texture re-encoded, 1 blob edited, 1 deleted; \
+         release preset): new pack {} B, patch {} B = {:.3}x the {} changed entries as stored \
+         ({changed} B) + {tables} B of tables (with the {record} B patch record); {} deleted",
+        new.bytes().len(),
+        patch.bytes.len(),
+        (patch.bytes.len() as u64 - tables) as f64 / changed as f64,
+        stats.added + stats.changed,
+        stats.deleted,
+    );
+}
+
+/// A read through a two-layer mount (a 100k-entry base and a patch changing 64 entries and
+/// deleting 16) against the same read from the base alone: find, then the bytes.
+fn layers(c: &mut Criterion) {
+    use hearth::LayeredPak;
+    example_patch_size();
+    let n = *SIZES.last().unwrap();
+    let paths = data::many_paths(n);
+    let base_bytes: &'static [u8] = Box::leak(tiny_pack(4, &paths).into_boxed_slice());
+    let base = PakReader::from_static(base_bytes).unwrap();
+    // NEW: every 1563rd entry changed, every 6250th deleted (the rest as `tiny_pack` has them).
+    let changed: Vec<(String, [u8; 16])> = paths
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 6250 != 0)
+        .map(|(i, p)| {
+            let mut bytes = [0u8; 16];
+            let hash = hearth::hash_runtime_path(p).to_le_bytes();
+            bytes[..8].copy_from_slice(&hash);
+            bytes[8..].copy_from_slice(&hash);
+            if i % 1563 == 0 {
+                bytes[8] ^= 0xFF;
+            }
+            (p.clone(), bytes)
+        })
+        .collect();
+    let files: Vec<PackFile<'_>> = changed
+        .iter()
+        .map(|(path, bytes)| PackFile {
+            path,
+            kind: hearth::AssetKind::BLOB,
+            bytes,
+            codec: Codec::None,
+            level: None,
+        })
+        .collect();
+    let new = PakReader::from_bytes(pack::build(4, &files)).unwrap();
+    let patch = hearth::bake::patch::diff(&base, "base", &new, "new", None).unwrap();
+    eprintln!(
+        "layers: patch of {} changed and {} deleted entries over a 100k-entry base: {} B",
+        patch.stats.changed,
+        patch.stats.deleted,
+        patch.bytes.len()
+    );
+    let mut mount = LayeredPak::new(base, "base").unwrap();
+    mount
+        .mount(PakReader::from_bytes(&patch.bytes).unwrap(), "patch")
+        .unwrap();
+    let mut rng = data::Rng::new(11);
+    let queries: Vec<&str> = (0..4096)
+        .map(|_| paths[rng.below(n as u64) as usize].as_str())
+        .filter(|p| new.find(p).unwrap().is_some())
+        .collect();
+    for q in &queries {
+        assert_eq!(mount.get(q).unwrap(), new.get(q).unwrap(), "{q}");
+    }
+    let count = queries.len();
+    // The machine may be shared: alternate the two in rounds and keep each one's fastest
+    // round, so that load from elsewhere does not favour either.
+    let (_, base) = mount.layers().next().unwrap();
+    let round = |read: &dyn Fn(&str) -> usize| {
+        let started = std::time::Instant::now();
+        for q in &queries {
+            black_box(read(black_box(q)));
+        }
+        started.elapsed().as_nanos() as f64 / count as f64
+    };
+    let (mut single, mut layered) = (f64::MAX, f64::MAX);
+    for _ in 0..50 {
+        single = single.min(round(&|q| base.get(q).unwrap().unwrap().len()));
+        layered = layered.min(round(&|q| mount.get(q).unwrap().unwrap().len()));
+    }
+    eprintln!(
+        "layers: fastest of 50 alternating rounds of {count} reads: one pack {single:.0} ns, \
+         two layers {layered:.0} ns ({:.2}x)",
+        layered / single
+    );
+    let mut group = c.benchmark_group("layers");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("two_layers/get_100k", |b| {
+        let mut i = 0usize;
+        b.iter(|| {
+            let q = queries[i % count];
+            i += 1;
+            black_box(mount.get(black_box(q)).unwrap().unwrap().len())
+        })
+    });
+    // `base` is the mount's own base reader: both read through the same in-memory index.
+    group.bench_function("single_pack/get_100k", |b| {
+        let mut i = 0usize;
+        b.iter(|| {
+            let q = queries[i % count];
+            i += 1;
+            black_box(base.get(black_box(q)).unwrap().unwrap().len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    open,
+    lookup,
+    read_all,
+    texture_stream,
+    names,
+    layers
+);
 criterion_main!(benches);

@@ -25,12 +25,12 @@
 //! - [`working_loop`]: `hearth watch`, hot reload, previews, the bake report and the CLI.
 //! - [`shared_cache`]: one bake cache for every checkout, teammate and CI runner.
 //! - [`signed_packs`]: packs a game can trust (mods, DLC, patches).
-//! - [`shipping`]: shipping packs, and streaming texture mips.
+//! - [`shipping`]: shipping packs, streaming texture mips, patches and DLC (layered mounting).
 //!
 //! **Reference**
 //!
 //! - [`formats`]: every byte layout (`.hmesh`, `.hmat`, `.hanim`, `.hfont`, `.hscene`,
-//!   `assets.hman`, `.hpack` v2 to v5) and the asset kinds.
+//!   `assets.hman`, `.hpack` v2 to v5, `assets.hpatch`) and the asset kinds.
 //! - [`figures`]: build times, bake and read speeds, measured.
 //! - [`layout`]: how the code is laid out.
 //!

@@ -75,6 +75,7 @@ pub use read::assets::{AssetInfo, Assets, TreeReader};
 pub use read::error::ReadError;
 pub use read::font::{Font, FontView};
 pub use read::ktx2::{Ktx2, MipLevel, Texture, TextureStream};
+pub use read::layers::LayeredPak;
 pub use read::material::{MaterialTable, Materials};
 pub use read::mesh::{Mesh, MeshView, ShadowGeometry};
 pub use read::model::{Model, ModelMaterial, ModelSubmesh, ModelTexture};

@@ -15,6 +15,7 @@ pub mod mesh;
 pub mod names;
 mod output;
 pub mod pack;
+pub mod patch;
 pub mod pipeline;
 pub mod plan;
 pub mod report;

@@ -99,12 +99,23 @@ pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
 /// randomness.
 pub fn build_signed(files: &[PackFile<'_>], key: &SigningKey) -> Vec<u8> {
     let encoded = encode(files);
-    let inputs = inputs(files, &encoded);
-    let digests: Vec<[u8; 32]> = encoded
-        .par_iter()
-        .map(|(_, stored)| *blake3::hash(stored).as_bytes())
-        .collect();
-    hpack::write_v5(&inputs, &digests, key)
+    build_encoded(&inputs(files, &encoded), Some(key))
+}
+
+/// Writes entries that are encoded already (each `stored` as it is, under its codec) as a v4
+/// pack, or a v5 pack signed by `key`: what `hearth diff` copies out of a pack. `inputs` must
+/// be sorted by path and unique.
+pub fn build_encoded(inputs: &[PackInput<'_>], key: Option<&SigningKey>) -> Vec<u8> {
+    match key {
+        None => hpack::write_v4(inputs),
+        Some(key) => {
+            let digests: Vec<[u8; 32]> = inputs
+                .par_iter()
+                .map(|input| *blake3::hash(input.stored).as_bytes())
+                .collect();
+            hpack::write_v5(inputs, &digests, key)
+        }
+    }
 }
 
 /// Each file compressed (or stored) as its settings say, in parallel.

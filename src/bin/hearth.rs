@@ -155,6 +155,28 @@ enum Command {
         /// supercompressed: the bytes a game uploads for it.
         #[arg(long, value_name = "N")]
         level: Option<u32>,
+        /// Mount this patch or DLC pack over SOURCE (a pack) and read through the layers;
+        /// repeat in mount order, the last wins.
+        #[arg(long, value_name = "PATCH")]
+        over: Vec<PathBuf>,
+    },
+    /// Write a patch pack: NEW's new and changed entries, byte for byte as NEW stores them,
+    /// deletion records for what NEW dropped, and OLD's identity (the patch mounts over OLD
+    /// only: `hearth get OLD PATH --over PATCH`).
+    Diff {
+        /// The pack the game has.
+        old: PathBuf,
+        /// The pack the game should read as.
+        new: PathBuf,
+        /// The patch pack to write.
+        #[arg(short = 'o', long = "output", value_name = "PATCH")]
+        out: PathBuf,
+        /// Sign the patch with this secret key (from `hearth keygen`); it is written as v5.
+        #[arg(long, value_name = "KEY")]
+        sign: Option<PathBuf>,
+        /// Print one JSON object on stdout: what the patch holds (counts and bytes).
+        #[arg(long)]
+        json: bool,
     },
     /// Render a baked model from a pack or runtime tree (or, with --source, a source model)
     /// to a PNG, offscreen: the same camera, lights and shaders either way.
@@ -324,10 +346,25 @@ fn main() -> ExitCode {
             name,
             out,
             level,
+            over,
         } => match (entry, name) {
+            (entry, name) if !over.is_empty() => get_layered(
+                &source,
+                &over,
+                (entry.as_deref(), name.as_deref()),
+                out.as_deref(),
+                level,
+            ),
             (_, Some(name)) => get_named(&source, &name, out.as_deref(), level),
             (entry, None) => get(&source, &entry.unwrap_or_default(), out.as_deref(), level),
         },
+        Command::Diff {
+            old,
+            new,
+            out,
+            sign,
+            json,
+        } => diff(&old, &new, &out, sign.as_deref(), json),
         Command::Names { source, json } => names(&source, json),
         Command::Init { path } => init(&path),
         Command::Info { out, json: false } => info(&out),
@@ -808,11 +845,27 @@ fn get(source: &Path, entry: &str, out: Option<&Path>, level: Option<u32>) -> Re
     }
     .map_err(|e| format!("{}: {e}", source.display()))?
     .ok_or_else(|| format!("{}: no entry `{entry}`", source.display()))?;
-    let bytes = match level {
-        Some(level) => mip_level(&bytes, level)
-            .map_err(|e| format!("{}: {entry}: {e}", source.display()))?
+    write_entry(
+        &bytes,
+        &format!("{}: {entry}", source.display()),
+        out,
+        level,
+    )
+}
+
+/// Writes an entry's bytes (or one mip level of them) to `out` or stdout; `label` names the
+/// entry in errors.
+fn write_entry(
+    bytes: &[u8],
+    label: &str,
+    out: Option<&Path>,
+    level: Option<u32>,
+) -> Result<(), String> {
+    let bytes: std::borrow::Cow<'_, [u8]> = match level {
+        Some(level) => mip_level(bytes, level)
+            .map_err(|e| format!("{label}: {e}"))?
             .into(),
-        None => bytes,
+        None => bytes.into(),
     };
     match out {
         Some(path) => std::fs::write(path, &bytes).map_err(|e| format!("{}: {e}", path.display())),
@@ -826,6 +879,118 @@ fn get(source: &Path, entry: &str, out: Option<&Path>, level: Option<u32>) -> Re
             }
         }
     }
+}
+
+/// `hearth get BASE PATH --over PATCH …`: the entry through the layers (by path, `0x` hash or
+/// `--name`), written as `get` writes it.
+fn get_layered(
+    base: &Path,
+    over: &[PathBuf],
+    (entry, name): (Option<&str>, Option<&str>),
+    out: Option<&Path>,
+    level: Option<u32>,
+) -> Result<(), String> {
+    let mut mount = hearth::LayeredPak::open(base).map_err(|e| e.to_string())?;
+    for patch in over {
+        mount.mount_file(patch).map_err(|e| e.to_string())?;
+    }
+    let files = std::iter::once(base)
+        .chain(over.iter().map(PathBuf::as_path))
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let entry = match name {
+        Some(name) => {
+            let record = mount
+                .lookup_name(name)
+                .map_err(|e| format!("{files}: {e}"))?
+                .ok_or_else(|| format!("{files}: no asset named `{name}`"))?;
+            record.path.into_string()
+        }
+        None => entry.unwrap_or_default().to_owned(),
+    };
+    let hash = entry
+        .strip_prefix("0x")
+        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
+    let bytes = match hash {
+        Some(hash) => mount.get_by_hash(hash),
+        None => mount.get(&entry),
+    }
+    .map_err(|e| format!("{files}: {e}"))?
+    .ok_or_else(|| format!("{files}: no entry `{entry}`"))?;
+    write_entry(&bytes, &format!("{files}: {entry}"), out, level)
+}
+
+/// `hearth diff OLD NEW -o PATCH [--sign KEY] [--json]`.
+fn diff(old: &Path, new: &Path, out: &Path, sign: Option<&Path>, json: bool) -> Result<(), String> {
+    let key = sign
+        .map(|key| SigningKey::load(key).map_err(|e| e.to_string()))
+        .transpose()?;
+    let open = |path: &Path| PakReader::open(path).map_err(|e| format!("{}: {e}", path.display()));
+    let (old_pak, new_pak) = (open(old)?, open(new)?);
+    let patch = hearth::bake::patch::diff(
+        &old_pak,
+        &old.display().to_string(),
+        &new_pak,
+        &new.display().to_string(),
+        key.as_ref(),
+    )
+    .map_err(|e| e.to_string())?;
+    write_atomically(out, &patch.bytes)?;
+    let stats = &patch.stats;
+    if json {
+        let identity = hearth::format::hpatch::identity_hex;
+        let report = json!({
+            "patch": out.display().to_string(),
+            "bytes": patch.bytes.len(),
+            "signed": key.is_some(),
+            "added": stats.added,
+            "added_bytes": stats.added_bytes,
+            "changed": stats.changed,
+            "changed_bytes": stats.changed_bytes,
+            "deleted": stats.deleted,
+            "deleted_bytes": stats.deleted_bytes,
+            "unchanged": stats.unchanged,
+            "base_identity": identity(&patch.record.base),
+            "result_identity": identity(&patch.record.result),
+        });
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("JSON values serialize")
+        );
+    } else {
+        outln!(
+            "{}: {} ({} added, {} changed, {} deleted, {} unchanged{})",
+            out.display(),
+            human(patch.bytes.len() as u64),
+            stats.added,
+            stats.changed,
+            stats.deleted,
+            stats.unchanged,
+            if key.is_some() { ", signed" } else { "" }
+        );
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `file` through a temporary file in its folder and a rename, so that a
+/// reader (or a mapping) of the old file never sees half a pack.
+fn write_atomically(file: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let temp = dir.join(format!(
+        ".{}.{}.tmp",
+        file.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&temp, bytes)
+        .and_then(|()| std::fs::rename(&temp, file))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            format!("{}: {e}", file.display())
+        })
 }
 
 /// `hearth get --name`: the file the name names, written as `get` writes a path's.

@@ -97,6 +97,23 @@ pub enum ReadError {
         /// What went wrong.
         error: Box<ReadError>,
     },
+    /// An error of one layer of a mount ([`LayeredPak`](crate::LayeredPak)): opening its
+    /// file, checking its signature, or reading its patch record. Names the file.
+    Layer {
+        /// The layer's file (as the caller named it).
+        file: Arc<str>,
+        /// What went wrong.
+        error: Arc<ReadError>,
+    },
+    /// Layers of a mount that do not fit together: a patch made for another base, or an
+    /// entry whose kind differs between two layers. Names both files.
+    LayerConflict {
+        /// The layer being mounted, then the layer below it (one allocation: the error
+        /// stays as small as the others).
+        files: Arc<[Box<str>; 2]>,
+        /// What does not fit.
+        what: Box<str>,
+    },
 }
 
 impl fmt::Display for ReadError {
@@ -136,6 +153,11 @@ impl fmt::Display for ReadError {
             ReadError::Cancelled => write!(f, "the load was cancelled"),
             ReadError::Asset { asset, error } => write!(f, "{asset}: {error}"),
             ReadError::Named { name, error } => write!(f, "asset named `{name}`: {error}"),
+            ReadError::Layer { file, error } => write!(f, "{file}: {error}"),
+            ReadError::LayerConflict { files, what } => {
+                let [upper, lower] = &**files;
+                write!(f, "{upper} cannot be mounted over {lower}: {what}")
+            }
         }
     }
 }
@@ -146,6 +168,7 @@ impl std::error::Error for ReadError {
             ReadError::Io(err) => Some(&**err),
             ReadError::Asset { error, .. } => Some(&**error),
             ReadError::Named { error, .. } => Some(&**error),
+            ReadError::Layer { error, .. } => Some(&**error),
             _ => None,
         }
     }

@@ -10,6 +10,7 @@ pub mod hmat;
 pub mod hmesh;
 pub mod hnames;
 pub mod hpack;
+pub mod hpatch;
 pub mod hscene;
 pub mod key;
 pub mod ktx2;

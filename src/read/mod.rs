@@ -13,6 +13,7 @@ pub mod hot;
 #[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]
 pub mod inspect;
 pub mod ktx2;
+pub mod layers;
 pub mod loader;
 pub mod material;
 pub mod mesh;

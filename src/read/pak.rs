@@ -433,7 +433,7 @@ impl PakReader {
     }
 
     #[cfg(feature = "verify")]
-    fn require_signature(
+    pub(crate) fn require_signature(
         mut self,
         key: &crate::read::signed::PublicKey,
     ) -> Result<Self, ReadError> {
@@ -608,6 +608,38 @@ impl PakReader {
         })
     }
 
+    /// Every entry's path and kind in path order, each row validated as [`entry`](Self::entry)
+    /// validates it but no payload read: a signed open's digest checks (O(payload bytes)) are
+    /// left to the reads. The tables hold both, and a signature covers the tables. A layered
+    /// mount lists a layer this way.
+    pub(crate) fn paths_and_kinds(&self) -> Result<Vec<(Box<str>, AssetKind)>, ReadError> {
+        let Layout::V3(layout) = &self.layout else {
+            return self
+                .entries()
+                .map(|entry| entry.map(|e| (e.path().into(), e.kind())))
+                .collect();
+        };
+        let bytes = self.bytes();
+        (0..layout.len())
+            .map(|index| {
+                let raw = layout.raw_entry(bytes, index);
+                let (kind, _) = layout.check_entry(&raw, self.limits.max_entry_size)?;
+                let (dir, name) = layout.path_parts(bytes, &raw)?;
+                let utf8 = |text| {
+                    std::str::from_utf8(text).map_err(|_| ReadError::Invalid {
+                        what: "pack entry path (not UTF-8)",
+                    })
+                };
+                let (dir, name) = (utf8(dir)?, utf8(name)?);
+                let path = match dir.is_empty() {
+                    true => name.into(),
+                    false => format!("{dir}/{name}").into(),
+                };
+                Ok((path, kind))
+            })
+            .collect()
+    }
+
     /// All entries in path order; each item is validated as it is produced.
     pub fn entries(&self) -> impl ExactSizeIterator<Item = Result<Entry<'_>, ReadError>> + '_ {
         (0..self.len()).map(move |index| self.entry(index))
@@ -617,51 +649,107 @@ impl PakReader {
     /// (the path's hash, its slot, one path comparison per entry of that hash); for v2 a
     /// binary search over the sorted table.
     pub fn find(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
+        match &self.layout {
+            Layout::V3(layout) => self.find_v3(layout, path, hash_runtime_path(path)),
+            Layout::V2(_) => self.find_sorted(path),
+        }
+    }
+
+    /// [`find`](Self::find) when the caller has hashed the path already
+    /// (`hash == hash_runtime_path(path)`): a layered mount hashes each query once.
+    pub(crate) fn find_hashed(
+        &self,
+        path: &str,
+        hash: u64,
+    ) -> Result<Option<Entry<'_>>, ReadError> {
+        match &self.layout {
+            Layout::V3(layout) => self.find_v3(layout, path, hash),
+            Layout::V2(_) => self.find_sorted(path),
+        }
+    }
+
+    /// Every entry whose path hashes to `hash` (paths that differ only in ASCII case, or by a
+    /// `.ktx2` extension), in path order. For the rare lookup by hash whose first entry a
+    /// layered mount hides.
+    pub(crate) fn find_all_by_hash(&self, hash: u64) -> Result<Vec<Entry<'_>>, ReadError> {
+        let mut found = Vec::new();
+        if let Layout::V3(layout) = &self.layout {
+            let bytes = self.bytes();
+            let slots = (first_hash_slot(layout, bytes, hash)..layout.len())
+                .map(|i| layout.raw_hash_slot(bytes, i))
+                .take_while(|slot| slot.hash == hash);
+            for slot in slots {
+                if (slot.entry as usize) < layout.len() {
+                    found.push(self.entry(slot.entry as usize)?);
+                }
+            }
+        } else {
+            for entry in self.entries() {
+                let entry = entry?;
+                if entry.hash() == hash {
+                    found.push(entry);
+                }
+            }
+        }
+        found.sort_by_key(|e| e.index);
+        Ok(found)
+    }
+
+    /// A v3+ lookup by path through the hash index.
+    fn find_v3<'s>(
+        &'s self,
+        layout: &'s V3Layout,
+        path: &str,
+        hash: u64,
+    ) -> Result<Option<Entry<'s>>, ReadError> {
         let bytes = self.bytes();
         let query = path.as_bytes();
-        if let Layout::V3(layout) = &self.layout {
-            let hash = hash_runtime_path(path);
-            let Some(first) = self.hash_index(layout).get(layout, bytes, hash) else {
-                return Ok(None);
-            };
-            if first.checked() {
-                // The usual case: the first entry of this hash is the one; its name and row
-                // are read in parallel.
-                let (query_dir, query_name) = match path.rfind('/') {
-                    Some(slash) => (&query[..slash], &query[slash + 1..]),
-                    None => (&[][..], query),
-                };
-                let name = layout.name(bytes, first.name_offset, query_name.len());
-                let raw = layout.raw_entry(bytes, first.entry());
-                if name.is_ok_and(|name| name == query_name)
-                    && raw.name_len as usize == query_name.len()
-                    && layout.dir_name(bytes, raw.dir).is_ok_and(|dir| {
-                        dir == query_dir
-                            && (raw.dir == hpack::ROOT_DIR) == (query.len() == query_name.len())
-                    })
-                {
-                    return self.v3_entry(layout, first.entry(), true).map(Some);
-                }
-            }
-            // Every entry of this hash, from the file's sorted hash slots: entries that share
-            // it, and first entries that failed validation or whose name holds a `/`.
-            let candidates = (first_hash_slot(layout, bytes, hash)..layout.len())
-                .map(|i| layout.raw_hash_slot(bytes, i))
-                .take_while(|slot| slot.hash == hash)
-                .map(|slot| slot.entry as usize);
-            for index in candidates {
-                if index >= layout.len() {
-                    continue; // a corrupt slot: `verify` reports it
-                }
-                let raw = layout.raw_entry(bytes, index);
-                let (dir, name) = layout.path_parts(bytes, &raw)?;
-                if cmp_path(dir, name, query) == Ordering::Equal {
-                    // Equal to a `&str`: in bounds and UTF-8.
-                    return self.v3_entry(layout, index, true).map(Some);
-                }
-            }
+        let Some(first) = self.hash_index(layout).get(layout, bytes, hash) else {
             return Ok(None);
+        };
+        if first.checked() {
+            // The usual case: the first entry of this hash is the one; its name and row
+            // are read in parallel.
+            let (query_dir, query_name) = match path.rfind('/') {
+                Some(slash) => (&query[..slash], &query[slash + 1..]),
+                None => (&[][..], query),
+            };
+            let name = layout.name(bytes, first.name_offset, query_name.len());
+            let raw = layout.raw_entry(bytes, first.entry());
+            if name.is_ok_and(|name| name == query_name)
+                && raw.name_len as usize == query_name.len()
+                && layout.dir_name(bytes, raw.dir).is_ok_and(|dir| {
+                    dir == query_dir
+                        && (raw.dir == hpack::ROOT_DIR) == (query.len() == query_name.len())
+                })
+            {
+                return self.v3_entry(layout, first.entry(), true).map(Some);
+            }
         }
+        // Every entry of this hash, from the file's sorted hash slots: entries that share
+        // it, and first entries that failed validation or whose name holds a `/`.
+        let candidates = (first_hash_slot(layout, bytes, hash)..layout.len())
+            .map(|i| layout.raw_hash_slot(bytes, i))
+            .take_while(|slot| slot.hash == hash)
+            .map(|slot| slot.entry as usize);
+        for index in candidates {
+            if index >= layout.len() {
+                continue; // a corrupt slot: `verify` reports it
+            }
+            let raw = layout.raw_entry(bytes, index);
+            let (dir, name) = layout.path_parts(bytes, &raw)?;
+            if cmp_path(dir, name, query) == Ordering::Equal {
+                // Equal to a `&str`: in bounds and UTF-8.
+                return self.v3_entry(layout, index, true).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// A lookup by path as a binary search over the sorted table (v2).
+    fn find_sorted(&self, path: &str) -> Result<Option<Entry<'_>>, ReadError> {
+        let bytes = self.bytes();
+        let query = path.as_bytes();
         let (mut low, mut high) = (0usize, self.len());
         while low < high {
             let mid = low + (high - low) / 2;
@@ -835,15 +923,7 @@ impl PakReader {
     /// pack goes unchecked). Opened with [`open_signed`](Self::open_signed), every entry's
     /// signed digest too.
     pub fn verify(&self) -> Result<(), ReadError> {
-        if let Layout::V3(layout) = &self.layout {
-            let [prefix, tables] = layout.checksummed_parts(self.bytes());
-            if hpack::tables_checksum(prefix, tables) != layout.header.tables_checksum {
-                return Err(ReadError::ChecksumMismatch {
-                    what: "pack header and tables",
-                    entry: None,
-                });
-            }
-        }
+        self.verify_tables()?;
         let mut previous: Option<String> = None;
         for entry in self.entries() {
             let entry = entry?;
@@ -891,6 +971,23 @@ impl PakReader {
             }
             if hpack::align_up(end) != layout.payload_end() || !zeros(end, layout.payload_end()) {
                 return Err(bad_layout());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PakReader {
+    /// Checks the tables checksum (v3–v5; v2 has none): O(tables), no payload read. A layered
+    /// mount checks each upper layer's tables this way.
+    pub(crate) fn verify_tables(&self) -> Result<(), ReadError> {
+        if let Layout::V3(layout) = &self.layout {
+            let [prefix, tables] = layout.checksummed_parts(self.bytes());
+            if hpack::tables_checksum(prefix, tables) != layout.header.tables_checksum {
+                return Err(ReadError::ChecksumMismatch {
+                    what: "pack header and tables",
+                    entry: None,
+                });
             }
         }
         Ok(())

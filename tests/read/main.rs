@@ -9,6 +9,7 @@ mod assets;
 mod hardening;
 mod hot;
 mod pak_parity;
+mod patches;
 mod read;
 mod signing;
 mod spec_check;
