@@ -40,6 +40,7 @@ MAN_TEXTURE, MAN_MESH, MAN_MATERIAL, MAN_LUT = 0, 1, 2, 3
 MAN_SHADER, MAN_BLOB, MAN_ANIMATION, MAN_FONT = 4, 5, 6, 7
 MAN_MANIFEST = 8  # assets.hman itself, as a pack entry; never a manifest row
 MAN_SCENE = 9
+MAN_NAMES = 10  # assets.hnames, as a pack entry; never a manifest row
 FIRST_GAME_KIND = 128  # 128..255 are the game's kinds; any value is valid
 
 # .hpack v2/v3 kinds (assetc spec, PackKind), from the path's extension.
@@ -262,7 +263,8 @@ class Checker:
             self.problem("spec_check.py", "FNV-1a self-test failed")
         self.walk()
         roots = self.roots()
-        order = [".hman", ".hmesh", ".hmat", ".hanim", ".hfont", ".hscene", ".ktx2", ".hpack"]
+        order = [".hman", ".hnames", ".hmesh", ".hmat", ".hanim", ".hfont", ".hscene", ".ktx2",
+                 ".hpack"]
         for ext in order:
             for rel in self.files:
                 if self.hidden(rel) or ext_of(rel) != ext:
@@ -271,6 +273,8 @@ class Checker:
                 try:
                     if ext == ".hman":
                         self.check_hman(rel, roots)
+                    elif ext == ".hnames":
+                        self.check_hnames(rel)
                     elif ext == ".hmesh":
                         self.mesh(rel)
                     elif ext == ".hmat":
@@ -370,9 +374,55 @@ class Checker:
         if rel.rsplit("/", 1)[-1] != "assets.hman":
             return
         listed = set(paths)
-        tree = self.tree(root, roots) - {"assets.hman"}
+        tree = self.tree(root, roots) - {"assets.hman", "assets.hnames"}
         for missing in sorted(tree - listed):
             self.problem(rel, "file %s is not listed" % missing)
+
+    # -- assets.hnames ---------------------------------------------------------------------
+
+    def check_hnames(self, rel):
+        """assets.hnames v1 (README/guide "Asset names"): header, 40-byte rows sorted by
+        (name bytes, kind) strictly ascending, each row's strings in the pool, its 8-byte name
+        prefix, zero reserved bytes, and its (hash, path) an assets.hman row of its root."""
+        root = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        data = self.read(rel)
+        if len(data) < 16 or data[:4] != b"HNAM":
+            raise Bad("not a name table (magic)")
+        version, count, pool_size = struct.unpack_from("<III", data, 4)
+        if version != 1:
+            raise Bad("version %d, expected 1" % version)
+        pool_at = 16 + 40 * count
+        if pool_at + pool_size != len(data):
+            raise Bad("length %d, header says %d" % (len(data), pool_at + pool_size))
+        pool = data[pool_at:]
+        manifest = self.manifest(root) or {}
+        previous = None
+        for i in range(count):
+            at = 16 + 40 * i
+            h, = struct.unpack_from("<Q", data, at)
+            prefix = data[at + 8:at + 16]
+            name_off, path_off, sub, name_len, path_len = struct.unpack_from("<IIIHH", data, at + 16)
+            kind = data[at + 32]
+            if any(data[at + 33:at + 40]):
+                self.problem(rel, "row %d: reserved bytes not zero" % i)
+            if name_off + name_len > pool_size or path_off + path_len > pool_size:
+                raise Bad("row %d: a string runs past the pool" % i)
+            name = pool[name_off:name_off + name_len]
+            path = pool[path_off:path_off + path_len].decode("utf-8", "replace")
+            if not name or b"\0" in name:
+                self.problem(rel, "row %d: empty name or a NUL byte in it" % i)
+            if prefix != name[:8].ljust(8, b"\0"):
+                self.problem(rel, "row %d: prefix does not match the name" % i)
+            key = (name, kind)
+            if previous is not None and key <= previous:
+                self.problem(rel, "row %d (%s): rows must ascend by (name, kind)"
+                             % (i, name.decode("utf-8", "replace")))
+            previous = key
+            row = manifest.get(h)
+            if row is None or row[2] != path or hash_runtime_path(path) != h:
+                self.problem(rel, "row %d (%s): %s %016x is not an assets.hman row"
+                             % (i, name.decode("utf-8", "replace"), path, h))
+            del sub  # any value: a row or clip index, or 0xFFFFFFFF for the whole file
 
     # -- .hmesh ----------------------------------------------------------------------------
 
@@ -1369,6 +1419,8 @@ class Checker:
         root = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if path == "assets.hman":
             want, why = MAN_MANIFEST, "the manifest itself"
+        elif path == "assets.hnames":
+            want, why = MAN_NAMES, "the name table"
         else:
             row = (self.manifest(root) or {}).get(hash_runtime_path(path))
             if row is not None and row[2] == path:

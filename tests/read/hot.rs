@@ -53,10 +53,14 @@ fn a_rebake_reports_what_changed_and_held_generations_stay_whole() {
     bake(&manifest, out.path());
     let reload = hot.wait(WAIT).unwrap().expect("the re-bake is seen");
     assert_eq!(reload.generation, 1);
-    // assets.hman changes with the rows it lists.
+    // assets.hman and assets.hnames change with the rows they list.
     assert_eq!(
         reload.changed,
-        [change("assets.hman"), change("data/levels/level2.txt")]
+        [
+            change("assets.hman"),
+            change("assets.hnames"),
+            change("data/levels/level2.txt")
+        ]
     );
     assert_eq!(reload.added, [change("data/levels/level3.txt")]);
     assert_eq!(reload.removed, [change("sounds/hit.ogg")]);
