@@ -85,7 +85,7 @@ fn full_bake(c: &mut Criterion) {
     assert_eq!(report.assets, files.len());
     let pak = PakReader::open(&report.pack_path).unwrap();
     pak.verify().unwrap();
-    assert_eq!(pak.len(), files.len() + 1);
+    assert_eq!(pak.len(), files.len() + 2); // + assets.hman, assets.hnames
     for (path, bytes) in files.iter().step_by(97) {
         assert_eq!(&*pak.get(path).unwrap().unwrap(), bytes.as_slice());
     }

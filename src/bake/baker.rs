@@ -1656,6 +1656,27 @@ fn build_manifest(assets: &[AssetResult]) -> Result<Vec<u8>, BakeError> {
     Ok(hman::write(&entries))
 }
 
+/// One asset's top-level files of one kind that share a stem (a WGSL shader baked to
+/// `sprite.wgsl` and `sprite.spv`) are one source's, not a collision: each is named by its
+/// file name (`sprite.wgsl`, `sprite.spv`).
+fn name_same_stem_siblings<'a>(claims: &mut [NameClaim<'a>]) {
+    fn key<'a>(claim: &NameClaim<'a>) -> (&'a str, AssetKind) {
+        (crate::bake::names::stem(claim.path), claim.kind)
+    }
+    let top_level: Vec<usize> = (0..claims.len())
+        .filter(|&i| claims[i].parent.is_none() && claims[i].set_name.is_none())
+        .collect();
+    for &i in &top_level {
+        let shared = top_level
+            .iter()
+            .any(|&j| j != i && key(&claims[j]) == key(&claims[i]));
+        if shared {
+            let path = claims[i].path;
+            claims[i].set_name = Some(path.rsplit('/').next().unwrap_or(path));
+        }
+    }
+}
+
 /// `assets.hnames` from every asset's manifest rows, their sub-asset names and
 /// `[content.names]` (`bake::names` has the rules). A file an asset bakes under
 /// `<dir>/<stem>/`, beside its own `<dir>/<stem>.<ext>` (a model's textures), lives in that
@@ -1704,6 +1725,7 @@ fn build_names(
                 claim.set_name = None;
             }
         }
+        name_same_stem_siblings(&mut claims[first..]);
     }
     let baked: HashSet<&str> = assets.iter().map(|a| a.record.rel.as_str()).collect();
     for source in config.names.keys().filter(|s| !baked.contains(s.as_str())) {

@@ -96,10 +96,11 @@ fn names_are_baked_into_tree_and_pack_and_looked_up() {
 
 #[test]
 fn a_pack_without_names_reads_as_an_empty_table() {
-    // tests/fixtures/tiny.hpack predates names.
-    let pack =
-        PakReader::open(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny.hpack"))
-            .unwrap();
+    // A pack baked before names existed (tiny.hpack as it was then).
+    let pack = PakReader::open(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny-before-names.hpack"),
+    )
+    .unwrap();
     assert!(pack.names().unwrap().is_empty());
     assert_eq!(pack.lookup_name("anything").unwrap(), None);
     assert!(pack.get_by_name("anything").unwrap().is_none());

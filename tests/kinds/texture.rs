@@ -630,8 +630,8 @@ fn texture_bakes_are_deterministic_and_cached_per_folder() {
     );
     assert_eq!(
         trees[0].len(),
-        5 + 2 + 1,
-        "a, b, c, sky, tiles; manifest, pack; lock"
+        5 + 3 + 1,
+        "a, b, c, sky, tiles; manifest, names, pack; lock"
     );
 
     let out = dir.path().join("out1");

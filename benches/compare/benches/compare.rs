@@ -159,7 +159,7 @@ fn setup() -> &'static Setup {
             // Both packs hold every file, byte for byte.
             let hearth = PakReader::open(setup.hearth_pack(codec)).unwrap();
             hearth.verify().unwrap();
-            assert_eq!(hearth.len(), setup.files.len() + 1); // + assets.hman
+            assert_eq!(hearth.len(), setup.files.len() + 2); // + assets.hman, assets.hnames
             for (path, bytes) in &setup.files {
                 assert_eq!(&*hearth.get(path).unwrap().unwrap(), bytes.as_slice());
             }

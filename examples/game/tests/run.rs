@@ -18,7 +18,7 @@ fn the_game_reads_its_pack() {
         "embedded"
     };
     assert!(
-        stdout.contains(&format!("{source} pack: v4, 17 entries")),
+        stdout.contains(&format!("{source} pack: v4, 18 entries")),
         "{stdout}"
     );
     // v4 entry kinds are the manifest's: a LUT and a WGSL shader are named as such.
