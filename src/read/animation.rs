@@ -32,6 +32,15 @@ impl AnimClips {
 /// An owned `.hanim`: its clips, parsed once. Loaded alone, its joint and morph-weight
 /// channels are checked for shape only; [`Model`](crate::Model) checks them against its
 /// mesh's skeleton and morph targets too.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let clips: hearth::Animations = pak.load_by_name("Fox")?; // the animation named Fox
+/// for clip in &clips.clips().clips {
+///     println!("{}: {} s, {} channels", clip.name, clip.duration, clip.channels.len());
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Animations {
     clips: Arc<AnimClips>,

@@ -224,6 +224,15 @@ impl<'a> FontView<'a> {
 
 crate::read::asset::owned_view!(
     /// An owned `.hfont`: [`view`](Self::view) gives its [`FontView`].
+    ///
+    /// ```no_run
+    /// let pak = hearth::PakReader::open("game.hpack")?;
+    /// let font: hearth::Font = pak.load("fonts/ui.hfont")?;
+    /// let view = font.view();
+    /// let a = view.glyph('A' as u32).expect("the font has A");
+    /// println!("A: {}x{} advance {}, kerning AV {}", a.width, a.height, a.x_advance, view.kerning('A' as u32, 'V' as u32));
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
     Font,
     FontHeld,
     FontView,

@@ -384,6 +384,14 @@ crate::read::asset::owned_view!(
     /// An owned KTX2 texture: [`view`](Self::view) gives its [`Ktx2`] (levels, format,
     /// colour space). For streaming levels smallest first, see
     /// [`TextureStream`].
+    ///
+    /// ```no_run
+    /// let pak = hearth::PakReader::open("game.hpack")?;
+    /// let logo: hearth::Texture = pak.load("ui/logo.ktx2")?;
+    /// let ktx = logo.view();
+    /// println!("{}x{}, {} levels", ktx.width(), ktx.height(), ktx.level_count());
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
     Texture,
     TextureHeld,
     Ktx2,

@@ -100,6 +100,15 @@ crate::read::asset::owned_view!(
     /// An owned `.hmat` material table: [`view`](Self::view) gives its [`MaterialTable`].
     /// A model's table is the `.hmat` beside its `.hmesh`; [`Model`](crate::Model) pairs
     /// them.
+    ///
+    /// ```no_run
+    /// let pak = hearth::PakReader::open("game.hpack")?;
+    /// let table: hearth::Materials = pak.load("models/chair.hmat")?;
+    /// for (slot, row) in table.view().rows.iter().enumerate() {
+    ///     println!("slot {slot}: {:?}, base colour {:?}", row.alpha(), row.base_color_factor);
+    /// }
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
     Materials,
     MaterialsHeld,
     MaterialTable,

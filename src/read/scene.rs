@@ -488,6 +488,15 @@ impl<'a> Value<'a> {
 
 crate::read::asset::owned_view!(
     /// An owned `.hscene`: [`view`](Self::view) gives its [`SceneView`].
+    ///
+    /// ```no_run
+    /// let pak = hearth::PakReader::open("game.hpack")?;
+    /// let level: hearth::Scene = pak.load("levels/one.hscene")?;
+    /// for node in level.view().refs() {
+    ///     println!("{} at {:?}", node.id(), node.translation());
+    /// }
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
     Scene,
     SceneHeld,
     SceneView,
