@@ -144,6 +144,11 @@ pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
     Ok(page(out, &rows, &packs, bake))
 }
 
+/// An asset name as the report shows it, or a dash for a file without one.
+fn name_cell(name: Option<&str>) -> String {
+    name.map_or_else(|| "—".to_owned(), escape)
+}
+
 /// An asset hash as the report shows it: 16 hex digits, or a dash for a file with no row.
 fn hash_cell(hash: Option<u64>) -> String {
     hash.map_or_else(|| "—".to_owned(), |h| format!("<code>{h:016x}</code>"))
@@ -409,8 +414,7 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
             Some((elapsed, origin)) => (format!("{:.1} ms", elapsed.as_secs_f64() * 1e3), origin),
             None => ("—".to_owned(), "—"),
         };
-        let hash = hash_cell(row.hash);
-        let name = row.name.as_deref().map_or_else(|| "—".to_owned(), escape);
+        let (hash, name) = (hash_cell(row.hash), name_cell(row.name.as_deref()));
         let _ = write!(
             html,
             "<tr><td>{thumbnail}</td><td><code>{}</code></td><td>{}</td><td>{source}</td>\
