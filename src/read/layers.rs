@@ -471,6 +471,15 @@ impl LayeredPak {
     /// The name table row named `name`: from the topmost layer whose live `assets.hnames`
     /// has it and whose file is visible through the mount. An error names `name`.
     pub fn lookup_name(&self, name: &str) -> Result<Option<NameRecord>, ReadError> {
+        self.lookup_name_of_kind(name, None)
+    }
+
+    /// [`lookup_name`](Self::lookup_name) of one kind (`None`: any, the lowest first).
+    fn lookup_name_of_kind(
+        &self,
+        name: &str,
+        kind: Option<AssetKind>,
+    ) -> Result<Option<NameRecord>, ReadError> {
         for layer in self.layers.iter().rev().filter(|l| l.names_live) {
             let table = layer
                 .pak
@@ -478,12 +487,24 @@ impl LayeredPak {
                 .map_err(in_layer(&layer.file))
                 .map_err(named(name))?;
             for row in table.lookup_all(name) {
+                if kind.is_some_and(|kind| kind != row.kind) {
+                    continue;
+                }
                 if self.find(row.path).map_err(named(name))?.is_some() {
                     return Ok(Some(NameRecord::from(row)));
                 }
             }
         }
         Ok(None)
+    }
+
+    /// [`load`](Self::load) by name through the layers (as
+    /// [`PakReader::load_by_name`]: the row of `T`'s kind). An error names `name`.
+    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
+        let row = self
+            .lookup_name_of_kind(name, T::KIND)?
+            .ok_or_else(|| ReadError::NotFound { asset: name.into() })?;
+        self.load(&row.path).map_err(named(name))
     }
 
     /// The bytes of the file `name` names. An error names `name`.
@@ -538,6 +559,16 @@ impl AssetSource for LayeredPak {
 
     fn path_of_hash(&self, hash: u64) -> Result<Option<String>, ReadError> {
         Ok(self.find_by_hash(hash)?.map(|e| e.path().into_owned()))
+    }
+
+    /// The topmost live name table (a patch's replaces its base's). A DLC's table lacks the
+    /// base's rows, so through a DLC mount [`Model`](crate::Model) names a base model's
+    /// materials `<stem>#<slot>`; [`lookup_name`](LayeredPak::lookup_name) walks every layer.
+    fn names(&self) -> Result<crate::read::names::NameTable<'_>, ReadError> {
+        match self.layers.iter().rev().find(|l| l.names_live) {
+            Some(layer) => layer.pak.names().map_err(in_layer(&layer.file)),
+            None => Ok(crate::read::names::NameTable::empty()),
+        }
     }
 }
 

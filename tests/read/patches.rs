@@ -154,6 +154,9 @@ fn a_patch_over_its_base_reads_as_the_new_pack_and_stays_small() {
             "{}",
             row.name
         );
+        let through_mount: AssetBytes = mount.load_by_name(row.name).unwrap();
+        let from_new: AssetBytes = new.load_by_name(row.name).unwrap();
+        assert_eq!(&*through_mount, &*from_new, "{}", row.name);
     }
     for row in new.manifest().unwrap() {
         assert_eq!(mount.resolve(row.hash).unwrap(), Some(row));
