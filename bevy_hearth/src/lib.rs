@@ -137,3 +137,18 @@ impl std::fmt::Display for HearthLoadError {
 }
 
 impl std::error::Error for HearthLoadError {}
+
+/// The whole file behind `reader`, validated as hearth's `T` (what every loader starts with);
+/// errors name the file.
+pub(crate) async fn read_asset<T: hearth::LoadAsset>(
+    reader: &mut dyn bevy::asset::io::Reader,
+    path: &bevy::asset::AssetPath<'_>,
+) -> Result<T, HearthLoadError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .await
+        .map_err(|e| HearthLoadError::new(path, e))?;
+    T::from_asset(&path.to_string(), hearth::AssetBytes::from_vec(bytes))
+        .map_err(|e| HearthLoadError::new(path, e))
+}

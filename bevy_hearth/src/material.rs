@@ -12,7 +12,7 @@ use bevy::pbr::StandardMaterial;
 use bevy::reflect::TypePath;
 use hearth::format::hman;
 use hearth::format::hmat::property;
-use hearth::{AlphaMode, AssetBytes, GpuMaterial, MaterialTable};
+use hearth::{AlphaMode, GpuMaterial, MaterialTable};
 use std::collections::HashMap;
 
 /// A loaded `.hmat`: one material per row (labels `Material{i}`), row `i` being the mesh's
@@ -44,13 +44,7 @@ impl AssetLoader for HearthMaterialLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<HearthMaterials, HearthLoadError> {
         let path = load_context.path().clone();
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .await
-            .map_err(|e| HearthLoadError::new(&path, e))?;
-        let table = hearth::Materials::from_bytes(AssetBytes::from_vec(bytes))
-            .map_err(|e| HearthLoadError::new(&path, e))?;
+        let table: hearth::Materials = crate::read_asset(reader, &path).await?;
         let view = table.view();
         let textures = texture_paths(load_context, view).await?;
         let mut materials = Vec::with_capacity(view.rows.len());

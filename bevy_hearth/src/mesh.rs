@@ -14,7 +14,7 @@ use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{ChildOf, Name, Transform};
 use bevy::reflect::TypePath;
 use bevy::world_serialization::WorldAsset;
-use hearth::{AssetBytes, MeshView, SubMesh};
+use hearth::{MeshView, SubMesh};
 
 /// A loaded `.hmesh`: its submeshes as meshes, each one's material, and the model as a scene.
 #[derive(Asset, TypePath, Debug)]
@@ -44,13 +44,7 @@ impl AssetLoader for HearthMeshLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<HearthModel, HearthLoadError> {
         let path = load_context.path().clone();
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .await
-            .map_err(|e| HearthLoadError::new(&path, e))?;
-        let mesh = hearth::Mesh::from_bytes(AssetBytes::from_vec(bytes))
-            .map_err(|e| HearthLoadError::new(&path, e))?;
+        let mesh: hearth::Mesh = crate::read_asset(reader, &path).await?;
         let view = mesh.view();
         let streams = Streams::of(view);
         let mut submeshes = Vec::with_capacity(view.submeshes.len());

@@ -75,16 +75,33 @@ pub struct Channel {
     pub morph_targets: u8,
 }
 
+/// Whether a channel on `path` starting at `joint` (weights: `targets` of them) lies inside a
+/// skeleton of `joint_count` joints or `morph_target_count` morph targets.
+fn target_fits(
+    path: ChannelPath,
+    joint: u32,
+    targets: u32,
+    joint_count: u32,
+    morph_target_count: u32,
+) -> bool {
+    match path {
+        ChannelPath::Weights => joint as u64 + targets as u64 <= morph_target_count as u64,
+        _ => joint < joint_count,
+    }
+}
+
 impl Channel {
     /// Whether the channel's target lies inside a skeleton of `joint_count` joints (joint
     /// paths) or `morph_target_count` morph targets (weights): what `parse` checks.
     pub fn fits(&self, joint_count: u32, morph_target_count: u32) -> bool {
-        match self.path {
-            ChannelPath::Weights => {
-                self.joint as u64 + self.morph_targets as u64 <= morph_target_count as u64
-            }
-            _ => self.joint < joint_count,
-        }
+        let targets = self.morph_targets as u32;
+        target_fits(
+            self.path,
+            self.joint,
+            targets,
+            joint_count,
+            morph_target_count,
+        )
     }
 
     /// Values per key.
@@ -254,12 +271,13 @@ fn parse_channel(
             what: ".hanim channel components",
         });
     }
-    // As `Channel::fits` (here before the channel exists).
-    let in_range = match path {
-        ChannelPath::Weights => joint as u64 + components as u64 <= morph_target_count as u64,
-        _ => joint < joint_count,
-    };
-    if !in_range {
+    if !target_fits(
+        path,
+        joint,
+        components as u32,
+        joint_count,
+        morph_target_count,
+    ) {
         return Err(ReadError::OutOfBounds {
             what: match path {
                 ChannelPath::Weights => ".hanim weight channel (targets not in the mesh's MRPH)",

@@ -30,8 +30,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
-/// A unit of work: runs the load (or, cancelled, only settles its handle).
-type Job<S> = Box<dyn FnOnce(&S) + Send>;
+/// A unit of work: runs the load, or with `cancel` only settles its handle as cancelled.
+type Job<S> = Box<dyn FnOnce(&S, bool) + Send>;
 
 /// What the workers and the loader share.
 struct Shared<S> {
@@ -151,8 +151,8 @@ impl<S: AssetSource + Send + Sync + 'static> Loader<S> {
             slot: Arc::clone(&slot),
         };
         let shared = Arc::clone(&self.shared);
-        let job: Job<S> = Box::new(move |source| {
-            let result = match slot.cancelled.load(Relaxed) || shared.stopping.load(Relaxed) {
+        let job: Job<S> = Box::new(move |source, cancel| {
+            let result = match cancel || slot.cancelled.load(Relaxed) {
                 true => {
                     shared.cancelled.fetch_add(1, Relaxed);
                     Err(ReadError::Cancelled)
@@ -182,7 +182,7 @@ impl<S: AssetSource + Send + Sync + 'static> Loader<S> {
             let Some(job) = lock(&self.shared.queue).pop_front() else {
                 break;
             };
-            job(&self.shared.source);
+            job(&self.shared.source, false);
             ran += 1;
         }
         ran
@@ -202,11 +202,9 @@ impl<S: AssetSource + Send + Sync + 'static> Loader<S> {
     /// Cancels every load that has not started (each settles as [`ReadError::Cancelled`]).
     pub fn cancel_all(&self) {
         let pending: Vec<Job<S>> = lock(&self.shared.queue).drain(..).collect();
-        let stopping = self.shared.stopping.swap(true, Relaxed);
         for job in pending {
-            job(&self.shared.source); // sees `stopping`: settles as cancelled
+            job(&self.shared.source, true);
         }
-        self.shared.stopping.store(stopping, Relaxed);
     }
 }
 
@@ -252,7 +250,7 @@ fn worker<S>(shared: &Shared<S>) {
                     .unwrap_or_else(|poisoned| poisoned.into_inner());
             }
         };
-        job(&shared.source);
+        job(&shared.source, false);
     }
 }
 

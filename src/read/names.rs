@@ -80,7 +80,7 @@ impl<'a> NameTable<'a> {
     }
 
     /// Every row named `name`, one per kind, in kind order.
-    pub fn lookup_all(&self, name: &str) -> impl Iterator<Item = NameRef<'a>> + '_ {
+    pub fn lookup_all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = NameRef<'a>> + 's {
         let rows = match self.index {
             Some(index) => match index.first_row(&self.view, name) {
                 // The rows of one name are adjacent (sorted by name, then kind): at most
@@ -90,7 +90,6 @@ impl<'a> NameTable<'a> {
             },
             None => self.view.find_all(name),
         };
-        let name = name.to_owned();
         rows.map_while(move |i| self.view.row(i).filter(|row| row.name == name))
     }
 
