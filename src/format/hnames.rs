@@ -51,6 +51,17 @@ pub struct NameRow<'a> {
     pub sub: Option<u32>,
 }
 
+/// The fields of a row stored in the row itself (see [`NamesView::fixed_fields`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowFields {
+    /// The asset hash of the file.
+    pub hash: u64,
+    /// The asset's kind.
+    pub kind: AssetKind,
+    /// The row or clip index inside the file; `None` for a whole file.
+    pub sub: Option<u32>,
+}
+
 /// The order of rows: name bytes, then kind.
 fn row_order(a: &NameRow<'_>, b: &NameRow<'_>) -> Ordering {
     a.name
@@ -264,14 +275,24 @@ impl<'a> NamesView<'a> {
     /// only slices; a failure (impossible) reads as an absent row, never a panic.
     pub fn row(&self, index: usize) -> Option<NameRow<'a>> {
         let raw = self.rows.get(index * ROW_SIZE..(index + 1) * ROW_SIZE)?;
-        let name = self.pool_str(raw, 16, 28)?;
-        let path = self.pool_str(raw, 20, 30)?;
-        let sub = u32::from_le_bytes(raw[24..28].try_into().ok()?);
+        let fields = self.fixed_fields(index)?;
         Some(NameRow {
-            name,
-            kind: AssetKind(raw[32]),
+            name: self.pool_str(raw, 16, 28)?,
+            kind: fields.kind,
+            hash: fields.hash,
+            path: self.pool_str(raw, 20, 30)?,
+            sub: fields.sub,
+        })
+    }
+
+    /// Row `index`'s fields that live in the row itself (not in the pool): what a lookup
+    /// that already holds the name and path needs.
+    pub fn fixed_fields(&self, index: usize) -> Option<RowFields> {
+        let raw = self.rows.get(index * ROW_SIZE..(index + 1) * ROW_SIZE)?;
+        let sub = u32::from_le_bytes(raw[24..28].try_into().ok()?);
+        Some(RowFields {
             hash: u64::from_le_bytes(raw[0..8].try_into().ok()?),
-            path,
+            kind: AssetKind(raw[32]),
             sub: (sub != WHOLE).then_some(sub),
         })
     }
