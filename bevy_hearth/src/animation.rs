@@ -7,7 +7,7 @@
 
 use crate::HearthLoadError;
 use bevy::animation::animation_curves::{
-    AnimatableCurve, AnimatableKeyframeCurve, WeightsCurve,
+    AnimatableCurve, AnimatableKeyframeCurve, AnimatedField, WeightsCurve,
 };
 use bevy::animation::gltf_curves::{
     SteppedKeyframeCurve, WideLinearKeyframeCurve, WideSteppedKeyframeCurve,
@@ -138,11 +138,9 @@ async fn model_targets(load_context: &mut LoadContext<'_>) -> Result<Targets, He
         .read_asset_bytes(mesh_path.clone())
         .await
         .map_err(|e| HearthLoadError::new(&path, format!("its model {mesh_path}: {e}")))?;
-    let mesh = hearth::Mesh::from_asset(
-        &mesh_path.to_string(),
-        hearth::AssetBytes::from_vec(bytes),
-    )
-    .map_err(|e| HearthLoadError::new(&mesh_path, e))?;
+    let mesh =
+        hearth::Mesh::from_asset(&mesh_path.to_string(), hearth::AssetBytes::from_vec(bytes))
+            .map_err(|e| HearthLoadError::new(&mesh_path, e))?;
     let view = mesh.view();
     let joints = view.skeleton.as_deref().unwrap_or(&[]);
     crate::mesh::check_joint_tree(joints).map_err(|e| HearthLoadError::new(&mesh_path, e))?;
@@ -194,7 +192,10 @@ macro_rules! add_keyframes {
         match (samples.len(), $interpolation) {
             (1, _) => $clip.add_curve_to_target(
                 $target,
-                AnimatableCurve::new($field, ConstantCurve::new(Interval::EVERYWHERE, samples[0].1)),
+                AnimatableCurve::new(
+                    $field,
+                    ConstantCurve::new(Interval::EVERYWHERE, samples[0].1),
+                ),
             ),
             (_, Interpolation::Step) => $clip.add_curve_to_target(
                 $target,
@@ -230,15 +231,33 @@ fn add_joint_curve(
     match channel.path {
         ChannelPath::Translation => {
             let samples: Vec<(f32, Vec3)> = keys.map(|(t, v)| (t, Vec3::from_slice(v))).collect();
-            add_keyframes!(clip, target, animated_field!(Transform::translation), interpolation, samples)
+            add_keyframes!(
+                clip,
+                target,
+                animated_field!(Transform::translation),
+                interpolation,
+                samples
+            )
         }
         ChannelPath::Rotation => {
             let samples: Vec<(f32, Quat)> = keys.map(|(t, v)| (t, Quat::from_slice(v))).collect();
-            add_keyframes!(clip, target, animated_field!(Transform::rotation), interpolation, samples)
+            add_keyframes!(
+                clip,
+                target,
+                animated_field!(Transform::rotation),
+                interpolation,
+                samples
+            )
         }
         ChannelPath::Scale => {
             let samples: Vec<(f32, Vec3)> = keys.map(|(t, v)| (t, Vec3::from_slice(v))).collect();
-            add_keyframes!(clip, target, animated_field!(Transform::scale), interpolation, samples)
+            add_keyframes!(
+                clip,
+                target,
+                animated_field!(Transform::scale),
+                interpolation,
+                samples
+            )
         }
         ChannelPath::Weights => return Err("a weight channel among the joint channels".into()),
     }
@@ -280,10 +299,7 @@ fn add_weights_curve(
 /// `defaults.len()` targets: a key at every channel's key times, each channel sampled into its
 /// targets, the targets no channel covers at their default weights. Returns the times and
 /// `times.len() * defaults.len()` weights; bounded by the channels' keys.
-fn merged_weights(
-    channels: &[&Channel],
-    defaults: &[f32],
-) -> Result<(Vec<f32>, Vec<f32>), String> {
+fn merged_weights(channels: &[&Channel], defaults: &[f32]) -> Result<(Vec<f32>, Vec<f32>), String> {
     let mut times: Vec<f32> = channels
         .iter()
         .flat_map(|c| c.times.iter().copied())

@@ -1,5 +1,6 @@
 //! Load what hearth bakes into [Bevy](https://bevy.org) 0.19: a pack or a runtime tree as an
-//! asset source, `.hmesh` as meshes and a spawnable scene, `.hmat` as `StandardMaterial`s;
+//! asset source, `.hmesh` as meshes and a spawnable scene, `.hmat` as `StandardMaterial`s,
+//! `.hanim` as `AnimationClip`s;
 //! `.ktx2` textures go through Bevy's own KTX2 loader (zstd, UASTC transcoded).
 //!
 //! ```no_run
@@ -20,8 +21,12 @@
 //! Labels of a `.hmesh` (root asset [`HearthModel`]): `Submesh{i}` (a [`Mesh`] per submesh,
 //! only the vertices it uses, with joints and weights when skinned), `InverseBindposes` (a
 //! skinned mesh's), `Scene` (a [`WorldAsset`]: one entity per submesh with its mesh, material
-//! and `SkinnedMesh`, and one entity per joint in its bind pose). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
-//! [`StandardMaterial`] per row, which is the mesh's material slot `i`).
+//! and `SkinnedMesh`, and one entity per joint in its bind pose; morph targets' weights on the
+//! root). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
+//! [`StandardMaterial`] per row, which is the mesh's material slot `i`). Labels of a `.hanim`
+//! (root asset [`HearthAnimations`]): `Animation{i}` (an `AnimationClip` targeting the
+//! entities of the model's `#Scene`). [`HearthNames`] loads by hearth name;
+//! [`HearthPlugin::hot`] reloads a pack's changed assets when a bake replaces it.
 
 mod animation;
 #[cfg(feature = "watch")]
@@ -126,10 +131,10 @@ impl Plugin for HearthPlugin {
         #[cfg(feature = "watch")]
         let builder = match &self.hot {
             Some(hot) => {
-                let (hot, served) = (hot.clone(), self.served.clone());
+                let (pending, served) = (hot.clone(), self.served.clone());
                 builder.with_watcher(move |events| {
                     // Bevy builds a source's watcher once; a second build has nothing to follow.
-                    let pack = hot.lock().ok()?.take()?;
+                    let pack = pending.lock().ok()?.take()?;
                     hot::watch(pack, served.clone(), events)
                 })
             }

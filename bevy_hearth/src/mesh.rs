@@ -9,8 +9,8 @@ use bevy::asset::{
 };
 use bevy::ecs::world::World;
 use bevy::math::{Mat4, Quat, Vec3};
-use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::mesh::morph::{MeshMorphWeights, MorphAttributes, MorphWeights, MAX_MORPH_WEIGHTS};
+use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{ChildOf, Name, Transform};

@@ -68,7 +68,10 @@ impl Served {
 
     /// The current generation (a read holds it, so it sees one bake throughout).
     pub fn current(&self) -> Generation {
-        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Serves `generation` from now on.

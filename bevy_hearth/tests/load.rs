@@ -62,9 +62,9 @@ const WAVE_WEIGHTS: [f32; 6] = [0.0, 0.0, 1.0, 0.5, 0.0, 1.0];
 fn write_morph_animation(folder: &Path) {
     std::fs::create_dir_all(folder).unwrap();
     let floats: Vec<f32> = [
-        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],  // base triangle
-        [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0],  // target 0: +z
-        [0.5, 0.0, 0.0, 0.5, 0.0, 0.0, 0.5, 0.0, 0.0],  // target 1: +x / 2
+        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], // base triangle
+        [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], // target 0: +z
+        [0.5, 0.0, 0.0, 0.5, 0.0, 0.0, 0.5, 0.0, 0.0], // target 1: +x / 2
     ]
     .into_iter()
     .flatten()
@@ -382,11 +382,11 @@ fn check_skinned(app: &mut App, pak: &hearth::PakReader, mesh_path: &str) {
     }
 }
 
-/// A model's scene world and its root entity (the one without a parent).
-fn scene_root(world: &World) -> Entity {
+/// A model's scene's root entity: the one named after the model.
+fn scene_root(world: &World, model_name: &str) -> Entity {
     let roots: Vec<Entity> = world
         .iter_entities()
-        .filter(|e| e.get::<ChildOf>().is_none())
+        .filter(|e| e.get::<Name>().is_some_and(|n| n.as_str() == model_name))
         .map(|e| e.id())
         .collect();
     assert_eq!(roots.len(), 1, "one root");
@@ -413,13 +413,22 @@ fn morph_targets_and_default_weights_come_through() {
     let handle: Handle<HearthModel> = load(&mut app, path);
     let expected = hearth::Model::load(&pak, path).unwrap();
     let view = expected.mesh.view();
-    let morphs = view.morph_targets.as_ref().expect("the source has morph targets");
+    let morphs = view
+        .morph_targets
+        .as_ref()
+        .expect("the source has morph targets");
     assert_eq!(&*morphs.weights, &[0.5]);
     let world = app.world();
-    let model = world.resource::<Assets<HearthModel>>().get(&handle).unwrap();
+    let model = world
+        .resource::<Assets<HearthModel>>()
+        .get(&handle)
+        .unwrap();
     let mut moved = 0;
     for (i, part) in expected.submeshes.iter().enumerate() {
-        let mesh = world.resource::<Assets<Mesh>>().get(&model.submeshes[i]).unwrap();
+        let mesh = world
+            .resource::<Assets<Mesh>>()
+            .get(&model.submeshes[i])
+            .unwrap();
         let targets = mesh.morph_targets().expect("morph targets on the mesh");
         assert_eq!(targets.len(), morphs.targets.len() * mesh.count_vertices());
         // The submesh's first index: its vertex's delta is the mesh's.
@@ -427,13 +436,22 @@ fn morph_targets_and_default_weights_come_through() {
         let local = mesh.indices().unwrap().iter().next().unwrap();
         let delta = morphs.targets[0].positions[global];
         assert_eq!(targets[local].position.to_array(), delta, "submesh {i}");
-        assert_eq!(targets[local].normal.to_array(), morphs.targets[0].normal(global));
+        assert_eq!(
+            targets[local].normal.to_array(),
+            morphs.targets[0].normal(global)
+        );
         moved += targets.iter().filter(|t| t.position != Vec3::ZERO).count();
     }
     assert!(moved > 0, "some vertex moves");
-    let scene = world.resource::<Assets<WorldAsset>>().get(&model.scene).unwrap();
-    let root = scene_root(&scene.world);
-    let weights = scene.world.get::<MorphWeights>(root).expect("weights on the root");
+    let scene = world
+        .resource::<Assets<WorldAsset>>()
+        .get(&model.scene)
+        .unwrap();
+    let root = scene_root(&scene.world, "MorphPrimitivesTest");
+    let weights = scene
+        .world
+        .get::<MorphWeights>(root)
+        .expect("weights on the root");
     assert_eq!(weights.weights(), &[0.5]);
     let references: Vec<_> = scene
         .world
@@ -460,13 +478,22 @@ fn clips_load_as_animation_clips_targeting_the_scene() {
     let expected = hearth::Model::load(&pak, "m/CesiumMan/CesiumMan.hmesh").unwrap();
     let expected_clips = &expected.animations.as_ref().unwrap().clips().clips;
     let world = app.world();
-    let animations = world.resource::<Assets<HearthAnimations>>().get(&clips).unwrap();
+    let animations = world
+        .resource::<Assets<HearthAnimations>>()
+        .get(&clips)
+        .unwrap();
     assert_eq!(animations.clips.len(), expected_clips.len());
     let scene = world
         .resource::<Assets<WorldAsset>>()
-        .get(&world.resource::<Assets<HearthModel>>().get(&model).unwrap().scene)
+        .get(
+            &world
+                .resource::<Assets<HearthModel>>()
+                .get(&model)
+                .unwrap()
+                .scene,
+        )
         .unwrap();
-    let root = scene_root(&scene.world);
+    let root = scene_root(&scene.world, "CesiumMan");
     assert!(scene.world.get::<AnimationPlayer>(root).is_some());
     let scene_targets: Vec<AnimationTargetId> = scene
         .world
@@ -475,7 +502,11 @@ fn clips_load_as_animation_clips_targeting_the_scene() {
         .filter_map(|e| e.get::<AnimationTargetId>().copied())
         .collect();
     let joint_count = expected.mesh.view().skeleton.as_ref().unwrap().len();
-    assert_eq!(scene_targets.len(), joint_count + 1, "every joint and the root");
+    assert_eq!(
+        scene_targets.len(),
+        joint_count + 1,
+        "every joint and the root"
+    );
     for (clip, source) in animations.clips.iter().zip(expected_clips) {
         let clip = world.resource::<Assets<AnimationClip>>().get(clip).unwrap();
         assert_eq!(clip.duration(), source.duration);
@@ -495,7 +526,10 @@ fn clips_load_as_animation_clips_targeting_the_scene() {
     let model: Handle<HearthModel> = load(&mut app, "m/MorphAnim/MorphAnim.hmesh");
     let clips: Handle<HearthAnimations> = load(&mut app, "m/MorphAnim/MorphAnim.hanim");
     let world = app.world();
-    let animations = world.resource::<Assets<HearthAnimations>>().get(&clips).unwrap();
+    let animations = world
+        .resource::<Assets<HearthAnimations>>()
+        .get(&clips)
+        .unwrap();
     assert_eq!(animations.clips.len(), 1);
     let wave = world
         .resource::<Assets<AnimationClip>>()
@@ -509,14 +543,23 @@ fn clips_load_as_animation_clips_targeting_the_scene() {
     assert_eq!(curves[0].0.domain().end(), 2.0);
     let scene = world
         .resource::<Assets<WorldAsset>>()
-        .get(&world.resource::<Assets<HearthModel>>().get(&model).unwrap().scene)
+        .get(
+            &world
+                .resource::<Assets<HearthModel>>()
+                .get(&model)
+                .unwrap()
+                .scene,
+        )
         .unwrap();
-    let root = scene_root(&scene.world);
+    let root = scene_root(&scene.world, "MorphAnim");
     assert_eq!(
         scene.world.get::<AnimationTargetId>(root),
         Some(&bevy_hearth::root_target_id("MorphAnim"))
     );
-    let weights = scene.world.get::<bevy::mesh::morph::MorphWeights>(root).unwrap();
+    let weights = scene
+        .world
+        .get::<bevy::mesh::morph::MorphWeights>(root)
+        .unwrap();
     assert_eq!(weights.weights(), &[0.25, 0.0]);
 }
 
@@ -547,7 +590,9 @@ fn names_resolve_to_their_files_and_labels() {
     // A name of another kind, a sub-asset as a whole file, and no such name: errors naming it.
     for error in [
         names.path::<StandardMaterial>("CesiumMan").unwrap_err(),
-        names.path::<HearthAnimations>("MorphAnim#Wave").unwrap_err(),
+        names
+            .path::<HearthAnimations>("MorphAnim#Wave")
+            .unwrap_err(),
         names.path::<HearthModel>("NoSuchModel").unwrap_err(),
     ] {
         let text = error.to_string();
@@ -569,7 +614,9 @@ fn names_resolve_to_their_files_and_labels() {
         .get(&by_path)
         .unwrap();
     assert_eq!(model.scene, scene);
-    let wave = names.load::<AnimationClip>(&server, "MorphAnim#Wave").unwrap();
+    let wave = names
+        .load::<AnimationClip>(&server, "MorphAnim#Wave")
+        .unwrap();
     wait_for(&mut app, &wave);
     assert_eq!(
         app.world()
