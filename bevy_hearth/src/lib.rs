@@ -1,5 +1,6 @@
 //! Load what hearth bakes into [Bevy](https://bevy.org) 0.19: a pack or a runtime tree as an
-//! asset source, `.hmesh` as meshes and a spawnable scene, `.hmat` as `StandardMaterial`s;
+//! asset source, `.hmesh` as meshes and a spawnable scene, `.hmat` as `StandardMaterial`s,
+//! `.hanim` as `AnimationClip`s;
 //! `.ktx2` textures go through Bevy's own KTX2 loader (zstd, UASTC transcoded).
 //!
 //! ```no_run
@@ -20,16 +21,28 @@
 //! Labels of a `.hmesh` (root asset [`HearthModel`]): `Submesh{i}` (a [`Mesh`] per submesh,
 //! only the vertices it uses, with joints and weights when skinned), `InverseBindposes` (a
 //! skinned mesh's), `Scene` (a [`WorldAsset`]: one entity per submesh with its mesh, material
-//! and `SkinnedMesh`, and one entity per joint in its bind pose). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
-//! [`StandardMaterial`] per row, which is the mesh's material slot `i`).
+//! and `SkinnedMesh`, and one entity per joint in its bind pose; morph targets' weights on the
+//! root). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
+//! [`StandardMaterial`] per row, which is the mesh's material slot `i`). Labels of a `.hanim`
+//! (root asset [`HearthAnimations`]): `Animation{i}` (an `AnimationClip` targeting the
+//! entities of the model's `#Scene`). [`HearthNames`] loads by hearth name;
+//! [`HearthPlugin::hot`] reloads a pack's changed assets when a bake replaces it.
 
+mod animation;
+#[cfg(feature = "watch")]
+mod hot;
 mod material;
 mod mesh;
+mod names;
 mod reader;
 
+pub use animation::{
+    animation_label, joint_target_ids, root_target_id, HearthAnimationLoader, HearthAnimations,
+};
 pub use material::{HearthMaterialLoader, HearthMaterials};
 pub use mesh::{HearthMeshLoader, HearthModel};
-pub use reader::HearthReader;
+pub use names::{ByName, HearthNames};
+pub use reader::{Generation, HearthReader, Served};
 
 use bevy::app::{App, Plugin};
 use bevy::asset::io::AssetSourceBuilder;
@@ -52,8 +65,11 @@ pub const DEFAULT_SOURCE: &str = "hearth";
 /// `AssetPlugin` is added. The loaders are registered in [`Plugin::finish`], so they also work
 /// for a runtime tree served by Bevy's own file source.
 pub struct HearthPlugin {
-    assets: Arc<hearth::Assets>,
+    served: Served,
     source: &'static str,
+    /// The pack to follow, for hot reload (taken by the source's watcher when Bevy builds it).
+    #[cfg(feature = "watch")]
+    hot: Option<std::sync::Arc<std::sync::Mutex<Option<hearth::read::hot::HotPack>>>>,
 }
 
 impl HearthPlugin {
@@ -61,8 +77,10 @@ impl HearthPlugin {
     /// [`hearth::Assets`]) as the source [`DEFAULT_SOURCE`].
     pub fn new(assets: impl Into<hearth::Assets>) -> Self {
         Self {
-            assets: Arc::new(assets.into()),
+            served: Served::new(Generation::Assets(Arc::new(assets.into()))),
             source: DEFAULT_SOURCE,
+            #[cfg(feature = "watch")]
+            hot: None,
         }
     }
 
@@ -72,25 +90,58 @@ impl HearthPlugin {
         Ok(Self::new(hearth::Assets::open(path)?))
     }
 
+    /// Serves the `.hpack` at `path` and follows it across bakes (feature `watch`): when a
+    /// bake replaces the pack, the source serves the new one and tells Bevy which entries
+    /// changed, were added or removed, so Bevy reloads the assets loaded from them (and
+    /// sends their `AssetEvent`s). Bevy only builds a source's watcher when it watches for
+    /// changes: its `file_watcher` or `watch` feature, or
+    /// `AssetPlugin { watch_for_changes_override: Some(true), .. }`.
+    #[cfg(feature = "watch")]
+    pub fn hot(path: impl AsRef<Path>) -> Result<Self, hearth::ReadError> {
+        let hot = hearth::read::hot::HotPack::open(path)?;
+        Ok(Self {
+            served: Served::new(Generation::Pack(hot.pack())),
+            source: DEFAULT_SOURCE,
+            hot: Some(Arc::new(std::sync::Mutex::new(Some(hot)))),
+        })
+    }
+
     /// Serves it under another source name (`name://path`).
     pub fn with_source_name(mut self, name: &'static str) -> Self {
         self.source = name;
         self
     }
 
-    /// The pack or tree it serves.
-    pub fn assets(&self) -> &Arc<hearth::Assets> {
-        &self.assets
+    /// The pack or tree it serves, at its current generation.
+    pub fn assets(&self) -> Generation {
+        self.served.current()
+    }
+
+    /// Name lookups in what it serves (also a resource once the plugin is added).
+    pub fn names(&self) -> HearthNames {
+        HearthNames::new(self.served.clone(), self.source)
     }
 }
 
 impl Plugin for HearthPlugin {
     fn build(&self, app: &mut App) {
-        let assets = self.assets.clone();
-        app.register_asset_source(
-            self.source,
-            AssetSourceBuilder::new(move || Box::new(HearthReader::new(assets.clone()))),
-        );
+        let served = self.served.clone();
+        let builder =
+            AssetSourceBuilder::new(move || Box::new(HearthReader::serving(served.clone())));
+        #[cfg(feature = "watch")]
+        let builder = match &self.hot {
+            Some(hot) => {
+                let (pending, served) = (hot.clone(), self.served.clone());
+                builder.with_watcher(move |events| {
+                    // Bevy builds a source's watcher once; a second build has nothing to follow.
+                    let pack = pending.lock().ok()?.take()?;
+                    hot::watch(pack, served.clone(), events)
+                })
+            }
+            None => builder,
+        };
+        app.register_asset_source(self.source, builder);
+        app.insert_resource(self.names());
     }
 
     fn finish(&self, app: &mut App) {
@@ -101,8 +152,11 @@ impl Plugin for HearthPlugin {
         init_asset_once::<WorldAsset>(app);
         init_asset_once::<HearthModel>(app);
         init_asset_once::<HearthMaterials>(app);
+        init_asset_once::<bevy::animation::AnimationClip>(app);
+        init_asset_once::<HearthAnimations>(app);
         app.init_asset_loader::<HearthMeshLoader>()
-            .init_asset_loader::<HearthMaterialLoader>();
+            .init_asset_loader::<HearthMaterialLoader>()
+            .init_asset_loader::<HearthAnimationLoader>();
     }
 }
 

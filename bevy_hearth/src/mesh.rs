@@ -2,12 +2,14 @@
 
 use crate::material::material_label;
 use crate::HearthLoadError;
+use bevy::animation::{AnimatedBy, AnimationPlayer};
 use bevy::asset::io::{AssetReaderError, Reader};
 use bevy::asset::{
     Asset, AssetLoader, AssetPath, Handle, LoadContext, ReadAssetBytesError, RenderAssetUsages,
 };
 use bevy::ecs::world::World;
 use bevy::math::{Mat4, Quat, Vec3};
+use bevy::mesh::morph::{MeshMorphWeights, MorphAttributes, MorphWeights, MAX_MORPH_WEIGHTS};
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
@@ -73,14 +75,15 @@ impl AssetLoader for HearthMeshLoader {
             .path()
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let parts = ModelParts {
+            name: &model_name,
+            submeshes: &submeshes,
+            materials: &materials,
+            morph_weights: view.morph_targets.as_ref().map(|m| &*m.weights),
+        };
         let scene = load_context.labeled_asset_scope("Scene", |context| {
-            Ok::<_, HearthLoadError>(model_scene(
-                context,
-                &model_name,
-                &submeshes,
-                &materials,
-                skeleton.as_ref(),
-            ))
+            model_scene(context, &parts, skeleton.as_ref())
+                .map_err(|e| HearthLoadError::new(&path, e))
         })?;
         let materials = materials
             .into_iter()
@@ -149,38 +152,62 @@ async fn material_paths(
 }
 
 /// The model as a scene: a root entity named after the model, one child per submesh with its
-/// mesh and material.
+/// mesh and material. An animatable model (joints or morph targets) has an
+/// [`AnimationPlayer`] on its root, and its root and joints carry the [`AnimationTargetId`](bevy::animation::AnimationTargetId)s
+/// its `.hanim` clips target; its morph weights are a [`MorphWeights`] on the root.
 fn model_scene(
     context: &mut LoadContext<'_>,
-    model_name: &str,
-    submeshes: &[Handle<Mesh>],
-    materials: &[Option<AssetPath<'static>>],
+    model: &ModelParts<'_>,
     skeleton: Option<&Skeleton>,
-) -> WorldAsset {
+) -> Result<WorldAsset, String> {
     let mut world = World::new();
     let root = world
-        .spawn((Transform::default(), Name::new(model_name.to_owned())))
+        .spawn((Transform::default(), Name::new(model.name.to_owned())))
         .id();
+    if skeleton.is_some() || model.morph_weights.is_some() {
+        world.entity_mut(root).insert((
+            AnimationPlayer::default(),
+            crate::animation::root_target_id(model.name),
+            AnimatedBy(root),
+        ));
+    }
+    if let Some(weights) = model.morph_weights {
+        let weights = MorphWeights::new(weights.to_vec(), model.submeshes.first().cloned())
+            .map_err(|e| e.to_string())?;
+        world.entity_mut(root).insert(weights);
+    }
     let skin = skeleton.map(|(joints, inverse_bindposes)| SkinnedMesh {
         inverse_bindposes: inverse_bindposes.clone(),
-        joints: spawn_joints(&mut world, root, joints),
+        joints: spawn_joints(&mut world, root, model.name, joints),
     });
-    for (i, (mesh, material)) in submeshes.iter().zip(materials).enumerate() {
+    for (i, (mesh, material)) in model.submeshes.iter().zip(model.materials).enumerate() {
         let mut part = world.spawn((
             Mesh3d(mesh.clone()),
             Transform::default(),
-            Name::new(format!("{model_name}#{i}")),
+            Name::new(format!("{}#{i}", model.name)),
             ChildOf(root),
         ));
         if let Some(skin) = &skin {
             part.insert(skin.clone());
+        }
+        if model.morph_weights.is_some() {
+            part.insert(MeshMorphWeights::Reference(root));
         }
         if let Some(material) = material {
             let handle: Handle<StandardMaterial> = context.load(material.clone());
             part.insert(MeshMaterial3d(handle));
         }
     }
-    WorldAsset::new(world)
+    Ok(WorldAsset::new(world))
+}
+
+/// What the scene is built from: the model's name (its file stem, the root entity's name),
+/// its submeshes' meshes and materials, and its morph targets' default weights.
+struct ModelParts<'a> {
+    name: &'a str,
+    submeshes: &'a [Handle<Mesh>],
+    materials: &'a [Option<AssetPath<'static>>],
+    morph_weights: Option<&'a [f32]>,
 }
 
 /// A skinned mesh's joints and its labeled inverse bind matrices.
@@ -191,7 +218,7 @@ type Skeleton = (
 
 /// Every joint's parent chain reaches a root (hearth checks each parent is another joint;
 /// this rules out cycles, which Bevy's hierarchy cannot hold).
-fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Result<(), String> {
+pub(crate) fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Result<(), String> {
     for start in 0..joints.len() {
         let mut joint = start;
         let mut steps = 0;
@@ -206,23 +233,32 @@ fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Result<(), St
     Ok(())
 }
 
-/// One entity per joint in its bind pose, parented as the skeleton says (roots under `root`).
+/// One entity per joint in its bind pose, parented as the skeleton says (roots under `root`),
+/// named `joint{i}` and animated by the root's player.
 fn spawn_joints(
     world: &mut World,
     root: bevy::ecs::entity::Entity,
+    model_name: &str,
     joints: &[hearth::format::hmesh::GpuJoint],
 ) -> Vec<bevy::ecs::entity::Entity> {
+    let targets = crate::animation::joint_target_ids(model_name, joints);
     let entities: Vec<_> = joints
         .iter()
+        .zip(targets)
         .enumerate()
-        .map(|(i, joint)| {
+        .map(|(i, (joint, target))| {
             let transform = Transform {
                 translation: Vec3::from_array(joint.bind_t),
                 rotation: Quat::from_array(joint.bind_r),
                 scale: Vec3::from_array(joint.bind_s),
             };
             world
-                .spawn((transform, Name::new(format!("joint{i}"))))
+                .spawn((
+                    transform,
+                    Name::new(crate::animation::joint_name(i)),
+                    target,
+                    AnimatedBy(root),
+                ))
                 .id()
         })
         .collect();
@@ -336,6 +372,9 @@ fn submesh_mesh(view: &MeshView<'_>, streams: &Streams, submesh: &SubMesh) -> Re
         );
         mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, pick(weights, &kept));
     }
+    if let Some(morphs) = &view.morph_targets {
+        mesh.set_morph_targets(morph_attributes(morphs, &kept, vertex_count)?);
+    }
     let local: Vec<u32> = global.iter().map(|&i| remap[i as usize]).collect();
     mesh.insert_indices(if kept.len() <= usize::from(u16::MAX) + 1 {
         Indices::U16(local.iter().map(|&i| i as u16).collect())
@@ -343,6 +382,37 @@ fn submesh_mesh(view: &MeshView<'_>, streams: &Streams, submesh: &SubMesh) -> Re
         Indices::U32(local)
     });
     Ok(mesh)
+}
+
+/// The kept vertices' deltas of every morph target, target by target (Bevy's layout: target
+/// `t`'s vertex `v` at `t * kept.len() + v`). Every submesh carries all of the mesh's targets
+/// (a submesh outside a target's glTF mesh has zero deltas), so one [`MorphWeights`] on the
+/// model's root drives them all, as the `.hanim` weight channels expect.
+fn morph_attributes(
+    morphs: &hearth::read::mesh::MorphTargets<'_>,
+    kept: &[usize],
+    vertex_count: usize,
+) -> Result<Vec<MorphAttributes>, String> {
+    if morphs.targets.len() > MAX_MORPH_WEIGHTS {
+        return Err(format!(
+            "{} morph targets, Bevy takes at most {MAX_MORPH_WEIGHTS}",
+            morphs.targets.len()
+        ));
+    }
+    let mut attributes = Vec::with_capacity(morphs.targets.len() * kept.len());
+    for target in &morphs.targets {
+        if target.positions.len() != vertex_count {
+            return Err("a morph target's length differs from the vertex count".into());
+        }
+        attributes.extend(kept.iter().map(|&v| {
+            MorphAttributes::new(
+                Vec3::from_array(target.positions[v]),
+                Vec3::from_array(target.normal(v)),
+                Vec3::from_array(target.tangent(v)),
+            )
+        }));
+    }
+    Ok(attributes)
 }
 
 /// `stream[i]` for each kept vertex `i` (every stream is as long as the vertices: checked

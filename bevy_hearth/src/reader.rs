@@ -4,28 +4,107 @@ use bevy::asset::io::{AssetReader, AssetReaderError, PathStream, Reader, VecRead
 use bevy::tasks::futures_lite::stream;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
-/// Serves the entries of a [`hearth::Assets`] (a pack or a runtime tree) by runtime path.
+/// One generation of what a source serves: fixed assets (a pack, embedded or mapped, or a
+/// runtime tree), or one generation of a hot-reloaded pack.
+#[derive(Clone, Debug)]
+pub enum Generation {
+    /// A pack or runtime tree that does not change.
+    Assets(Arc<hearth::Assets>),
+    /// A [`hearth::read::hot::HotPack`]'s generation.
+    Pack(Arc<hearth::PakReader>),
+}
+
+impl Generation {
+    /// The bytes at runtime path `path`, owned; `None` when there is no such entry.
+    pub fn get(&self, path: &str) -> Result<Option<Vec<u8>>, hearth::ReadError> {
+        let bytes = match self {
+            Self::Assets(assets) => assets.get(path)?.map(|b| b.into_owned()),
+            Self::Pack(pack) => pack.get(path)?.map(|b| b.into_owned()),
+        };
+        Ok(bytes)
+    }
+
+    /// Every entry's runtime path.
+    pub fn paths(&self) -> Result<Vec<String>, hearth::ReadError> {
+        match self {
+            Self::Assets(assets) => Ok(assets.entries()?.into_iter().map(|e| e.path).collect()),
+            Self::Pack(pack) => pack
+                .entries()
+                .map(|entry| entry.map(|e| e.path().into_owned()))
+                .collect(),
+        }
+    }
+
+    /// The name table's row `name` (of `kind`, or the lowest kind that has the name).
+    pub fn lookup_name(
+        &self,
+        name: &str,
+        kind: Option<hearth::AssetKind>,
+    ) -> Result<Option<hearth::read::names::NameRecord>, hearth::ReadError> {
+        let table = match self {
+            Self::Assets(assets) => assets.names()?,
+            Self::Pack(pack) => pack.names()?,
+        };
+        let row = match kind {
+            Some(kind) => table.lookup_kind(name, kind),
+            None => table.lookup(name),
+        };
+        Ok(row.map(Into::into))
+    }
+}
+
+/// What a source serves now, shared by its readers, its name lookups and (hot packs) the
+/// watcher that swaps in each new generation.
+#[derive(Clone, Debug)]
+pub struct Served(Arc<RwLock<Generation>>);
+
+impl Served {
+    /// Serves `generation`.
+    pub fn new(generation: Generation) -> Self {
+        Self(Arc::new(RwLock::new(generation)))
+    }
+
+    /// The current generation (a read holds it, so it sees one bake throughout).
+    pub fn current(&self) -> Generation {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Serves `generation` from now on.
+    pub fn replace(&self, generation: Generation) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = generation;
+    }
+}
+
+/// Serves the entries of a [`Served`] pack or runtime tree by runtime path.
 ///
 /// There are no `.meta` files: Bevy picks each loader by extension. Directories are the
 /// `/`-separated prefixes of the entries' paths.
 #[derive(Clone)]
 pub struct HearthReader {
-    assets: Arc<hearth::Assets>,
+    served: Served,
 }
 
 impl HearthReader {
     /// A reader over `assets`.
     pub fn new(assets: Arc<hearth::Assets>) -> Self {
-        Self { assets }
+        Self::serving(Served::new(Generation::Assets(assets)))
+    }
+
+    /// A reader over whatever `served` serves at each read.
+    pub fn serving(served: Served) -> Self {
+        Self { served }
     }
 
     /// The bytes at `path`, copied out of the pack (a stored entry) or decompressed once.
     fn bytes(&self, path: &Path) -> Result<Vec<u8>, AssetReaderError> {
         let runtime_path = runtime_path(path)?;
-        match self.assets.get(&runtime_path) {
-            Ok(Some(bytes)) => Ok(bytes.into_owned()),
+        match self.served.current().get(&runtime_path) {
+            Ok(Some(bytes)) => Ok(bytes),
             Ok(None) => Err(AssetReaderError::NotFound(path.to_path_buf())),
             Err(error) => Err(io_error(error)),
         }
@@ -39,10 +118,10 @@ impl HearthReader {
         } else {
             format!("{}/", folder.trim_end_matches('/'))
         };
-        let entries = self.assets.entries().map_err(io_error)?;
-        let children: BTreeSet<&str> = entries
+        let paths = self.served.current().paths().map_err(io_error)?;
+        let children: BTreeSet<&str> = paths
             .iter()
-            .filter_map(|entry| entry.path.strip_prefix(&prefix))
+            .filter_map(|path| path.strip_prefix(&prefix))
             .filter_map(|rest| rest.split('/').next())
             .filter(|child| !child.is_empty())
             .collect();
@@ -80,8 +159,8 @@ impl AssetReader for HearthReader {
             return Ok(true);
         }
         let prefix = format!("{}/", folder.trim_end_matches('/'));
-        let entries = self.assets.entries().map_err(io_error)?;
-        Ok(entries.iter().any(|entry| entry.path.starts_with(&prefix)))
+        let paths = self.served.current().paths().map_err(io_error)?;
+        Ok(paths.iter().any(|path| path.starts_with(&prefix)))
     }
 }
 

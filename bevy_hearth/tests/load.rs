@@ -28,9 +28,9 @@ fn copy_folder(from: &Path, to: &Path) {
 }
 
 /// Bakes AlphaBlendModeTest (six materials: opaque, mask, blend; textured), BoxTextured,
-/// BoxVertexColors, MorphPrimitivesTest (a red and a green material) and CesiumMan (skinned)
-/// into a pack; returns
-/// the folder and the pack's path.
+/// BoxVertexColors, MorphPrimitivesTest (a red and a green material; one morph target, default
+/// weight 0.5), CesiumMan (skinned, one clip) and MorphAnim (generated: two morph targets and a
+/// clip of their weights) into a pack; returns the folder and the pack's path.
 fn bake() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
@@ -39,6 +39,7 @@ fn bake() -> (tempfile::TempDir, PathBuf) {
     copy_folder(&corpus("BoxVertexColors"), &src.join("m/BoxVertexColors"));
     copy_folder(&corpus("MorphPrimitivesTest"), &src.join("m/Morph"));
     copy_folder(&corpus("CesiumMan"), &src.join("m/CesiumMan"));
+    write_morph_animation(&src.join("m/MorphAnim"));
     let manifest = src.join("hearth.toml");
     std::fs::write(
         &manifest,
@@ -51,6 +52,55 @@ fn bake() -> (tempfile::TempDir, PathBuf) {
         .run()
         .unwrap();
     (dir, report.pack_path)
+}
+
+/// The morph weights MorphAnim's clip "Wave" keys: at 0, 1 and 2 s, two targets each.
+const WAVE_WEIGHTS: [f32; 6] = [0.0, 0.0, 1.0, 0.5, 0.0, 1.0];
+
+/// Writes `MorphAnim.gltf` and `.bin` into `folder`: a triangle with two position morph
+/// targets (default weights 0.25 and 0), and a clip "Wave" animating their weights linearly.
+fn write_morph_animation(folder: &Path) {
+    std::fs::create_dir_all(folder).unwrap();
+    let floats: Vec<f32> = [
+        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], // base triangle
+        [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], // target 0: +z
+        [0.5, 0.0, 0.0, 0.5, 0.0, 0.0, 0.5, 0.0, 0.0], // target 1: +x / 2
+    ]
+    .into_iter()
+    .flatten()
+    .chain([0.0, 1.0, 2.0])
+    .chain(WAVE_WEIGHTS)
+    .collect();
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    std::fs::write(folder.join("MorphAnim.bin"), &bytes).unwrap();
+    let gltf = r#"{
+  "asset": {"version": "2.0"},
+  "buffers": [{"uri": "MorphAnim.bin", "byteLength": 144}],
+  "bufferViews": [
+    {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+    {"buffer": 0, "byteOffset": 36, "byteLength": 36},
+    {"buffer": 0, "byteOffset": 72, "byteLength": 36},
+    {"buffer": 0, "byteOffset": 108, "byteLength": 12},
+    {"buffer": 0, "byteOffset": 120, "byteLength": 24}
+  ],
+  "accessors": [
+    {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]},
+    {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 1], "max": [0, 0, 1]},
+    {"bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.5, 0, 0], "max": [0.5, 0, 0]},
+    {"bufferView": 3, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0], "max": [2]},
+    {"bufferView": 4, "componentType": 5126, "count": 6, "type": "SCALAR"}
+  ],
+  "meshes": [{"name": "MorphAnim", "weights": [0.25, 0.0], "primitives": [
+    {"attributes": {"POSITION": 0}, "targets": [{"POSITION": 1}, {"POSITION": 2}]}
+  ]}],
+  "nodes": [{"name": "MorphAnim", "mesh": 0}],
+  "scenes": [{"nodes": [0]}],
+  "scene": 0,
+  "animations": [{"name": "Wave",
+    "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
+    "samplers": [{"input": 3, "output": 4, "interpolation": "LINEAR"}]}]
+}"#;
+    std::fs::write(folder.join("MorphAnim.gltf"), gltf).unwrap();
 }
 
 /// A headless app serving `pack` as `hearth://`, with Bevy's image loader as the render
@@ -330,4 +380,322 @@ fn check_skinned(app: &mut App, pak: &hearth::PakReader, mesh_path: &str) {
             );
         }
     }
+}
+
+/// A model's scene's root entity: the one named after the model.
+fn scene_root(world: &World, model_name: &str) -> Entity {
+    let roots: Vec<Entity> = world
+        .iter_entities()
+        .filter(|e| e.get::<Name>().is_some_and(|n| n.as_str() == model_name))
+        .map(|e| e.id())
+        .collect();
+    assert_eq!(roots.len(), 1, "one root");
+    roots[0]
+}
+
+/// Loads `hearth://{path}` as `A` and waits for it.
+fn load<A: Asset>(app: &mut App, path: &str) -> Handle<A> {
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load(format!("hearth://{path}"));
+    wait_for(app, &handle);
+    handle
+}
+
+#[test]
+fn morph_targets_and_default_weights_come_through() {
+    use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
+    let (_dir, pack) = bake();
+    let pak = hearth::PakReader::open(&pack).unwrap();
+    let mut app = app(&pack);
+    let path = "m/Morph/MorphPrimitivesTest.hmesh";
+    let handle: Handle<HearthModel> = load(&mut app, path);
+    let expected = hearth::Model::load(&pak, path).unwrap();
+    let view = expected.mesh.view();
+    let morphs = view
+        .morph_targets
+        .as_ref()
+        .expect("the source has morph targets");
+    assert_eq!(&*morphs.weights, &[0.5]);
+    let world = app.world();
+    let model = world
+        .resource::<Assets<HearthModel>>()
+        .get(&handle)
+        .unwrap();
+    let mut moved = 0;
+    for (i, part) in expected.submeshes.iter().enumerate() {
+        let mesh = world
+            .resource::<Assets<Mesh>>()
+            .get(&model.submeshes[i])
+            .unwrap();
+        let targets = mesh.morph_targets().expect("morph targets on the mesh");
+        assert_eq!(targets.len(), morphs.targets.len() * mesh.count_vertices());
+        // The submesh's first index: its vertex's delta is the mesh's.
+        let global = view.indices.get(part.submesh.first_index as usize).unwrap() as usize;
+        let local = mesh.indices().unwrap().iter().next().unwrap();
+        let delta = morphs.targets[0].positions[global];
+        assert_eq!(targets[local].position.to_array(), delta, "submesh {i}");
+        assert_eq!(
+            targets[local].normal.to_array(),
+            morphs.targets[0].normal(global)
+        );
+        moved += targets.iter().filter(|t| t.position != Vec3::ZERO).count();
+    }
+    assert!(moved > 0, "some vertex moves");
+    let scene = world
+        .resource::<Assets<WorldAsset>>()
+        .get(&model.scene)
+        .unwrap();
+    let root = scene_root(&scene.world, "MorphPrimitivesTest");
+    let weights = scene
+        .world
+        .get::<MorphWeights>(root)
+        .expect("weights on the root");
+    assert_eq!(weights.weights(), &[0.5]);
+    let references: Vec<_> = scene
+        .world
+        .iter_entities()
+        .filter_map(|e| e.get::<MeshMorphWeights>())
+        .collect();
+    assert_eq!(references.len(), expected.submeshes.len());
+    for reference in references {
+        assert!(matches!(reference, MeshMorphWeights::Reference(e) if *e == root));
+    }
+}
+
+#[test]
+fn clips_load_as_animation_clips_targeting_the_scene() {
+    use bevy::animation::{AnimatedBy, AnimationClip, AnimationPlayer, AnimationTargetId};
+    use bevy_hearth::HearthAnimations;
+    let (_dir, pack) = bake();
+    let pak = hearth::PakReader::open(&pack).unwrap();
+    let mut app = app(&pack);
+
+    // CesiumMan: joint curves, on the joints the scene spawns.
+    let model: Handle<HearthModel> = load(&mut app, "m/CesiumMan/CesiumMan.hmesh");
+    let clips: Handle<HearthAnimations> = load(&mut app, "m/CesiumMan/CesiumMan.hanim");
+    let expected = hearth::Model::load(&pak, "m/CesiumMan/CesiumMan.hmesh").unwrap();
+    let expected_clips = &expected.animations.as_ref().unwrap().clips().clips;
+    let world = app.world();
+    let animations = world
+        .resource::<Assets<HearthAnimations>>()
+        .get(&clips)
+        .unwrap();
+    assert_eq!(animations.clips.len(), expected_clips.len());
+    let scene = world
+        .resource::<Assets<WorldAsset>>()
+        .get(
+            &world
+                .resource::<Assets<HearthModel>>()
+                .get(&model)
+                .unwrap()
+                .scene,
+        )
+        .unwrap();
+    let root = scene_root(&scene.world, "CesiumMan");
+    assert!(scene.world.get::<AnimationPlayer>(root).is_some());
+    let scene_targets: Vec<AnimationTargetId> = scene
+        .world
+        .iter_entities()
+        .filter(|e| e.get::<AnimatedBy>().is_some_and(|by| by.0 == root))
+        .filter_map(|e| e.get::<AnimationTargetId>().copied())
+        .collect();
+    let joint_count = expected.mesh.view().skeleton.as_ref().unwrap().len();
+    assert_eq!(
+        scene_targets.len(),
+        joint_count + 1,
+        "every joint and the root"
+    );
+    for (clip, source) in animations.clips.iter().zip(expected_clips) {
+        let clip = world.resource::<Assets<AnimationClip>>().get(clip).unwrap();
+        assert_eq!(clip.duration(), source.duration);
+        let mut curves = 0;
+        for (target, list) in clip.curves() {
+            assert!(scene_targets.contains(target), "a curve on no scene entity");
+            curves += list.len();
+        }
+        assert_eq!(curves, source.channels.len());
+        assert!(source.duration > 0.0);
+    }
+    if let Some(first) = expected_clips.first().filter(|c| !c.name.is_empty()) {
+        assert_eq!(animations.named[&first.name], animations.clips[0]);
+    }
+
+    // MorphAnim: one weights curve on the root, over both targets; default weights on it.
+    let model: Handle<HearthModel> = load(&mut app, "m/MorphAnim/MorphAnim.hmesh");
+    let clips: Handle<HearthAnimations> = load(&mut app, "m/MorphAnim/MorphAnim.hanim");
+    let world = app.world();
+    let animations = world
+        .resource::<Assets<HearthAnimations>>()
+        .get(&clips)
+        .unwrap();
+    assert_eq!(animations.clips.len(), 1);
+    let wave = world
+        .resource::<Assets<AnimationClip>>()
+        .get(&animations.named["Wave"])
+        .unwrap();
+    assert_eq!(wave.duration(), 2.0);
+    let curves = wave
+        .curves_for_target(bevy_hearth::root_target_id("MorphAnim"))
+        .expect("a weights curve on the root");
+    assert_eq!(curves.len(), 1);
+    assert_eq!(curves[0].0.domain().end(), 2.0);
+    let scene = world
+        .resource::<Assets<WorldAsset>>()
+        .get(
+            &world
+                .resource::<Assets<HearthModel>>()
+                .get(&model)
+                .unwrap()
+                .scene,
+        )
+        .unwrap();
+    let root = scene_root(&scene.world, "MorphAnim");
+    assert_eq!(
+        scene.world.get::<AnimationTargetId>(root),
+        Some(&bevy_hearth::root_target_id("MorphAnim"))
+    );
+    let weights = scene
+        .world
+        .get::<bevy::mesh::morph::MorphWeights>(root)
+        .unwrap();
+    assert_eq!(weights.weights(), &[0.25, 0.0]);
+}
+
+#[test]
+fn names_resolve_to_their_files_and_labels() {
+    use bevy::animation::AnimationClip;
+    use bevy_hearth::{HearthAnimations, HearthNames};
+    let (_dir, pack) = bake();
+    let mut app = app(&pack);
+    let names = app.world().resource::<HearthNames>().clone();
+    let path = |p: Result<bevy::asset::AssetPath<'static>, _>| p.unwrap().to_string();
+    assert_eq!(
+        path(names.path::<HearthModel>("CesiumMan")),
+        "hearth://m/CesiumMan/CesiumMan.hmesh"
+    );
+    assert_eq!(
+        path(names.path::<WorldAsset>("CesiumMan")),
+        "hearth://m/CesiumMan/CesiumMan.hmesh#Scene"
+    );
+    assert_eq!(
+        path(names.path::<HearthAnimations>("CesiumMan")),
+        "hearth://m/CesiumMan/CesiumMan.hanim"
+    );
+    assert_eq!(
+        path(names.path::<AnimationClip>("MorphAnim#Wave")),
+        "hearth://m/MorphAnim/MorphAnim.hanim#Animation0"
+    );
+    // A name of another kind, a sub-asset as a whole file, and no such name: errors naming it.
+    for error in [
+        names.path::<StandardMaterial>("CesiumMan").unwrap_err(),
+        names
+            .path::<HearthAnimations>("MorphAnim#Wave")
+            .unwrap_err(),
+        names.path::<HearthModel>("NoSuchModel").unwrap_err(),
+    ] {
+        let text = error.to_string();
+        assert!(
+            ["CesiumMan", "MorphAnim#Wave", "NoSuchModel"]
+                .iter()
+                .any(|n| text.starts_with(n)),
+            "{text}"
+        );
+    }
+    // Loading by name gives the same asset as by path.
+    let server = app.world().resource::<AssetServer>().clone();
+    let scene = names.load::<WorldAsset>(&server, "CesiumMan").unwrap();
+    wait_for(&mut app, &scene);
+    let by_path: Handle<HearthModel> = load(&mut app, "m/CesiumMan/CesiumMan.hmesh");
+    let model = app
+        .world()
+        .resource::<Assets<HearthModel>>()
+        .get(&by_path)
+        .unwrap();
+    assert_eq!(model.scene, scene);
+    let wave = names
+        .load::<AnimationClip>(&server, "MorphAnim#Wave")
+        .unwrap();
+    wait_for(&mut app, &wave);
+    assert_eq!(
+        app.world()
+            .resource::<Assets<AnimationClip>>()
+            .get(&wave)
+            .unwrap()
+            .duration(),
+        2.0
+    );
+}
+
+/// Bakes `glb` (a corpus file) as `m/Thing.glb` into `dir/out` (a new bake replaces the
+/// pack there); returns the pack's path.
+fn bake_thing(dir: &Path, glb: &str) -> PathBuf {
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("m")).unwrap();
+    std::fs::copy(corpus(glb), src.join("m/Thing.glb")).unwrap();
+    let manifest = src.join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"m/*.glb\"]\n",
+    )
+    .unwrap();
+    hearth::bake::Baker::new(&manifest, dir.join("out"))
+        .run()
+        .unwrap()
+        .pack_path
+}
+
+#[test]
+fn a_rebaked_pack_reloads_its_changed_models_with_asset_events() {
+    use bevy::ecs::message::Messages;
+    let dir = tempfile::tempdir().unwrap();
+    let pack = bake_thing(dir.path(), "BoxVertexColors/BoxVertexColors.glb");
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        HearthPlugin::hot(&pack).unwrap(),
+        AssetPlugin {
+            watch_for_changes_override: Some(true),
+            ..default()
+        },
+    ));
+    app.finish();
+    app.cleanup();
+    let handle: Handle<HearthModel> = load(&mut app, "m/Thing.hmesh");
+    let submeshes = |app: &App| {
+        let models = app.world().resource::<Assets<HearthModel>>();
+        models.get(&handle).unwrap().submeshes.len()
+    };
+    assert_eq!(submeshes(&app), 1);
+    app.world_mut()
+        .resource_mut::<Messages<AssetEvent<HearthModel>>>()
+        .clear();
+
+    // A new bake (two submeshes now) replaces the pack: Bevy reloads the model and says so.
+    let rebaked = bake_thing(dir.path(), "MorphPrimitivesTest/MorphPrimitivesTest.glb");
+    assert_eq!(rebaked, pack);
+    let start = Instant::now();
+    loop {
+        app.update();
+        let modified = app
+            .world_mut()
+            .resource_mut::<Messages<AssetEvent<HearthModel>>>()
+            .drain()
+            .any(|event| event.is_modified(&handle));
+        if modified && submeshes(&app) == 2 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no reload 30 s after the bake"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The names and reads follow the new generation too.
+    let names = app.world().resource::<bevy_hearth::HearthNames>();
+    assert_eq!(
+        names.path::<HearthModel>("Thing").unwrap().to_string(),
+        "hearth://m/Thing.hmesh"
+    );
 }
