@@ -169,7 +169,9 @@ pub(crate) fn fork<R>(work: impl FnOnce() -> R) -> R {
 /// no task.
 pub fn parallel_slack(tasks: &[TaskTime]) -> Option<f64> {
     let longest = tasks.iter().map(|t| t.elapsed).max()?;
-    let total: Duration = tasks.iter().map(|t| t.elapsed).sum();
+    let total = tasks
+        .iter()
+        .fold(Duration::ZERO, |sum, t| sum.saturating_add(t.elapsed));
     (longest > Duration::ZERO).then(|| total.as_secs_f64() / longest.as_secs_f64())
 }
 
