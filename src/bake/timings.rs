@@ -49,7 +49,7 @@ impl Recorder {
     /// The tasks recorded, by start then thread.
     pub(crate) fn take(&self) -> Vec<TaskTime> {
         let mut tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
-        tasks.sort_by(|a, b| (a.start, a.thread).cmp(&(b.start, b.thread)));
+        tasks.sort_by_key(|t| (t.start, t.thread));
         tasks
     }
 
