@@ -15,6 +15,7 @@ use crate::bake::plan::{join_rel, mtime_ns, plan, Job, Plan};
 use crate::bake::settings;
 use crate::bake::shared_cache::{self, SharedCache, SharedCacheConfig, TierKind};
 use crate::bake::signing::SigningKey;
+use crate::bake::timings::{self, TaskTime};
 use crate::bake::transaction::{Recovery, Transaction};
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
@@ -164,6 +165,9 @@ pub struct Report {
     /// Every asset of the plan that did not fail: how long it took and where its outputs came
     /// from (for `hearth bake --report`).
     pub asset_times: Vec<AssetTime>,
+    /// With [`Baker::record_timings`]: every task the worker pool ran (an asset's job, or a
+    /// slice of one), by start; empty otherwise. Never part of an output or the cache.
+    pub tasks: Vec<crate::bake::timings::TaskTime>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -207,6 +211,7 @@ pub struct Baker {
     keep_last_good: bool,
     cancel: Option<Arc<AtomicBool>>,
     shared: SharedSetup,
+    record_timings: bool,
 }
 
 /// Where [`Baker::run`] finds its shared cache.
@@ -278,6 +283,7 @@ impl Baker {
             keep_last_good: false,
             cancel: None,
             shared: SharedSetup::Off,
+            record_timings: false,
         }
     }
 
@@ -409,6 +415,13 @@ impl Baker {
         self
     }
 
+    /// Records every task the worker pool runs into [`Report::tasks`] (off by default): each
+    /// asset's job, and the slices pipelines split large work into (`hearth bake --timings`).
+    pub fn record_timings(&mut self, record: bool) -> &mut Self {
+        self.record_timings = record;
+        self
+    }
+
     /// Receives progress events, from worker threads.
     pub fn on_progress(
         &mut self,
@@ -460,7 +473,7 @@ impl Baker {
         let target = self.resolve_output(&config)?;
         let mut held = lock_and_recover(&target.out_dir, &mut warnings)?;
         let planned = self.plan(&config, &target, &mut warnings)?;
-        let (results, pool) = self.execute(&planned)?;
+        let (results, pool, tasks) = self.execute(&planned)?;
         let settled = self.settle(&config, &planned, results, &mut warnings)?;
         let mut report = self.write(
             &config,
@@ -471,6 +484,7 @@ impl Baker {
             &mut held.transaction,
         )?;
         self.commit(held.transaction)?;
+        report.tasks = tasks;
         report.warnings = warnings.list;
         report.elapsed = started.elapsed();
         Ok(report)
@@ -568,8 +582,13 @@ impl Baker {
 
     /// Phase "execute": every job, baked or proven current from a cache, in parallel on the
     /// worker pool (returned: the pack is built on it too). Its results are in plan order,
-    /// whatever the thread count, so what follows is deterministic.
-    fn execute(&self, planned: &Planned) -> Result<(Vec<JobResult>, rayon::ThreadPool), BakeError> {
+    /// whatever the thread count, so what follows is deterministic. With
+    /// [`Baker::record_timings`], also the tasks it ran.
+    #[allow(clippy::type_complexity)]
+    fn execute(
+        &self,
+        planned: &Planned,
+    ) -> Result<(Vec<JobResult>, rayon::ThreadPool, Vec<TaskTime>), BakeError> {
         let jobs = &planned.plan.jobs;
         if let Some(progress) = &self.on_progress {
             progress(Progress::Planned { assets: jobs.len() });
@@ -580,6 +599,7 @@ impl Baker {
             .map_err(|e| BakeError::Cargo(format!("cannot start worker threads: {e}")))?;
         let done = AtomicUsize::new(0);
         let shared = self.shared(planned);
+        let recorder = self.record_timings.then(timings::Recorder::new);
         let results = pool.install(|| {
             jobs.par_iter()
                 .map(|job| {
@@ -587,14 +607,17 @@ impl Baker {
                         return Err(BakeError::Cancelled);
                     }
                     let started = Instant::now();
-                    let result = bake_one(
-                        job,
-                        &self.registry,
-                        &planned.old_cache,
-                        &planned.existing,
-                        &planned.plan.root,
-                        shared,
-                    )
+                    let span = recorder.as_ref().map(|r| timings::Span::asset(r, &job.rel));
+                    let result = timings::run(span, || {
+                        bake_one(
+                            job,
+                            &self.registry,
+                            &planned.old_cache,
+                            &planned.existing,
+                            &planned.plan.root,
+                            shared,
+                        )
+                    })
                     .map(|mut asset| {
                         asset.elapsed = started.elapsed();
                         asset
@@ -613,7 +636,8 @@ impl Baker {
                 })
                 .collect()
         });
-        Ok((results, pool))
+        let tasks = recorder.map(|r| r.take()).unwrap_or_default();
+        Ok((results, pool, tasks))
     }
 
     /// Phase "settle": the jobs' results become this bake's assets (or its error), their

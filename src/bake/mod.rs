@@ -25,6 +25,7 @@ pub mod shader;
 pub mod shared_cache;
 pub mod signing;
 pub mod texture;
+pub mod timings;
 mod toml_depth;
 pub mod transaction;
 #[cfg(feature = "watch")]

@@ -6,6 +6,7 @@
 
 use crate::bake::baker::Report;
 use crate::bake::cache::Cache;
+use crate::bake::timings::TaskTime;
 use crate::format::hman::AssetKind;
 use crate::format::hnames::{NamesView, NAMES_PATH};
 use crate::read::ktx2::Ktx2;
@@ -40,8 +41,39 @@ struct FileRow {
 }
 
 /// The report of the output folder `out` (the folder holding `assets.hman`), with the facts
-/// only a bake knows (times, cache hits, warnings) when `bake` is that bake's report.
+/// only a bake knows (times, cache hits, warnings) when `bake` is that bake's report, and its
+/// task timeline when that bake recorded timings ([`Report::tasks`]).
 pub fn html(out: &Path, bake: Option<&Report>) -> Result<String, String> {
+    let tasks = bake.map_or(&[][..], |report| &report.tasks[..]);
+    let wall = bake.map_or(Duration::ZERO, |report| report.elapsed);
+    html_with_timeline(out, bake, tasks, wall)
+}
+
+/// [`html`] with a timeline of `tasks` (a bake's [`Report::tasks`], or read back from
+/// `hearth bake --timings`): one bar per task, one row per worker thread, over `wall` (else
+/// until the last task ends). No timeline when `tasks` is empty.
+pub fn html_with_timeline(
+    out: &Path,
+    bake: Option<&Report>,
+    tasks: &[TaskTime],
+    wall: Duration,
+) -> Result<String, String> {
+    let page = files_page(out, bake)?;
+    if tasks.is_empty() {
+        return Ok(page);
+    }
+    // Before the file table, after the summary and warnings.
+    let at = page.find("<h2>Files</h2>").unwrap_or(page.len());
+    Ok(format!(
+        "{}{}{}",
+        &page[..at],
+        timeline(tasks, wall),
+        &page[at..]
+    ))
+}
+
+/// The page of [`html`], without a timeline.
+fn files_page(out: &Path, bake: Option<&Report>) -> Result<String, String> {
     let files =
         crate::read::inspect::tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
     if files.is_empty() {
@@ -307,6 +339,71 @@ fn bar_chart(title: &str, mut bars: Vec<(String, u64)>) -> String {
     }
     svg.push_str("</svg></figure>");
     svg
+}
+
+/// The tasks of a bake as an SVG timeline: a row per worker thread, a bar per task (its name
+/// and length in the bar's tooltip), and the figures that bound the bake's parallelism.
+fn timeline(tasks: &[TaskTime], wall: Duration) -> String {
+    let end = tasks
+        .iter()
+        .map(|t| t.start.saturating_add(t.elapsed))
+        .max()
+        .unwrap_or_default()
+        .max(wall);
+    let span = end.as_secs_f64().max(1e-9);
+    // A bake has at most MAX_JOBS threads; a task file claiming more is not drawn past it.
+    let tasks: Vec<&TaskTime> = tasks
+        .iter()
+        .filter(|t| t.thread < crate::bake::MAX_JOBS)
+        .collect();
+    let threads = tasks.iter().map(|t| t.thread).max().unwrap_or(0) + 1;
+    let busy = tasks
+        .iter()
+        .fold(Duration::ZERO, |sum, t| sum.saturating_add(t.elapsed));
+    let longest = tasks.iter().max_by_key(|t| t.elapsed);
+    let slack = busy.as_secs_f64() / longest.map_or(0.0, |t| t.elapsed.as_secs_f64()).max(1e-9);
+    let (row, label_width, bar_width) = (18, 80, 900);
+    let mut html = format!(
+        "<h2>Timeline ({} tasks)</h2><p>{:.2} s of tasks in {:.2} s on {threads} threads;          longest task {}: {:.1} ms; parallel slack (task seconds / longest task) {:.1}.</p>",
+        tasks.len(),
+        busy.as_secs_f64(),
+        end.as_secs_f64(),
+        longest.map_or_else(String::new, |t| format!("<code>{}</code>", escape(&t.name))),
+        longest.map_or(0.0, |t| t.elapsed.as_secs_f64() * 1e3),
+        slack
+    );
+    let _ = write!(
+        html,
+        "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" \
+         role=\"img\" aria-label=\"task timeline\">",
+        label_width + bar_width + 8,
+        row * threads + 4
+    );
+    for thread in 0..threads {
+        let _ = write!(
+            html,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">thread {thread}</text>",
+            label_width - 6,
+            thread * row + 14
+        );
+    }
+    for task in tasks {
+        let x = label_width as f64 + task.start.as_secs_f64() / span * bar_width as f64;
+        let width = (task.elapsed.as_secs_f64() / span * bar_width as f64).max(0.5);
+        // One hue per asset, so an asset's slices read as one.
+        let hue = xxhash_rust::xxh3::xxh3_64(task.asset.as_bytes()) % 360;
+        let _ = write!(
+            html,
+            "<rect x=\"{x:.1}\" y=\"{}\" width=\"{width:.1}\" height=\"{}\" \
+             fill=\"hsl({hue},55%,55%)\"><title>{}: {:.1} ms</title></rect>",
+            task.thread * row + 2,
+            row - 4,
+            escape_plain(&task.name),
+            task.elapsed.as_secs_f64() * 1e3
+        );
+    }
+    html.push_str("</svg></figure>");
+    html
 }
 
 fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Report>) -> String {

@@ -96,6 +96,12 @@ enum Command {
         /// Also write an HTML report of the bake (files, sizes, times, cache hits, warnings).
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
+        /// Also write the bake's task timings as JSON, like `cargo build --timings`: every
+        /// task the workers ran (an asset's job, or a slice of a large one) with its name,
+        /// asset, start, seconds and thread, and the bake's wall and task seconds. `hearth
+        /// report --timings FILE` draws it as a timeline.
+        #[arg(long, value_name = "FILE")]
+        timings: Option<PathBuf>,
     },
     /// Bake, then re-bake on every change under the content folder until Ctrl-C.
     Watch {
@@ -206,6 +212,9 @@ enum Command {
         /// The HTML file to write.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         html: PathBuf,
+        /// Add a timeline of a bake's tasks, from its `hearth bake --timings FILE`.
+        #[arg(long, value_name = "FILE")]
+        timings: Option<PathBuf>,
     },
     /// Inspect .hpack files.
     Pack {
@@ -324,6 +333,7 @@ fn main() -> ExitCode {
             quiet,
             sign,
             report,
+            timings,
         } => bake(
             &manifest,
             &out,
@@ -336,6 +346,7 @@ fn main() -> ExitCode {
                 quiet,
                 sign,
                 report,
+                timings,
             },
         ),
         Command::Keygen { out } => keygen(&out),
@@ -389,7 +400,16 @@ fn main() -> ExitCode {
             &out,
             size,
         ),
-        Command::Report { out, html } => write_report(&out, None, &html),
+        Command::Report {
+            out,
+            html,
+            timings: None,
+        } => write_report(&out, None, &html),
+        Command::Report {
+            out,
+            html,
+            timings: Some(timings),
+        } => report_with_timeline(&out, &timings, &html),
         Command::Presets { manifest } => presets(&manifest),
         Command::Cache { command } => cache(command),
     };
@@ -421,6 +441,7 @@ struct BakeOptions {
     quiet: bool,
     sign: Option<PathBuf>,
     report: Option<PathBuf>,
+    timings: Option<PathBuf>,
 }
 
 fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String> {
@@ -433,6 +454,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
         quiet,
         sign,
         report: report_file,
+        timings,
     } = options;
     let bar = if quiet {
         ProgressBar::hidden()
@@ -458,6 +480,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
         baker.sign(SigningKey::load(&key).map_err(|e| e.to_string())?);
     }
     baker.shared_cache_from_env();
+    baker.record_timings(timings.is_some());
     let warn_bar = bar.clone();
     baker.on_warning(move |w| warn_bar.suspend(|| eprintln!("warning: {w}")));
     let progress_bar = bar.clone();
@@ -481,6 +504,9 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
     }
     if let Some(file) = &report_file {
         write_report(&report.out_dir, Some(&report), file)?;
+    }
+    if let Some(file) = &timings {
+        write_timings(&report, file)?;
     }
     if verify {
         let (problems, files) = check_output(&report.out_dir);
@@ -1081,6 +1107,19 @@ fn write_report(
     file: &Path,
 ) -> Result<(), String> {
     let html = hearth::bake::report::html(out, bake)?;
+    write_html(&html, file)
+}
+
+/// `hearth report OUT --timings TIMINGS -o FILE`: the report of `out` with the timeline of a
+/// bake's `--timings` file.
+fn report_with_timeline(out: &Path, timings: &Path, file: &Path) -> Result<(), String> {
+    let (tasks, wall) = read_timings(timings)?;
+    let html = hearth::bake::report::html_with_timeline(out, None, &tasks, wall)?;
+    write_html(&html, file)
+}
+
+/// Writes a report to `file`, atomically.
+fn write_html(html: &str, file: &Path) -> Result<(), String> {
     let dir = file
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -1469,4 +1508,86 @@ fn cache(command: CacheCommand) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `hearth bake --timings FILE`: the bake's tasks as JSON, written atomically. Task seconds
+/// are each task's own time on its thread (a task that forks is split into stretches, so no
+/// second counts twice); `cpu_seconds` is their sum, the workers' busy time.
+fn write_timings(report: &hearth::bake::Report, file: &Path) -> Result<(), String> {
+    let tasks: Vec<Value> = report
+        .tasks
+        .iter()
+        .map(|task| {
+            json!({
+                "name": task.name,
+                "asset": task.asset,
+                "start": task.start.as_secs_f64(),
+                "seconds": task.elapsed.as_secs_f64(),
+                "thread": task.thread,
+            })
+        })
+        .collect();
+    let busy: f64 = report.tasks.iter().map(|t| t.elapsed.as_secs_f64()).sum();
+    let timings = json!({
+        "tasks": tasks,
+        "wall_seconds": report.elapsed.as_secs_f64(),
+        "cpu_seconds": busy,
+    });
+    let text = serde_json::to_string_pretty(&timings).expect("JSON values serialize") + "\n";
+    write_atomically(file, text.as_bytes())?;
+    eprintln!("timings: {}", file.display());
+    Ok(())
+}
+
+/// The most bytes of a `--timings` file `hearth report` reads.
+const MAX_TIMINGS_BYTES: u64 = 256 << 20;
+
+/// A `hearth bake --timings` file read back: its tasks and the bake's wall time.
+fn read_timings(file: &Path) -> Result<(Vec<hearth::bake::timings::TaskTime>, Duration), String> {
+    let fail = |why: String| format!("{}: {why}", file.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| {
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(f, MAX_TIMINGS_BYTES + 1),
+                &mut bytes,
+            )
+        })
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_TIMINGS_BYTES {
+        return Err(fail(format!("over {MAX_TIMINGS_BYTES} bytes")));
+    }
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
+    let seconds = |v: Option<&Value>, what: &str| {
+        v.and_then(Value::as_f64)
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .ok_or_else(|| fail(format!("{what}: not a number of seconds")))
+    };
+    let wall = seconds(value.get("wall_seconds"), "wall_seconds")?;
+    let list = value
+        .get("tasks")
+        .and_then(Value::as_array)
+        .ok_or_else(|| fail("no \"tasks\" array".into()))?;
+    let mut tasks = Vec::with_capacity(list.len());
+    for (i, task) in list.iter().enumerate() {
+        let text = |key: &str| {
+            task.get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| fail(format!("task {i}: no \"{key}\" string")))
+        };
+        let thread = task
+            .get("thread")
+            .and_then(Value::as_u64)
+            .filter(|t| *t < hearth::bake::MAX_JOBS as u64)
+            .ok_or_else(|| fail(format!("task {i}: \"thread\" is not a worker number")))?;
+        tasks.push(hearth::bake::timings::TaskTime {
+            name: text("name")?,
+            asset: text("asset")?,
+            start: seconds(task.get("start"), &format!("task {i}: start"))?,
+            elapsed: seconds(task.get("seconds"), &format!("task {i}: seconds"))?,
+            thread: thread as usize,
+        });
+    }
+    Ok((tasks, wall))
 }

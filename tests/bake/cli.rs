@@ -529,3 +529,107 @@ fn keygen_with_a_dangling_pub_link_writes_nothing() {
     assert!(!dir.path().join("release.key.pub").exists());
     assert!(!target.exists(), "written through the link");
 }
+
+/// `hearth bake --timings`: a texture large enough to be cut into row slices bakes to the
+/// same bytes at every `-j`, with timings or without; the JSON lists each slice as a task of
+/// the texture's asset with the documented fields; `hearth report --timings` draws them.
+#[test]
+fn bake_timings_list_a_large_textures_slices_and_outputs_match_at_any_j() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut png = Vec::new();
+    // 1024x768: over the 256K-pixel task size, so level 0 is cut into 3 slices of 256 rows.
+    image::RgbaImage::from_fn(1024, 768, |x, y| {
+        image::Rgba([(x * 7 + y) as u8, (x ^ y) as u8, (y * 3) as u8, 255])
+    })
+    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+    .unwrap();
+    let obj = b"v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n";
+    common::write_files(
+        dir.path(),
+        &[("tex/big.png", &png), ("models/tri.obj", obj)],
+    );
+    std::fs::write(
+        dir.path().join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.png\", \"**/*.obj\"]\n",
+    )
+    .unwrap();
+    let mut trees = Vec::new();
+    for (jobs, timings) in [("1", true), ("3", true), ("2", false)] {
+        let out = format!("out{jobs}");
+        let file = format!("timings{jobs}.json");
+        let mut args = vec!["bake", "-q", "--no-cache", "-j", jobs, "-o", &out];
+        if timings {
+            args.extend(["--timings", &file]);
+        }
+        let (code, stdout, err) = hearth(&args, dir.path());
+        assert_eq!(code, 0, "{stdout}{err}");
+        let mut tree = common::contents(&dir.path().join(&out));
+        tree.remove(Path::new(".hearth-cache"));
+        trees.push(tree);
+    }
+    assert!(trees[0].len() > 3);
+    assert_eq!(trees[0], trees[1], "-j 1 and -j 3 differ");
+    assert_eq!(trees[0], trees[2], "with timings and without differ");
+
+    for (jobs, threads) in [("1", 1), ("3", 3)] {
+        let text = std::fs::read_to_string(dir.path().join(format!("timings{jobs}.json"))).unwrap();
+        let timings: Value = serde_json::from_str(&text).unwrap();
+        let wall = timings["wall_seconds"].as_f64().unwrap();
+        let cpu = timings["cpu_seconds"].as_f64().unwrap();
+        assert!(wall > 0.0 && cpu > 0.0, "{text}");
+        let tasks = timings["tasks"].as_array().unwrap();
+        for task in tasks {
+            assert!(task["seconds"].as_f64().unwrap() >= 0.0, "{task}");
+            assert!(task["start"].as_f64().unwrap() >= 0.0, "{task}");
+            assert!(task["thread"].as_u64().unwrap() < threads, "{task}");
+            let (name, asset) = (
+                task["name"].as_str().unwrap(),
+                task["asset"].as_str().unwrap(),
+            );
+            assert!(name.starts_with(asset), "{task}");
+        }
+        let names: Vec<&str> = tasks.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        for slice in ["rows 0-255", "rows 256-511", "rows 512-767"] {
+            let name = format!("tex/big.png#level0/{slice}");
+            assert!(names.contains(&name.as_str()), "{name} not in {names:?}");
+        }
+        assert!(names.contains(&"tex/big.png#levels 1-10"), "{names:?}");
+        assert!(names.contains(&"models/tri.obj"), "{names:?}");
+        let sum: f64 = tasks.iter().map(|t| t["seconds"].as_f64().unwrap()).sum();
+        assert!((sum - cpu).abs() < 1e-6, "cpu_seconds is the tasks' sum");
+    }
+
+    let (code, out, err) = hearth(
+        &[
+            "report",
+            "out3",
+            "--timings",
+            "timings3.json",
+            "-o",
+            "report.html",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<h2>Timeline ("), "no timeline");
+    assert!(
+        html.contains("tex/big.png#level0/rows 256-511: "),
+        "no slice bar"
+    );
+    // A broken timings file is an error naming it.
+    std::fs::write(dir.path().join("bad.json"), "{\"tasks\": 3}").unwrap();
+    let (code, _, err) = hearth(
+        &[
+            "report",
+            "out3",
+            "--timings",
+            "bad.json",
+            "-o",
+            "report.html",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.json"), "{err}");
+}

@@ -288,21 +288,29 @@ impl ModelTextures {
         texture_settings: &TextureSettings,
         cx: &mut BakeContext<'_>,
     ) -> Result<(), PipelineError> {
-        let encoded: Vec<Result<texture::EncodedTexture, String>> = self
-            .order
-            .par_iter()
-            .map(|&(image, mode)| {
-                let Some(Some(bytes)) = scene.images.get(image) else {
-                    return Err(format!(
-                        "image {image} is referenced by a material but could not be loaded"
-                    ));
-                };
-                let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
-                    .map_err(|e| format!("image {image}: {e}"))?;
-                texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
-                    .map_err(|e| format!("image {image}: {e}"))
-            })
-            .collect();
+        // Each image is a task of the bake's timings, nested in the model's.
+        let parent = crate::bake::timings::current();
+        let encode_one = |&(image, mode): &(usize, TextureMode)| {
+            let Some(Some(bytes)) = scene.images.get(image) else {
+                return Err(format!(
+                    "image {image} is referenced by a material but could not be loaded"
+                ));
+            };
+            let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)
+                .map_err(|e| format!("image {image}: {e}"))?;
+            texture::encode_decoded(vec![decoded], TextureShape::Single, mode, texture_settings)
+                .map_err(|e| format!("image {image}: {e}"))
+        };
+        let encoded: Vec<Result<texture::EncodedTexture, String>> =
+            crate::bake::timings::fork(|| {
+                self.order
+                    .par_iter()
+                    .map(|item| {
+                        let label = format!("image{}", item.0);
+                        crate::bake::timings::slice(parent.as_ref(), &label, || encode_one(item))
+                    })
+                    .collect()
+            });
         for (&(image, mode), result) in self.order.iter().zip(encoded) {
             let encoded = result?;
             cx.emit(

@@ -5,6 +5,7 @@
 use super::settings::MeshSettings;
 use crate::bake::mesh::gltf::Primitive;
 use crate::bake::mesh::overdraw;
+use crate::bake::timings;
 use crate::format::hmesh::{
     self, chunk, oct_encode, oct_encode_tangent, GpuVertex, LodTableHeader, MeshBounds, MeshDesc,
     MeshLod, Meshlet, MeshletBounds, SubMesh, FLAG_HAS_TANGENTS,
@@ -672,20 +673,26 @@ fn submesh_details(
     let scope = (!lod_targets.is_empty()).then(|| SimplifyScope::new(vertices, ranges.len() <= 1));
     // Each submesh's meshlets and LODs are built in parallel on the bake's pool, then
     // appended in submesh order.
-    ranges
-        .par_iter()
-        .zip(vertex_ranges)
-        .map(|(&(first, len), vertex_range)| {
-            submesh_detail(
-                &indices[first..first + len],
-                vertices,
-                vertex_range.clone(),
-                scope.as_ref(),
-                lod_targets,
-                settings,
-            )
-        })
-        .collect()
+    let parent = timings::current();
+    timings::fork(|| {
+        ranges
+            .par_iter()
+            .zip(vertex_ranges)
+            .enumerate()
+            .map(|(index, (&(first, len), vertex_range))| {
+                timings::slice(parent.as_ref(), &format!("submesh{index}/lods"), || {
+                    submesh_detail(
+                        &indices[first..first + len],
+                        vertices,
+                        vertex_range.clone(),
+                        scope.as_ref(),
+                        lod_targets,
+                        settings,
+                    )
+                })
+            })
+            .collect()
+    })
 }
 
 /// A vertex's joints and weights, as SKIN stores them.
@@ -792,10 +799,18 @@ fn gather_submeshes(submeshes: &[SubmeshInput<'_>], settings: &MeshSettings) -> 
     let mut vertex_ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(submeshes.len());
     // Each submesh's vertices and indices are built on their own, in parallel on the bake's
     // pool, then appended in submesh order: the same buffers as building them one by one.
-    let built: Vec<_> = submeshes
-        .par_iter()
-        .map(|input| submesh_vertices(input, settings))
-        .collect();
+    let parent = timings::current();
+    let built: Vec<_> = timings::fork(|| {
+        submeshes
+            .par_iter()
+            .enumerate()
+            .map(|(index, input)| {
+                timings::slice(parent.as_ref(), &format!("submesh{index}/vertices"), || {
+                    submesh_vertices(input, settings)
+                })
+            })
+            .collect()
+    });
     let mut has_tangents = false;
     // Every submesh's extras in one table; entry 0 is the default of submeshes without.
     let mut extras = vec![Extra::DEFAULT];
@@ -847,16 +862,25 @@ fn optimize(
         rest = tail;
     }
     let vertices_ref = &vertices;
-    parts.into_par_iter().for_each(|(range, vertex_range)| {
-        let base = vertex_range.start as u32;
-        range.iter_mut().for_each(|i| *i -= base);
-        meshopt::optimize_vertex_cache_in_place(range, vertex_range.len());
-        let positions: Vec<[f32; 3]> = vertices_ref[vertex_range]
-            .iter()
-            .map(|c| c.vertex.position)
-            .collect();
-        overdraw::optimize_overdraw(range, &positions, centroid, settings.overdraw_threshold);
-        range.iter_mut().for_each(|i| *i += base);
+    let parent = timings::current();
+    timings::fork(|| {
+        parts
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(index, (range, vertex_range))| {
+                timings::slice(parent.as_ref(), &format!("submesh{index}/order"), || {
+                    let base = vertex_range.start as u32;
+                    range.iter_mut().for_each(|i| *i -= base);
+                    meshopt::optimize_vertex_cache_in_place(range, vertex_range.len());
+                    let positions: Vec<[f32; 3]> = vertices_ref[vertex_range]
+                        .iter()
+                        .map(|c| c.vertex.position)
+                        .collect();
+                    let threshold = settings.overdraw_threshold;
+                    overdraw::optimize_overdraw(range, &positions, centroid, threshold);
+                    range.iter_mut().for_each(|i| *i += base);
+                })
+            })
     });
     vertices = meshopt::optimize_vertex_fetch(indices, &vertices);
     vertices

@@ -14,6 +14,7 @@ pub mod lut;
 pub mod pipelines;
 pub mod pixels;
 pub mod settings;
+mod slices;
 pub mod uastc;
 
 use crate::bake::texture::settings::TextureSettings;
@@ -446,7 +447,7 @@ impl Levels {
     ) -> Result<Vec<Vec<u8>>, String> {
         let (w, h) = (self.width, self.height);
         let options = self.uastc_options(settings);
-        let (uastc_levels, _) = encode_uastc_levels(self.data, w, h, self.image_count, &options)?;
+        let (uastc_levels, _) = slices::encode_levels(self.data, w, h, &options)?;
         uastc_levels
             .iter()
             .enumerate()
@@ -499,13 +500,8 @@ impl Levels {
     fn into_uastc(self, settings: &TextureSettings) -> Result<EncodedLevels, String> {
         let (channels, srgb) = (self.working.channels, self.working.srgb);
         let options = self.uastc_options(settings);
-        let (uastc_levels, has_alpha) = encode_uastc_levels(
-            self.data,
-            self.width,
-            self.height,
-            self.image_count,
-            &options,
-        )?;
+        let (uastc_levels, has_alpha) =
+            slices::encode_levels(self.data, self.width, self.height, &options)?;
         let data: Vec<Vec<u8>> = uastc_levels
             .into_iter()
             .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
@@ -564,52 +560,6 @@ struct EncodedLevels {
     block_bytes: u32,
     dfd: BasicDfd,
     data: Vec<Vec<u8>>,
-}
-
-/// Encodes RGBA8 levels (`levels[level][image]`, level 0 `w x h`) to UASTC: the slices of
-/// each level in image order, and whether any has alpha below 255.
-///
-/// basisu copies every slice it encodes (twice), so level 0 goes one image at a time, each
-/// 8-bit level dropped as soon as basisu has its copy; the smaller levels (a third of level 0
-/// together) go in one call. UASTC blocks do not depend on other slices: the blocks are the
-/// same either way.
-fn encode_uastc_levels(
-    levels: Vec<Vec<Vec<u8>>>,
-    w: u32,
-    h: u32,
-    image_count: usize,
-    options: &uastc::UastcOptions,
-) -> Result<(Vec<Vec<uastc::UastcSlice>>, bool), String> {
-    let level_count = levels.len();
-    let mut levels = levels.into_iter();
-    let mut has_alpha = false;
-    let mut level0 = Vec::with_capacity(image_count);
-    for pixels in levels.next().into_iter().flatten() {
-        let (slice, alpha) = uastc::encode_owned(vec![(w, h, pixels)], options)?;
-        has_alpha |= alpha;
-        level0.extend(slice);
-    }
-    let rest: Vec<(u32, u32, Vec<u8>)> = levels
-        .enumerate()
-        .flat_map(|(l, images)| {
-            let (lw, lh) = (mip_size(w, l as u32 + 1), mip_size(h, l as u32 + 1));
-            images.into_iter().map(move |pixels| (lw, lh, pixels))
-        })
-        .collect();
-    let rest = if rest.is_empty() {
-        Vec::new()
-    } else {
-        let (slices, alpha) = uastc::encode_owned(rest, options)?;
-        has_alpha |= alpha;
-        slices
-    };
-    let mut out = Vec::with_capacity(level_count);
-    out.push(level0);
-    let mut rest = rest.into_iter();
-    for _ in 1..level_count {
-        out.push(rest.by_ref().take(image_count).collect());
-    }
-    Ok((out, has_alpha))
 }
 
 /// One finished working-space row `y` of level `k` (`outs[0]`): written out, and filtered
