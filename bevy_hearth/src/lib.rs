@@ -90,6 +90,27 @@ impl HearthPlugin {
         Ok(Self::new(hearth::Assets::open(path)?))
     }
 
+    /// Opens the signed `.hpack` at `path` (mapped), checking its signature against `key`
+    /// (feature `verify`), and serves it as [`DEFAULT_SOURCE`]. An unsigned pack, one signed
+    /// by another key, or a changed header or table byte is an error naming the file; each
+    /// entry's bytes are checked against their signed digest before Bevy first reads them, so
+    /// a changed payload fails that asset's load (naming it). For an embedded pack, serve
+    /// [`hearth::PakReader::from_static_signed`] with [`new`](Self::new).
+    #[cfg(feature = "verify")]
+    pub fn open_signed(
+        path: impl AsRef<Path>,
+        key: &hearth::PublicKey,
+    ) -> Result<Self, hearth::ReadError> {
+        let path = path.as_ref();
+        let pack = hearth::PakReader::open_signed(path, key).map_err(|error| {
+            hearth::ReadError::Asset {
+                asset: path.display().to_string().into(),
+                error: Arc::new(error),
+            }
+        })?;
+        Ok(Self::new(pack))
+    }
+
     /// Serves the `.hpack` at `path` and follows it across bakes (feature `watch`): when a
     /// bake replaces the pack, the source serves the new one and tells Bevy which entries
     /// changed, were added or removed, so Bevy reloads the assets loaded from them (and
