@@ -25,24 +25,32 @@
 //! root). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
 //! [`StandardMaterial`] per row, which is the mesh's material slot `i`). Labels of a `.hanim`
 //! (root asset [`HearthAnimations`]): `Animation{i}` (an `AnimationClip` targeting the
-//! entities of the model's `#Scene`). [`HearthNames`] loads by hearth name;
+//! entities of the model's `#Scene`). Labels of a `.hscene` (root asset [`HearthScene`]):
+//! `Scene` (a [`WorldAsset`]: one entity per reference with its transform and a
+//! [`HearthSceneNode`], its mesh's `#Scene` spawned under it, and one per geometry record),
+//! `Geometry{i}`. Labels of a `.hfont` (root asset [`HearthFont`]: glyphs, kerning, line
+//! height): `Page{i}` (an [`Image`]). [`HearthNames`] loads by hearth name;
 //! [`HearthPlugin::hot`] reloads a pack's changed assets when a bake replaces it.
 
 mod animation;
+mod font;
 #[cfg(feature = "watch")]
 mod hot;
 mod material;
 mod mesh;
 mod names;
 mod reader;
+mod scene;
 
 pub use animation::{
     animation_label, joint_target_ids, root_target_id, HearthAnimationLoader, HearthAnimations,
 };
+pub use font::{page_label, HearthFont, HearthFontLoader, HearthGlyph};
 pub use material::{HearthMaterialLoader, HearthMaterials};
 pub use mesh::{HearthMeshLoader, HearthModel};
 pub use names::{ByName, HearthNames};
 pub use reader::{Generation, HearthReader, Served};
+pub use scene::{HearthScene, HearthSceneLoader, HearthSceneNode, SceneValue};
 
 use bevy::app::{App, Plugin};
 use bevy::asset::io::AssetSourceBuilder;
@@ -88,6 +96,27 @@ impl HearthPlugin {
     /// builds) and serves it as [`DEFAULT_SOURCE`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self, hearth::ReadError> {
         Ok(Self::new(hearth::Assets::open(path)?))
+    }
+
+    /// Opens the signed `.hpack` at `path` (mapped), checking its signature against `key`
+    /// (feature `verify`), and serves it as [`DEFAULT_SOURCE`]. An unsigned pack, one signed
+    /// by another key, or a changed header or table byte is an error naming the file; each
+    /// entry's bytes are checked against their signed digest before Bevy first reads them, so
+    /// a changed payload fails that asset's load (naming it). For an embedded pack, serve
+    /// [`hearth::PakReader::from_static_signed`] with [`new`](Self::new).
+    #[cfg(feature = "verify")]
+    pub fn open_signed(
+        path: impl AsRef<Path>,
+        key: &hearth::PublicKey,
+    ) -> Result<Self, hearth::ReadError> {
+        let path = path.as_ref();
+        let pack = hearth::PakReader::open_signed(path, key).map_err(|error| {
+            hearth::ReadError::Asset {
+                asset: path.display().to_string().into(),
+                error: Arc::new(error),
+            }
+        })?;
+        Ok(Self::new(pack))
     }
 
     /// Serves the `.hpack` at `path` and follows it across bakes (feature `watch`): when a
@@ -142,6 +171,10 @@ impl Plugin for HearthPlugin {
         };
         app.register_asset_source(self.source, builder);
         app.insert_resource(self.names());
+        // Components an `.hscene`'s `#Scene` holds: spawning copies them by reflection.
+        app.register_type::<HearthSceneNode>()
+            .register_type::<bevy::world_serialization::WorldAssetRoot>()
+            .register_type::<bevy::camera::visibility::Visibility>();
     }
 
     fn finish(&self, app: &mut App) {
@@ -154,7 +187,11 @@ impl Plugin for HearthPlugin {
         init_asset_once::<HearthMaterials>(app);
         init_asset_once::<bevy::animation::AnimationClip>(app);
         init_asset_once::<HearthAnimations>(app);
+        init_asset_once::<HearthScene>(app);
+        init_asset_once::<HearthFont>(app);
         app.init_asset_loader::<HearthMeshLoader>()
+            .init_asset_loader::<HearthSceneLoader>()
+            .init_asset_loader::<HearthFontLoader>()
             .init_asset_loader::<HearthMaterialLoader>()
             .init_asset_loader::<HearthAnimationLoader>();
     }

@@ -106,7 +106,7 @@ impl HearthReader {
         match self.served.current().get(&runtime_path) {
             Ok(Some(bytes)) => Ok(bytes),
             Ok(None) => Err(AssetReaderError::NotFound(path.to_path_buf())),
-            Err(error) => Err(io_error(error)),
+            Err(error) => Err(io_error(format!("{runtime_path}: {error}"))),
         }
     }
 

@@ -699,3 +699,294 @@ fn a_rebaked_pack_reloads_its_changed_models_with_asset_events() {
         "hearth://m/Thing.hmesh"
     );
 }
+
+/// Bakes BoxVertexColors as `m/Thing.glb` into `dir/out`, signed by `key`; returns the pack.
+fn bake_signed(dir: &Path, key: &hearth::bake::signing::SigningKey) -> PathBuf {
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("m")).unwrap();
+    std::fs::copy(
+        corpus("BoxVertexColors/BoxVertexColors.glb"),
+        src.join("m/Thing.glb"),
+    )
+    .unwrap();
+    let manifest = src.join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"m/*.glb\"]\n",
+    )
+    .unwrap();
+    hearth::bake::Baker::new(&manifest, dir.join("out"))
+        .sign(key.clone())
+        .run()
+        .unwrap()
+        .pack_path
+}
+
+#[test]
+fn signed_packs_load_with_their_key_and_are_refused_otherwise() {
+    use hearth::bake::signing::SigningKey;
+    let dir = tempfile::tempdir().unwrap();
+    let key = SigningKey::generate().unwrap();
+    let pack = bake_signed(dir.path(), &key);
+
+    // The right key: the model loads through the verifying source.
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        HearthPlugin::open_signed(&pack, &key.public_key()).unwrap(),
+        AssetPlugin::default(),
+    ));
+    app.finish();
+    app.cleanup();
+    let handle: Handle<HearthModel> = load(&mut app, "m/Thing.hmesh");
+    let models = app.world().resource::<Assets<HearthModel>>();
+    assert_eq!(models.get(&handle).unwrap().submeshes.len(), 1);
+
+    // Another key, and an unsigned pack: refused, naming the file.
+    let refused = |pack: &Path, key: &hearth::PublicKey| match HearthPlugin::open_signed(pack, key)
+    {
+        Ok(_) => panic!("{} opened", pack.display()),
+        Err(error) => error.to_string(),
+    };
+    let other = SigningKey::generate().unwrap().public_key();
+    let error = refused(&pack, &other);
+    assert!(error.contains(&pack.display().to_string()), "{error}");
+    assert!(error.contains("signature"), "{error}");
+    let unsigned = bake_thing(
+        &dir.path().join("unsigned"),
+        "BoxVertexColors/BoxVertexColors.glb",
+    );
+    let error = refused(&unsigned, &key.public_key());
+    assert!(error.contains(&unsigned.display().to_string()), "{error}");
+
+    // A changed table byte (the mesh entry's offset) fails the open; a changed payload byte
+    // fails that entry's read, naming it.
+    let bytes = std::fs::read(&pack).unwrap();
+    let pak = hearth::PakReader::open(&pack).unwrap();
+    let entry = pak.find("m/Thing.hmesh").unwrap().unwrap();
+    let payload = entry.offset() as usize;
+    let table_at = bytes[..payload]
+        .windows(8)
+        .rposition(|w| w == (payload as u64).to_le_bytes())
+        .expect("the entry's offset in its table");
+    let tampered = dir.path().join("tampered.hpack");
+    let mut table_changed = bytes.clone();
+    table_changed[table_at] ^= 1;
+    std::fs::write(&tampered, &table_changed).unwrap();
+    let error = refused(&tampered, &key.public_key());
+    assert!(error.contains(&tampered.display().to_string()), "{error}");
+    let mut payload_changed = bytes;
+    payload_changed[payload] ^= 0x40;
+    std::fs::write(&tampered, &payload_changed).unwrap();
+    let plugin = HearthPlugin::open_signed(&tampered, &key.public_key()).unwrap();
+    let error = plugin
+        .assets()
+        .get("m/Thing.hmesh")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("digest"), "{error}");
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, plugin, AssetPlugin::default()));
+    app.finish();
+    app.cleanup();
+    let error = load_error(&mut app, "hearth://m/Thing.hmesh");
+    assert!(error.contains("m/Thing.hmesh"), "{error}");
+}
+
+/// Loads `path` as a [`HearthModel`] and returns Bevy's error (panics if it loads).
+fn load_error(app: &mut App, path: &str) -> String {
+    let handle: Handle<HearthModel> = app.world().resource::<AssetServer>().load(path.to_owned());
+    let start = Instant::now();
+    loop {
+        app.update();
+        let server = app.world().resource::<AssetServer>();
+        match server.get_load_state(&handle) {
+            Some(LoadState::Failed(error)) => return error.to_string(),
+            Some(LoadState::Loaded) => panic!("{path} loaded"),
+            _ => assert!(start.elapsed() < Duration::from_secs(60), "still loading"),
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Bakes `files` (path in the content folder, bytes) with a manifest listing `assets`;
+/// returns the folder and the pack's path.
+fn bake_files(files: &[(&str, Vec<u8>)], assets: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    for (path, bytes) in files {
+        let to = src.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    let manifest = src.join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        format!("[content]\nname = \"game\"\n[[content.group]]\nassets = [{assets}]\n"),
+    )
+    .unwrap();
+    let report = hearth::bake::Baker::new(&manifest, dir.path().join("out"))
+        .run()
+        .unwrap();
+    (dir, report.pack_path)
+}
+
+/// The scene entity named `name`.
+fn named<'w>(world: &'w World, name: &str) -> bevy::ecs::world::EntityRef<'w> {
+    world
+        .iter_entities()
+        .find(|e| e.get::<Name>().is_some_and(|n| n.as_str() == name))
+        .unwrap_or_else(|| panic!("no entity {name}"))
+}
+
+#[test]
+fn a_pak_scene_loads_as_a_world_asset_with_its_models_materials_data_and_geometry() {
+    use bevy::world_serialization::WorldAssetRoot;
+    use bevy_hearth::{HearthScene, HearthSceneNode, SceneValue};
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pak/scene");
+    let files: Vec<(&str, Vec<u8>)> = [
+        "scene.toml",
+        "mesh_01.toml",
+        "material_01.toml",
+        "cube.glb",
+        "material_01.png",
+        "material_02.png",
+    ]
+    .into_iter()
+    .map(|file| (file, std::fs::read(fixture.join(file)).unwrap()))
+    .collect();
+    let (_dir, pack) = bake_files(&files, "\"scene.toml\"");
+    let mut app = app(&pack);
+    let handle: Handle<HearthScene> = load(&mut app, "scene.hscene");
+    let world = app.world();
+    let loaded = world
+        .resource::<Assets<HearthScene>>()
+        .get(&handle)
+        .unwrap();
+    let scene = &world
+        .resource::<Assets<WorldAsset>>()
+        .get(&loaded.scene)
+        .unwrap()
+        .world;
+    let node = |name: &str| named(scene, name).get::<HearthSceneNode>().unwrap().clone();
+    assert_eq!(
+        scene
+            .iter_entities()
+            .filter(|e| e.contains::<HearthSceneNode>())
+            .count(),
+        9,
+        "8 refs and 1 geometry record"
+    );
+
+    // A placed model: its transform, its mesh's #Scene under it, its material.
+    let one = named(scene, "mesh-with-one-material");
+    assert_eq!(
+        one.get::<Transform>().unwrap().translation,
+        Vec3::new(1.0, 2.0, 3.0)
+    );
+    let model = one.get::<WorldAssetRoot>().expect("the mesh's scene");
+    let model_path = model.0.path().unwrap().to_string();
+    assert!(model_path.ends_with(".hmesh#Scene"), "{model_path}");
+    assert!(world
+        .resource::<Assets<WorldAsset>>()
+        .get(&model.0)
+        .is_some());
+    let materials = world.resource::<Assets<StandardMaterial>>();
+    let images = world.resource::<Assets<Image>>();
+    assert_eq!(node("mesh-with-one-material").materials.len(), 1);
+    assert!(node("mesh-with-zero-materials").materials.is_empty());
+    // A texture as a material: its image is the base colour.
+    let two = node("mesh-with-two-materials-different").materials;
+    assert_eq!(two.len(), 2);
+    let textured = materials.get(&two[1]).unwrap();
+    let image = textured.base_color_texture.as_ref().expect("a base colour");
+    assert!(images.get(image).is_some());
+
+    // Data and tags, typed.
+    let data = node("just data").data.unwrap();
+    let SceneValue::Table(members) = data else {
+        panic!("{data:?}")
+    };
+    let member = |key: &str| members.iter().find(|(k, _)| k == key).unwrap().1.clone();
+    assert_eq!(member("my-value"), SceneValue::Float(42.0));
+    assert_eq!(member("another-value"), SceneValue::String("foo".into()));
+    let SceneValue::Array(bar) = member("bar") else {
+        panic!("bar")
+    };
+    assert_eq!(bar[3], SceneValue::String("banana".into()));
+    assert_eq!(node("tags last").tags, ["down"]);
+
+    // Geometry: a labeled mesh, not rendered.
+    let collider = node("my-special-2d-collider");
+    assert_eq!(collider.tags, ["quad"]);
+    let mesh = world
+        .resource::<Assets<Mesh>>()
+        .get(collider.geometry.as_ref().unwrap())
+        .unwrap();
+    assert_eq!(mesh.count_vertices(), 4);
+    assert_eq!(mesh.indices().unwrap().len(), 6);
+    assert!(!named(scene, "my-special-2d-collider").contains::<Mesh3d>());
+
+    // It spawns: every component is registered for the copy (the transform and visibility
+    // types are, in an app with `DefaultPlugins`).
+    let scene_asset = loaded.scene.clone();
+    app.register_type::<Transform>()
+        .register_type::<GlobalTransform>()
+        .register_type::<bevy::transform::components::TransformTreeChanged>()
+        .register_type::<InheritedVisibility>()
+        .register_type::<ViewVisibility>()
+        .register_type::<Name>()
+        .register_type::<ChildOf>()
+        .register_type::<Children>();
+    app.world_mut()
+        .resource_scope(|world, worlds: Mut<Assets<WorldAsset>>| {
+            let registry = world.resource::<AppTypeRegistry>().clone();
+            let mut map = Default::default();
+            worlds
+                .get(&scene_asset)
+                .unwrap()
+                .write_to_world_with(world, &mut map, &registry)
+        })
+        .unwrap();
+    let world = app.world();
+    assert!(named(world, "just data").contains::<HearthSceneNode>());
+}
+
+#[test]
+fn a_bitmap_font_loads_with_its_atlas_and_metrics() {
+    use bevy_hearth::HearthFont;
+    let fonts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fonts");
+    let files = [
+        (
+            "fonts/ui.fnt",
+            std::fs::read(fonts.join("dejavu.txt.fnt")).unwrap(),
+        ),
+        (
+            "fonts/dejavu.png",
+            std::fs::read(fonts.join("dejavu.png")).unwrap(),
+        ),
+    ];
+    let (_dir, pack) = bake_files(&files, "\"fonts/*.fnt\"");
+    let mut app = app(&pack);
+    let handle: Handle<HearthFont> = load(&mut app, "fonts/ui.hfont");
+    let world = app.world();
+    let font = world.resource::<Assets<HearthFont>>().get(&handle).unwrap();
+    assert_eq!((font.line_height, font.base), (24, 19));
+    assert_eq!(font.page_size, UVec2::new(128, 64));
+    assert_eq!(font.glyphs.len(), 14);
+    // char id=65 x=11 y=1 width=14 height=15 xoffset=0 yoffset=4 xadvance=14 page=0
+    let a = font.glyphs[&65];
+    assert_eq!(a.rect, URect::new(11, 1, 25, 16));
+    assert_eq!((a.bearing, a.advance, a.page), (IVec2::new(0, 4), 14, 0));
+    assert_eq!(font.kerning(65, 65), 1);
+    assert_eq!(font.kerning(32, 32), 0);
+    // The atlas: a labeled image of the page's size.
+    assert_eq!(font.pages.len(), 1);
+    let label = font.pages[0].path().unwrap().label().map(str::to_owned);
+    assert_eq!(label.as_deref(), Some("Page0"));
+    let page = world
+        .resource::<Assets<Image>>()
+        .get(&font.pages[0])
+        .unwrap();
+    assert_eq!((page.width(), page.height()), (128, 64));
+}
