@@ -213,13 +213,16 @@ fn read_entries(root: &Path, dir: &Path) -> Result<Rc<[Entry]>, std::io::Error> 
         };
         // A regular file's size and mtime, stat-ed now, relative to the open folder
         // (`fstatat`, as `find` does): by full path later, the kernel walked every component
-        // again, 20% of a no-op re-bake. A file no glob matches costs one stat it did not need.
-        let stamp = match kind.as_ref().is_ok_and(|kind| kind.is_file()) {
+        // again, 20% of a no-op re-bake. A visible file no glob matches costs one stat it did
+        // not need.
+        let name = entry.file_name();
+        let hidden = name.as_encoded_bytes().starts_with(b".");
+        let stamp = match !hidden && kind.as_ref().is_ok_and(|kind| kind.is_file()) {
             true => OnceCell::from(entry.metadata().map(|meta| (meta.len(), mtime_ns(&meta)))),
             false => OnceCell::new(),
         };
         entries.push(Entry {
-            name: entry.file_name(),
+            name,
             kind,
             link,
             stamp,
