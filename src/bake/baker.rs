@@ -24,7 +24,7 @@ use crate::format::hpack::Codec;
 use crate::read::regular_file::read_regular;
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -109,8 +109,9 @@ struct ManifestPackEntry<'a> {
     hash: u64,
     codec: Codec,
     level: Option<i32>,
-    /// `assets.hnames` (always built: it is small) and its hash; packed like the manifest.
-    names: &'a [u8],
+    /// `assets.hnames` and its hash; packed like the manifest. `None` when the one on disk
+    /// stands (then it is rebuilt only if the pack must be).
+    names: Option<&'a [u8]>,
     names_hash: u64,
 }
 type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
@@ -556,10 +557,10 @@ impl Baker {
         let (shared, shared_warnings) = self.open_shared_cache(config);
         warnings.extend(shared_warnings);
         // Even with the cache off, the previous bake's outputs are known, so stale ones go.
-        let previous = if self.use_cache {
-            old_cache.clone()
-        } else {
-            Cache::load(out_dir).0
+        // With it on, that record is `old_cache` itself (not a copy: 10k records to clone).
+        let previous = match self.use_cache {
+            true => None,
+            false => Some(Cache::load(out_dir).0),
         };
         // The output tree's files and sizes, listed once: cached outputs must still be there.
         let existing = match old_cache.assets.is_empty() {
@@ -679,9 +680,21 @@ impl Baker {
             true => None,
             false => Some(build_manifest(&assets)?),
         };
-        // Always built (a pure function of the rows and `[content.names]`), so an edit of
-        // the set names alone is seen; a collision fails the bake here.
-        let names = build_names(config, &assets, warnings)?;
+        // A pure function of the rows and `[content.names]`: rebuilt (and so checked for
+        // collisions, which fail the bake here) unless both are those of the name table on
+        // disk. Building it was a tenth of a no-op re-bake of 10k files.
+        let names_input = names_input(config);
+        let names = match unchanged
+            && old_cache.names_input == Some(names_input)
+            && old_cache.names_hash.is_some()
+            && planned.existing.contains(NAMES_PATH)
+        {
+            true => {
+                warn_unbaked_names(config, &assets, warnings);
+                None
+            }
+            false => Some(build_names(config, &assets, warnings)?),
+        };
         Ok(Settled {
             assets,
             jobs,
@@ -689,6 +702,7 @@ impl Baker {
             unchanged,
             built_manifest,
             names,
+            names_input,
         })
     }
 
@@ -712,7 +726,7 @@ impl Baker {
                 Ok(asset) => assets.push(asset),
                 Err(error) if self.keep_last_good => {
                     // The previous outputs stay, when they are all still there.
-                    let last_good = planned.previous.get(&job.rel).filter(|old| {
+                    let last_good = planned.previous().get(&job.rel).filter(|old| {
                         old.outputs
                             .iter()
                             .all(|o| planned.existing.contains(&o.path))
@@ -756,14 +770,14 @@ impl Baker {
     ) -> Result<Report, BakeError> {
         let mut report = self.tally(config, target, planned, &settled);
         let manifest_hash = stage_outputs(config, planned, &settled, transaction, &mut report)?;
-        let names_hash = stage_names(planned, &settled.names, transaction, &mut report)?;
+        let names_hash = stage_names(planned, settled.names.as_deref(), transaction, &mut report)?;
         let manifest_settings = config.resolve(target.preset, None, MANIFEST_PATH)?;
         let manifest = ManifestPackEntry {
             bytes: settled.built_manifest.as_deref(),
             hash: manifest_hash,
             codec: manifest_settings.compression,
             level: manifest_settings.compression_level,
-            names: &settled.names,
+            names: settled.names.as_deref(),
             names_hash,
         };
         let old_cache = &planned.old_cache;
@@ -777,13 +791,15 @@ impl Baker {
             transaction,
             &mut report,
         )?;
-        let names_unchanged = old_cache.names_hash == Some(names_hash);
+        let names_unchanged = old_cache.names_hash == Some(names_hash)
+            && old_cache.names_input == Some(settled.names_input);
         if !(settled.unchanged && names_unchanged && old_cache.pack.as_ref() == Some(&pack)) {
             let new_cache = Cache {
                 assets: settled.assets.into_iter().map(|a| a.record).collect(),
                 pack: Some(pack),
                 manifest_hash: Some(manifest_hash),
                 names_hash: Some(names_hash),
+                names_input: Some(settled.names_input),
             };
             transaction.put(
                 crate::bake::cache::FILE_NAME,
@@ -909,10 +925,19 @@ impl Baker {
                 &rebuilt_manifest
             }
         };
+        let rebuilt_names;
+        let names_bytes = match manifest.names {
+            Some(bytes) => bytes,
+            None => {
+                // Its warnings were reported when it was skipped.
+                rebuilt_names = build_names(config, assets, &mut Warnings::new(None))?;
+                &rebuilt_names
+            }
+        };
         let sources = pack_entry_bytes(
             &entries,
             assets,
-            [manifest_bytes, manifest.names],
+            [manifest_bytes, names_bytes],
             &report.out_dir,
         )?;
         let files: Vec<PackFile<'_>> = entries
@@ -1118,11 +1143,19 @@ struct Planned {
     plan: Plan,
     /// The incremental cache (empty with the cache off).
     old_cache: Cache,
-    /// The previous bake's record, read even with the cache off: its stale outputs go.
-    previous: Cache,
+    /// The previous bake's record when the cache is off (read anyway: its stale outputs
+    /// go); with the cache on it is `old_cache`. See [`Planned::previous`].
+    previous: Option<Cache>,
     /// The output tree's files (empty when the cache knows no asset).
     existing: HashSet<String>,
     shared: Option<SharedCache>,
+}
+
+impl Planned {
+    /// The previous bake's record, whether the cache is on or off.
+    fn previous(&self) -> &Cache {
+        self.previous.as_ref().unwrap_or(&self.old_cache)
+    }
 }
 
 /// One job's outcome, from the execute phase.
@@ -1139,8 +1172,10 @@ struct Settled<'p> {
     unchanged: bool,
     /// `assets.hman`, unless `unchanged` (then the one on disk stands).
     built_manifest: Option<Vec<u8>>,
-    /// `assets.hnames`.
-    names: Vec<u8>,
+    /// `assets.hnames`, unless the one on disk stands (see `Baker::settle`).
+    names: Option<Vec<u8>>,
+    /// What `names` is built from besides the assets (see [`Cache::names_input`]).
+    names_input: u64,
 }
 
 /// Phase "lock and recover": creates the output folder, holds its lock for the rest of the
@@ -1164,7 +1199,8 @@ fn lock_and_recover(out_dir: &Path, warnings: &mut Warnings<'_>) -> Result<Held,
 /// whatever their case (on a case-insensitive file system `ASSETS.HPACK` is the pack).
 fn claim_outputs(config: &Config, assets: &[AssetResult]) -> Result<(), BakeError> {
     let pack_file_name = pack_file_name(config);
-    let mut owners: BTreeMap<&str, &str> = BTreeMap::new();
+    let outputs = assets.iter().map(|a| a.record.outputs.len()).sum::<usize>();
+    let mut owners: HashMap<&str, &str> = HashMap::with_capacity(outputs + 3);
     owners.insert(MANIFEST_PATH, "(the manifest)");
     owners.insert(NAMES_PATH, "(the name table)");
     owners.insert(&pack_file_name, "(the pack)");
@@ -1220,6 +1256,10 @@ fn stage_outputs(
                 transaction.put(&file.path, &file.bytes, Durability::Atomic)? as usize;
         }
     }
+    if settled.unchanged {
+        // The same assets and records as the previous bake: every old output is claimed.
+        return Ok(planned.old_cache.manifest_hash.unwrap_or_default());
+    }
     let pack_file_name = pack_file_name(config);
     let claimed: HashSet<&str> = [MANIFEST_PATH, pack_file_name.as_str()]
         .into_iter()
@@ -1231,7 +1271,7 @@ fn stage_outputs(
                 .map(|output| output.path.as_str())
         }))
         .collect();
-    for old in &planned.previous.assets {
+    for old in &planned.previous().assets {
         for output in &old.outputs {
             if !claimed.contains(output.path.as_str()) {
                 report.files_removed += transaction.remove(&output.path)? as usize;
@@ -1248,13 +1288,17 @@ fn stage_outputs(
     })
 }
 
-/// Stages `assets.hnames` unless the cache shows the same one is on disk. Returns its hash.
+/// Stages `assets.hnames` unless the cache shows the same one is on disk (`names` is `None`
+/// when the settle phase found so without building it). Returns its hash.
 fn stage_names(
     planned: &Planned,
-    names: &[u8],
+    names: Option<&[u8]>,
     transaction: &mut Transaction,
     report: &mut Report,
 ) -> Result<u64, BakeError> {
+    let Some(names) = names else {
+        return Ok(planned.old_cache.names_hash.unwrap_or_default());
+    };
     let hash = xxhash_rust::xxh3::xxh3_64(names);
     let on_disk = planned.existing.contains(NAMES_PATH);
     if !(on_disk && planned.old_cache.names_hash == Some(hash)) {
@@ -1701,6 +1745,36 @@ fn name_same_stem_siblings<'a>(claims: &mut [NameClaim<'a>]) {
     }
 }
 
+/// Warns about each source `[content.names]` names that this bake does not bake.
+fn warn_unbaked_names(config: &Config, assets: &[AssetResult], warnings: &mut Warnings<'_>) {
+    if config.names.is_empty() {
+        return;
+    }
+    let baked: HashSet<&str> = assets.iter().map(|a| a.record.rel.as_str()).collect();
+    for source in config.names.keys().filter(|s| !baked.contains(s.as_str())) {
+        warnings.push(format!(
+            "{}: `content.names` names `{source}`, which no group bakes; ignored",
+            config.file.display()
+        ));
+    }
+}
+
+/// The digest of what `assets.hnames` is built from besides the assets' rows: the rules'
+/// version and `[content.names]`.
+fn names_input(config: &Config) -> u64 {
+    /// Bump when `build_names` or `bake::names` would name the same rows differently.
+    const NAME_RULES: u32 = 1;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&NAME_RULES.to_le_bytes());
+    for (source, name) in &config.names {
+        for text in [source, name] {
+            hasher.update(&(text.len() as u64).to_le_bytes());
+            hasher.update(text.as_bytes());
+        }
+    }
+    hasher.digest()
+}
+
 /// `assets.hnames` from every asset's manifest rows, their sub-asset names and
 /// `[content.names]` (`bake::names` has the rules). A file an asset bakes under
 /// `<dir>/<stem>/`, beside its own `<dir>/<stem>.<ext>` (a model's textures), lives in that
@@ -1751,13 +1825,7 @@ fn build_names(
         }
         name_same_stem_siblings(&mut claims[first..]);
     }
-    let baked: HashSet<&str> = assets.iter().map(|a| a.record.rel.as_str()).collect();
-    for source in config.names.keys().filter(|s| !baked.contains(s.as_str())) {
-        warnings.push(format!(
-            "{}: `content.names` names `{source}`, which no group bakes; ignored",
-            config.file.display()
-        ));
-    }
+    warn_unbaked_names(config, assets, warnings);
     let rows = assign_names(&claims).map_err(|message| BakeError::Collision {
         message: format!("{}: asset names: {message}", config.file.display()),
     })?;

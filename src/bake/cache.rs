@@ -10,7 +10,7 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 5;
+const SCHEMA: u32 = 6;
 /// The most the decoder allocates for one cache, whatever lengths a damaged file claims.
 const DECODE_LIMIT: usize = 1 << 30;
 /// The largest cache file the format allows: magic, schema, the payload the decoder accepts,
@@ -77,6 +77,9 @@ pub struct Cache {
     pub manifest_hash: Option<u64>,
     /// xxh3-64 of the `assets.hnames` written with these assets.
     pub names_hash: Option<u64>,
+    /// Digest of what `assets.hnames` is built from besides the assets (`[content.names]`):
+    /// with the same assets and this, the name table on disk is this bake's.
+    pub names_input: Option<u64>,
 }
 
 impl Cache {
@@ -220,6 +223,7 @@ mod tests {
             }),
             manifest_hash: Some(6),
             names_hash: Some(7),
+            names_input: Some(8),
         }
     }
 

@@ -764,10 +764,16 @@ impl Registry {
 
     /// The pipeline claiming a file or folder by its name: the longest matching suffix.
     pub(crate) fn classify(&self, name: &str, folder: bool) -> Option<usize> {
-        let lower = name.to_ascii_lowercase();
+        // Suffixes are stored lowercase: compared without regard to ASCII case, in place
+        // (a lowercased copy of every name was an allocation per file and per component).
+        let name = name.as_bytes();
+        let ends_with = |suffix: &str| {
+            name.len() >= suffix.len()
+                && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+        };
         self.claims
             .iter()
-            .filter(|(suffix, f, _)| *f == folder && lower.ends_with(suffix.as_str()))
+            .filter(|(suffix, f, _)| *f == folder && ends_with(suffix))
             .max_by_key(|(suffix, _, _)| suffix.len())
             .map(|(_, _, index)| *index)
     }

@@ -579,8 +579,64 @@ fn resample_axis(
     out
 }
 
-/// sRGB-encoded value to linear light (IEC 61966-2-1).
+/// sRGB-encoded value to linear light (IEC 61966-2-1). An 8-bit value (`v as f32 / 255.0`,
+/// as decoded) is looked up in a table of the formula's own results: the same bits, without
+/// a `powf` per channel (two thirds of a bake of small uncompressed sRGB textures).
 pub fn srgb_to_linear(c: f32) -> f32 {
+    let k = c * 255.0 + 0.5;
+    if (0.0..256.0).contains(&k) && ((k as u8) as f32 / 255.0).to_bits() == c.to_bits() {
+        return srgb_tables().to_linear[k as usize];
+    }
+    srgb_to_linear_formula(c)
+}
+
+/// Linear light to sRGB encoding. A value that is exactly the linear light of an 8-bit sRGB
+/// value (an unfiltered pixel on its way back) is looked up, with the formula's own result.
+pub fn linear_to_srgb(c: f32) -> f32 {
+    let tables = srgb_tables();
+    if (0.0..1.0).contains(&c) {
+        // The first 8-bit value whose linear light is in c's bucket or later; the buckets are
+        // narrower than the steps between values, so c is that value or the next, or none.
+        let first = tables.bucket_start[(c * BUCKETS as f32) as usize] as usize;
+        for k in first..(first + 2).min(256) {
+            if tables.to_linear[k].to_bits() == c.to_bits() {
+                return tables.back[k];
+            }
+        }
+    }
+    linear_to_srgb_formula(c)
+}
+
+/// Buckets of `[0, 1)` for finding the 8-bit value of a linear light: narrower than the
+/// smallest step between two values' linear lights (1 / 255 / 12.92).
+const BUCKETS: usize = 4096;
+
+/// For each 8-bit sRGB value: its linear light, and that converted back, both computed by the
+/// formulas (so a lookup returns exactly what the formula would).
+struct SrgbTables {
+    to_linear: [f32; 256],
+    back: [f32; 256],
+    /// Per bucket `b`: the first value whose linear light is at least `b / BUCKETS`.
+    bucket_start: Vec<u16>,
+}
+
+fn srgb_tables() -> &'static SrgbTables {
+    static TABLES: std::sync::OnceLock<SrgbTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let to_linear: [f32; 256] =
+            std::array::from_fn(|k| srgb_to_linear_formula(k as f32 / 255.0));
+        let bucket_start = (0..BUCKETS)
+            .map(|b| to_linear.partition_point(|&v| v < b as f32 / BUCKETS as f32) as u16)
+            .collect();
+        SrgbTables {
+            back: to_linear.map(linear_to_srgb_formula),
+            to_linear,
+            bucket_start,
+        }
+    })
+}
+
+fn srgb_to_linear_formula(c: f32) -> f32 {
     if c <= 0.04045 {
         c / 12.92
     } else {
@@ -588,8 +644,7 @@ pub fn srgb_to_linear(c: f32) -> f32 {
     }
 }
 
-/// Linear light to sRGB encoding.
-pub fn linear_to_srgb(c: f32) -> f32 {
+fn linear_to_srgb_formula(c: f32) -> f32 {
     if c <= 0.003_130_8 {
         c * 12.92
     } else {
@@ -696,6 +751,21 @@ mod tests {
                 .map(|v| v.to_bits())
                 .collect();
             assert_eq!(got, want, "{color:?}");
+        }
+    }
+
+    /// The lookups return exactly the formulas' bits, for 8-bit values and any other input.
+    #[test]
+    fn srgb_lookups_give_the_formulas_bits() {
+        let mut inputs: Vec<f32> = (0..=255).map(|v| v as f32 / 255.0).collect();
+        inputs.extend((0..=255).map(|v| srgb_to_linear_formula(v as f32 / 255.0)));
+        inputs.extend((0..=65535).map(|v| v as f32 / 65535.0));
+        inputs.extend([-0.0, -1.0, 1.5, 1e-9, f32::NAN, f32::INFINITY, 0.5 + 1e-7]);
+        for c in inputs {
+            let (fast, formula) = (srgb_to_linear(c), srgb_to_linear_formula(c));
+            assert_eq!(fast.to_bits(), formula.to_bits(), "to linear {c:?}");
+            let (fast, formula) = (linear_to_srgb(c), linear_to_srgb_formula(c));
+            assert_eq!(fast.to_bits(), formula.to_bits(), "to sRGB {c:?}");
         }
     }
 
