@@ -23,6 +23,8 @@
 //! and `SkinnedMesh`, and one entity per joint in its bind pose). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
 //! [`StandardMaterial`] per row, which is the mesh's material slot `i`).
 
+#[cfg(feature = "compare")]
+pub mod compare;
 mod material;
 mod mesh;
 mod reader;

@@ -11,6 +11,10 @@ use bevy_hearth::{HearthModel, HearthPlugin};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "compare")]
+#[path = "load/compare.rs"]
+mod compare;
+
 /// The root crate's test corpus.
 fn corpus(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
