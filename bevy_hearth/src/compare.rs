@@ -259,6 +259,7 @@ impl Comparer {
         }
         app.finish();
         app.cleanup();
+        register_scene_types(&mut app);
         let frames = Arc::new(Mutex::new(Frames::default()));
         let camera = spawn_rig(&mut app, settings.size, frames.clone());
         Ok(Self {
@@ -423,6 +424,12 @@ impl Comparer {
         scene: Handle<WorldAsset>,
         what: &str,
     ) -> Result<Entity, CompareError> {
+        let missing = unregistered_components(self.app.world(), &scene);
+        if !missing.is_empty() {
+            return Err(error(format!(
+                "{what}: its scene holds components without reflection registration: {missing:?}"
+            )));
+        }
         let root = self.app.world_mut().spawn(WorldAssetRoot(scene)).id();
         let start = Instant::now();
         loop {
@@ -570,6 +577,87 @@ fn spawn_rig(app: &mut App, size: u32, frames: Arc<Mutex<Frames>>) -> Entity {
             frames.last.clone_from(&event.data);
         });
     camera
+}
+
+/// Registers for reflection the components of the plugin's and Bevy's glTF scenes: spawning
+/// a scene copies its components through reflection, and Bevy with `default-features = false`
+/// (no `reflect_auto_register`) registers few of them.
+fn register_scene_types(app: &mut App) {
+    use bevy::camera::primitives::Aabb;
+    use bevy::camera::visibility::{
+        DynamicSkinnedMeshBounds, InheritedVisibility, NoFrustumCulling, ViewVisibility,
+        Visibility, VisibilityClass,
+    };
+    use bevy::ecs::hierarchy::{ChildOf, Children};
+    use bevy::ecs::name::Name;
+    use bevy::gltf::{
+        GltfExtras, GltfMaterialExtras, GltfMaterialName, GltfMeshExtras, GltfMeshName,
+        GltfSceneExtras, GltfSceneName,
+    };
+    use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
+    use bevy::mesh::skinning::SkinnedMesh;
+    use bevy::transform::components::{GlobalTransform, TransformTreeChanged};
+    app.register_type::<Transform>()
+        .register_type::<GlobalTransform>()
+        .register_type::<TransformTreeChanged>()
+        .register_type::<Name>()
+        .register_type::<ChildOf>()
+        .register_type::<Children>()
+        .register_type::<Visibility>()
+        .register_type::<InheritedVisibility>()
+        .register_type::<ViewVisibility>()
+        .register_type::<VisibilityClass>()
+        .register_type::<NoFrustumCulling>()
+        .register_type::<DynamicSkinnedMeshBounds>()
+        .register_type::<Aabb>()
+        .register_type::<Mesh3d>()
+        .register_type::<MeshMaterial3d<StandardMaterial>>()
+        .register_type::<SkinnedMesh>()
+        .register_type::<MorphWeights>()
+        .register_type::<MeshMorphWeights>()
+        .register_type::<GltfExtras>()
+        .register_type::<GltfSceneExtras>()
+        .register_type::<GltfSceneName>()
+        .register_type::<GltfMeshExtras>()
+        .register_type::<GltfMeshName>()
+        .register_type::<GltfMaterialExtras>()
+        .register_type::<GltfMaterialName>();
+}
+
+/// The components on `scene`'s entities that the app's type registry cannot copy (spawning it
+/// would panic on them), as Bevy's scene spawner picks them.
+fn unregistered_components(
+    world: &bevy::ecs::world::World,
+    scene: &Handle<WorldAsset>,
+) -> Vec<String> {
+    use bevy::ecs::component::ComponentCloneBehavior;
+    use bevy::ecs::reflect::{AppTypeRegistry, ReflectComponent};
+    use bevy::ecs::resource::IS_RESOURCE;
+    let Some(scene) = world.resource::<Assets<WorldAsset>>().get(scene) else {
+        return Vec::new();
+    };
+    let registry = world.resource::<AppTypeRegistry>().read();
+    let components = scene.world.components();
+    let mut missing: Vec<String> = scene
+        .world
+        .archetypes()
+        .iter()
+        // Resources are entities too; the spawner copies them apart (and a scene has none).
+        .filter(|archetype| !archetype.is_empty() && !archetype.contains(IS_RESOURCE))
+        .flat_map(|archetype| archetype.iter_components())
+        .filter_map(|id| components.get_info(id))
+        .filter(|info| !matches!(info.clone_behavior(), ComponentCloneBehavior::Ignore))
+        .filter(|info| {
+            info.type_id()
+                .and_then(|id| registry.get(id))
+                .and_then(|registration| registration.data::<ReflectComponent>())
+                .is_none()
+        })
+        .map(|info| format!("{} {:?}", info.name(), info.type_id()))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
 }
 
 /// A read-back frame without the row padding of the GPU copy (rows of 256-byte multiples).
