@@ -348,8 +348,10 @@ impl Comparer {
         let scene: Handle<WorldAsset> = self.server().load(path.clone());
         self.wait_loaded(&scene, &path)?;
         let root = self.spawn_scene(scene, &path)?;
+        self.bind_pose();
         self.apply_fault();
         let image = self.settle(&path);
+        self.debug_dump(&path);
         self.app.world_mut().entity_mut(root).despawn();
         image
     }
@@ -379,9 +381,27 @@ impl Comparer {
             .ok_or_else(|| error(format!("{source} has no scene")))?;
         self.wait_loaded(&scene, source)?;
         let root = self.spawn_scene(scene, source)?;
+        self.bind_pose();
         let image = self.settle(source);
+        self.debug_dump(source);
         self.app.world_mut().entity_mut(root).despawn();
         image
+    }
+
+    fn debug_dump(&mut self, what: &str) {
+        let world = self.app.world_mut();
+        let mut query = world.query::<(&Mesh3d, Option<&MeshMaterial3d<StandardMaterial>>, &bevy::transform::components::GlobalTransform)>();
+        for (mesh, material, global) in query.iter(world) {
+            let m = world.resource::<Assets<Mesh>>().get(&mesh.0);
+            let attrs: Vec<String> = m.map(|m| m.attributes().map(|(a, v)| format!("{}:{}", a.name, v.len())).collect()).unwrap_or_default();
+            let uv0: Option<Vec<[f32;2]>> = m.and_then(|m| m.attribute(Mesh::ATTRIBUTE_UV_0)).and_then(|v| if let VertexAttributeValues::Float32x2(v) = v { Some(v.iter().take(4).copied().collect()) } else { None });
+            eprintln!("DBG {what}: mesh attrs {attrs:?} uv0 {uv0:?} global {:?}", global.translation());
+            if let Some(material) = material {
+                let mat = world.resource::<Assets<StandardMaterial>>().get(&material.0).unwrap();
+                let img = mat.base_color_texture.as_ref().and_then(|h| world.resource::<Assets<Image>>().get(h));
+                eprintln!("DBG   base {:?} tex {:?} fmt {:?} uvt {:?} ch {:?} metal {} rough {} mr {:?} normal {:?} occl {:?} alpha {:?}", mat.base_color, mat.base_color_texture.is_some(), img.map(|i| (i.texture_descriptor.format, i.width(), i.height(), i.sampler.clone())), mat.uv_transform, mat.base_color_channel, mat.metallic, mat.perceptual_roughness, mat.metallic_roughness_texture.is_some(), mat.normal_map_texture.is_some(), mat.occlusion_texture.is_some(), mat.alpha_mode);
+            }
+        }
     }
 
     fn server(&self) -> AssetServer {
@@ -444,6 +464,48 @@ impl Comparer {
             if start.elapsed() > TIMEOUT {
                 self.app.world_mut().entity_mut(root).despawn();
                 return Err(error(format!("{what}: its scene did not spawn")));
+            }
+        }
+    }
+
+    /// Poses every skinned mesh in its bind pose, where each joint's world transform is its
+    /// inverse bind matrix's inverse, so skinning leaves the vertices where the mesh stores
+    /// them (and the camera framed them). Bevy's glTF loader poses a skeleton as its nodes
+    /// rest, and a joint's world there also holds its non-joint ancestors', which a bake does
+    /// not keep.
+    fn bind_pose(&mut self) {
+        use bevy::math::Mat4;
+        use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+        use bevy::transform::components::GlobalTransform;
+        let world = self.app.world_mut();
+        let mut query = world.query::<&SkinnedMesh>();
+        let skins: Vec<SkinnedMesh> = query.iter(world).cloned().collect();
+        for skin in skins {
+            let binds = world.resource::<Assets<SkinnedMeshInverseBindposes>>();
+            let Some(binds) = binds.get(&skin.inverse_bindposes) else {
+                continue;
+            };
+            let wanted: std::collections::HashMap<Entity, Mat4> = skin
+                .joints
+                .iter()
+                .zip(binds.iter())
+                .map(|(&joint, bind)| (joint, bind.inverse()))
+                .collect();
+            for (&joint, global) in &wanted {
+                let parent = world
+                    .get::<bevy::prelude::ChildOf>(joint)
+                    .map(|child_of| child_of.parent());
+                let parent_global = parent.map_or(Mat4::IDENTITY, |parent| {
+                    wanted.get(&parent).copied().unwrap_or_else(|| {
+                        world
+                            .get::<GlobalTransform>(parent)
+                            .map_or(Mat4::IDENTITY, GlobalTransform::to_matrix)
+                    })
+                });
+                let local = parent_global.inverse() * *global;
+                world
+                    .entity_mut(joint)
+                    .insert(Transform::from_matrix(local));
             }
         }
     }

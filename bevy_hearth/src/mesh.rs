@@ -165,6 +165,7 @@ fn model_scene(
         inverse_bindposes: inverse_bindposes.clone(),
         joints: spawn_joints(&mut world, root, joints),
     });
+    let mut default_material = None;
     for (i, (mesh, material)) in submeshes.iter().zip(materials).enumerate() {
         let mut part = world.spawn((
             Mesh3d(mesh.clone()),
@@ -175,10 +176,24 @@ fn model_scene(
         if let Some(skin) = &skin {
             part.insert(skin.clone());
         }
-        if let Some(material) = material {
-            let handle: Handle<StandardMaterial> = context.load(material.clone());
-            part.insert(MeshMaterial3d(handle));
-        }
+        let handle: Handle<StandardMaterial> = match material {
+            Some(material) => context.load(material.clone()),
+            // Bevy draws no mesh without a material: glTF's default one, as Bevy's glTF
+            // loader gives it.
+            None => default_material
+                .get_or_insert_with(|| {
+                    context.add_labeled_asset(
+                        "DefaultMaterial",
+                        StandardMaterial {
+                            metallic: 1.0,
+                            perceptual_roughness: 1.0,
+                            ..StandardMaterial::default()
+                        },
+                    )
+                })
+                .clone(),
+        };
+        part.insert(MeshMaterial3d(handle));
     }
     WorldAsset::new(world)
 }
