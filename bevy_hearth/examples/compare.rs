@@ -68,8 +68,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let source = std::path::absolute(&args.source)
-        .map_err(|e| format!("{}: {e}", args.source.display()))?;
+    let source =
+        std::path::absolute(&args.source).map_err(|e| format!("{}: {e}", args.source.display()))?;
     let (Some(root), Some(file)) = (source.parent(), source.file_name()) else {
         return Err(format!("{}: not a file path", source.display()));
     };
@@ -80,7 +80,10 @@ fn run(args: Args) -> Result<(), String> {
         .compare(&args.mesh, &file.to_string_lossy())
         .map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    for (name, image) in [("baked.png", &renders.baked), ("source.png", &renders.source)] {
+    for (name, image) in [
+        ("baked.png", &renders.baked),
+        ("source.png", &renders.source),
+    ] {
         image
             .save_png(&args.out.join(name))
             .map_err(|e| e.to_string())?;

@@ -15,8 +15,12 @@
 
 use crate::HearthPlugin;
 use bevy::app::{App, PluginsState, TerminalCtrlCHandlerPlugin};
-use bevy::asset::{AssetPlugin, AssetServer, Assets, Handle, LoadState, RecursiveDependencyLoadState};
-use bevy::camera::{Camera, Camera3d, ClearColorConfig, PerspectiveProjection, Projection, RenderTarget};
+use bevy::asset::{
+    AssetPlugin, AssetServer, Assets, Handle, LoadState, RecursiveDependencyLoadState,
+};
+use bevy::camera::{
+    Camera, Camera3d, ClearColorConfig, PerspectiveProjection, Projection, RenderTarget,
+};
 use bevy::color::Color;
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::ecs::entity::Entity;
@@ -24,7 +28,7 @@ use bevy::ecs::observer::On;
 use bevy::gltf::{Gltf, GltfLoaderSettings};
 use bevy::image::Image;
 use bevy::light::DirectionalLight;
-use bevy::math::{Affine2, Vec3};
+use bevy::math::Vec3;
 use bevy::mesh::{Mesh, Mesh3d, VertexAttributeValues};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{DefaultPlugins, PluginGroup, Transform};
@@ -85,8 +89,6 @@ pub enum Fault {
     None,
     /// Every normal negated.
     NegateNormals,
-    /// Every material's texture transform reset to identity.
-    DropTextureTransforms,
 }
 
 /// Why a comparison could not draw.
@@ -126,7 +128,11 @@ impl Rgba8 {
             return None;
         }
         let (mut sum, mut count) = (0.0f64, 0u64);
-        for (a, b) in self.pixels.chunks_exact(4).zip(other.pixels.chunks_exact(4)) {
+        for (a, b) in self
+            .pixels
+            .chunks_exact(4)
+            .zip(other.pixels.chunks_exact(4))
+        {
             for c in 0..3 {
                 let d = f64::from(a[c]) - f64::from(b[c]);
                 sum += d * d;
@@ -348,10 +354,9 @@ impl Comparer {
         let scene: Handle<WorldAsset> = self.server().load(path.clone());
         self.wait_loaded(&scene, &path)?;
         let root = self.spawn_scene(scene, &path)?;
-        self.bind_pose();
+        self.rest_pose();
         self.apply_fault();
         let image = self.settle(&path);
-        self.debug_dump(&path);
         self.app.world_mut().entity_mut(root).despawn();
         image
     }
@@ -381,27 +386,10 @@ impl Comparer {
             .ok_or_else(|| error(format!("{source} has no scene")))?;
         self.wait_loaded(&scene, source)?;
         let root = self.spawn_scene(scene, source)?;
-        self.bind_pose();
+        self.rest_pose();
         let image = self.settle(source);
-        self.debug_dump(source);
         self.app.world_mut().entity_mut(root).despawn();
         image
-    }
-
-    fn debug_dump(&mut self, what: &str) {
-        let world = self.app.world_mut();
-        let mut query = world.query::<(&Mesh3d, Option<&MeshMaterial3d<StandardMaterial>>, &bevy::transform::components::GlobalTransform)>();
-        for (mesh, material, global) in query.iter(world) {
-            let m = world.resource::<Assets<Mesh>>().get(&mesh.0);
-            let attrs: Vec<String> = m.map(|m| m.attributes().map(|(a, v)| format!("{}:{}", a.name, v.len())).collect()).unwrap_or_default();
-            let uv0: Option<Vec<[f32;2]>> = m.and_then(|m| m.attribute(Mesh::ATTRIBUTE_UV_0)).and_then(|v| if let VertexAttributeValues::Float32x2(v) = v { Some(v.iter().take(4).copied().collect()) } else { None });
-            eprintln!("DBG {what}: mesh attrs {attrs:?} uv0 {uv0:?} global {:?}", global.translation());
-            if let Some(material) = material {
-                let mat = world.resource::<Assets<StandardMaterial>>().get(&material.0).unwrap();
-                let img = mat.base_color_texture.as_ref().and_then(|h| world.resource::<Assets<Image>>().get(h));
-                eprintln!("DBG   base {:?} tex {:?} fmt {:?} uvt {:?} ch {:?} metal {} rough {} mr {:?} normal {:?} occl {:?} alpha {:?}", mat.base_color, mat.base_color_texture.is_some(), img.map(|i| (i.texture_descriptor.format, i.width(), i.height(), i.sampler.clone())), mat.uv_transform, mat.base_color_channel, mat.metallic, mat.perceptual_roughness, mat.metallic_roughness_texture.is_some(), mat.normal_map_texture.is_some(), mat.occlusion_texture.is_some(), mat.alpha_mode);
-            }
-        }
     }
 
     fn server(&self) -> AssetServer {
@@ -468,16 +456,26 @@ impl Comparer {
         }
     }
 
-    /// Poses every skinned mesh in its bind pose, where each joint's world transform is its
+    /// Poses every skinned mesh in its bind pose and sets every morph weight to 0 (a bake's
+    /// base shape; Bevy's glTF loader applies a mesh's default weights). Bind pose: where each joint's world transform is its
     /// inverse bind matrix's inverse, so skinning leaves the vertices where the mesh stores
     /// them (and the camera framed them). Bevy's glTF loader poses a skeleton as its nodes
     /// rest, and a joint's world there also holds its non-joint ancestors', which a bake does
     /// not keep.
-    fn bind_pose(&mut self) {
+    fn rest_pose(&mut self) {
         use bevy::math::Mat4;
+        use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
         use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
         use bevy::transform::components::GlobalTransform;
         let world = self.app.world_mut();
+        for mut weights in world.query::<&mut MorphWeights>().iter_mut(world) {
+            weights.weights_mut().fill(0.0);
+        }
+        for mut weights in world.query::<&mut MeshMorphWeights>().iter_mut(world) {
+            if let MeshMorphWeights::Value { weights } = &mut *weights {
+                weights.fill(0.0);
+            }
+        }
         let mut query = world.query::<&SkinnedMesh>();
         let skins: Vec<SkinnedMesh> = query.iter(world).cloned().collect();
         for skin in skins {
@@ -536,22 +534,6 @@ impl Comparer {
                     }
                     let faulty = meshes.add(mesh);
                     world.entity_mut(entity).insert(Mesh3d(faulty));
-                }
-            }
-            Fault::DropTextureTransforms => {
-                let mut query = world.query::<(Entity, &MeshMaterial3d<StandardMaterial>)>();
-                let parts: Vec<_> = query
-                    .iter(world)
-                    .map(|(entity, material)| (entity, material.0.clone()))
-                    .collect();
-                for (entity, handle) in parts {
-                    let mut materials = world.resource_mut::<Assets<StandardMaterial>>();
-                    let Some(mut material) = materials.get(&handle).cloned() else {
-                        continue;
-                    };
-                    material.uv_transform = Affine2::IDENTITY;
-                    let faulty = materials.add(material);
-                    world.entity_mut(entity).insert(MeshMaterial3d(faulty));
                 }
             }
         }
@@ -796,7 +778,10 @@ mod tests {
         let mut data = vec![7u8; 256 * 2];
         data[256..260].copy_from_slice(&[1, 2, 3, 4]);
         let image = unpad(&data, 2, 2).unwrap();
-        assert_eq!(image.pixels, [vec![7; 8], vec![1, 2, 3, 4, 7, 7, 7, 7]].concat());
+        assert_eq!(
+            image.pixels,
+            [vec![7; 8], vec![1, 2, 3, 4, 7, 7, 7, 7]].concat()
+        );
         assert_eq!(unpad(&data[..300], 2, 2), None);
     }
 }

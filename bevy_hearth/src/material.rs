@@ -6,14 +6,13 @@ use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext};
 use bevy::color::{Color, LinearRgba};
 use bevy::image::{
-    Image, ImageAddressMode, ImageLoaderSettings, ImageSampler,
-    ImageSamplerDescriptor,
+    Image, ImageAddressMode, ImageLoaderSettings, ImageSampler, ImageSamplerDescriptor,
 };
-use bevy::render::render_resource::TextureFormat;
 use bevy::math::{Affine2, Vec2};
 use bevy::mesh::UvChannel;
 use bevy::pbr::StandardMaterial;
 use bevy::reflect::TypePath;
+use bevy::render::render_resource::TextureFormat;
 use hearth::format::hman;
 use hearth::format::hmat::property;
 use hearth::{AlphaMode, GpuMaterial, MaterialTable};
