@@ -4,13 +4,15 @@
 //! images; the tests hold them to a PSNR floor.
 //!
 //! ```no_run
-//! use bevy_hearth::compare::{Comparer, CompareSettings};
+//! use bevy_hearth::compare::{CompareSettings, Comparer};
+//! use std::path::Path;
 //!
 //! let assets = hearth::Assets::open("out/assets.hpack").unwrap();
-//! let mut comparer = Comparer::new(assets, "content".as_ref(), &CompareSettings::default()).unwrap();
+//! let settings = CompareSettings::default();
+//! let mut comparer = Comparer::new(assets, Path::new("content"), &settings).unwrap();
 //! let renders = comparer.compare("models/fox.hmesh", "models/fox.gltf").unwrap();
 //! println!("{:.2} dB", renders.baked.psnr(&renders.source).unwrap());
-//! renders.baked.save_png("baked.png".as_ref()).unwrap();
+//! renders.baked.save_png(Path::new("baked.png")).unwrap();
 //! ```
 
 use crate::HearthPlugin;
@@ -103,6 +105,7 @@ impl std::fmt::Display for CompareError {
 
 impl std::error::Error for CompareError {}
 
+/// A [`CompareError`] saying `message`.
 fn error(message: impl std::fmt::Display) -> CompareError {
     CompareError(message.to_string())
 }
