@@ -90,11 +90,9 @@ fn run(args: Args) -> Result<(), String> {
     }
     let psnr = renders.baked.psnr(&renders.source).unwrap_or(f64::NAN);
     println!(
-        "{}: PSNR {psnr:.2} dB on {} ({} and {} in {})",
+        "{}: PSNR {psnr:.2} dB on {} (baked.png and source.png in {})",
         args.mesh,
         comparer.adapter_name(),
-        "baked.png",
-        "source.png",
         args.out.display()
     );
     Ok(())

@@ -164,8 +164,11 @@ fn rg8_image(bytes: &[u8]) -> Option<Image> {
         let rgba = hearth::read::transcode::rgba8_image(&ktx, level).ok()?;
         data.extend(rgba.chunks_exact(4).flat_map(|texel| [texel[0], texel[1]]));
     }
-    let mut image = Image::default();
-    image.data = Some(data);
+    let mut image = Image {
+        data: Some(data),
+        sampler: repeat_sampler(),
+        ..Image::default()
+    };
     image.texture_descriptor.size = bevy::render::render_resource::Extent3d {
         width,
         height,
@@ -173,7 +176,6 @@ fn rg8_image(bytes: &[u8]) -> Option<Image> {
     };
     image.texture_descriptor.format = TextureFormat::Rg8Unorm;
     image.texture_descriptor.mip_level_count = ktx.level_count();
-    image.sampler = repeat_sampler();
     Some(image)
 }
 
