@@ -785,6 +785,7 @@ mod tests {
             image.pixels,
             [vec![7; 8], vec![1, 2, 3, 4, 7, 7, 7, 7]].concat()
         );
-        assert_eq!(unpad(&data[..300], 2, 2), None);
+        assert_eq!(unpad(&data[..263], 2, 2), None);
+        assert!(unpad(&data[..264], 2, 2).is_some());
     }
 }
