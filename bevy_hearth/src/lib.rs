@@ -36,6 +36,8 @@ mod animation;
 mod font;
 #[cfg(feature = "watch")]
 mod hot;
+#[cfg(feature = "compare")]
+pub mod compare;
 mod material;
 mod mesh;
 mod names;

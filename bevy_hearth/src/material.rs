@@ -5,11 +5,14 @@ use crate::HearthLoadError;
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext};
 use bevy::color::{Color, LinearRgba};
-use bevy::image::Image;
+use bevy::image::{
+    Image, ImageAddressMode, ImageLoaderSettings, ImageSampler, ImageSamplerDescriptor,
+};
 use bevy::math::{Affine2, Vec2};
 use bevy::mesh::UvChannel;
 use bevy::pbr::StandardMaterial;
 use bevy::reflect::TypePath;
+use bevy::render::render_resource::TextureFormat;
 use hearth::format::hman;
 use hearth::format::hmat::property;
 use hearth::{AlphaMode, GpuMaterial, MaterialTable};
@@ -47,11 +50,22 @@ impl AssetLoader for HearthMaterialLoader {
         let table: hearth::Materials = crate::read_asset(reader, &path).await?;
         let view = table.view();
         let textures = texture_paths(load_context, view).await?;
+        let normal_maps = normal_maps(load_context, view, &textures).await;
         let mut materials = Vec::with_capacity(view.rows.len());
         for (slot, row) in view.rows.iter().enumerate() {
             let mut texture = |hash: u64| -> Option<Handle<Image>> {
+                if let Some(handle) = normal_maps.get(&hash) {
+                    return Some(handle.clone());
+                }
                 let path = textures.get(&hash)?;
-                Some(load_context.load(path.clone()))
+                Some(
+                    load_context
+                        .load_builder()
+                        .with_settings(|settings: &mut ImageLoaderSettings| {
+                            settings.sampler = repeat_sampler();
+                        })
+                        .load(path.clone()),
+                )
             };
             let material = standard_material(view, slot as u32, row, &mut texture);
             materials.push(load_context.add_labeled_asset(material_label(slot), material));
@@ -96,6 +110,73 @@ async fn texture_paths(
         paths.insert(hash, texture.into_owned());
     }
     Ok(paths)
+}
+
+/// glTF's default sampler, which hearth's textures keep (a bake stores no sampler): linear,
+/// repeating (UVs outside 0..1 are common, e.g. BoxTextured's).
+fn repeat_sampler() -> ImageSampler {
+    ImageSampler::Descriptor(ImageSamplerDescriptor {
+        address_mode_u: ImageAddressMode::Repeat,
+        address_mode_v: ImageAddressMode::Repeat,
+        ..ImageSamplerDescriptor::linear()
+    })
+}
+
+/// The normal maps of `table` as two-channel images (labels `NormalMap{hash}`): hearth bakes
+/// them `rg01` (X in R, Y in G, Z rebuilt in the shader), and Bevy rebuilds Z only for a
+/// two-channel format. Each level is decoded to RGBA8 (UASTC transcoded by hearth: Bevy
+/// 0.19's own UASTC-to-RGBA8 path slices the input wrongly and panics) and narrowed to
+/// `Rg8Unorm`. A normal map hearth cannot decode (a GPU-format bake) is left to Bevy's loader.
+async fn normal_maps(
+    load_context: &mut LoadContext<'_>,
+    table: &MaterialTable<'_>,
+    textures: &HashMap<u64, AssetPath<'static>>,
+) -> HashMap<u64, Handle<Image>> {
+    let mut maps = HashMap::new();
+    for row in table.rows.iter().filter(|row| row.normal_tex != 0) {
+        let hash = row.normal_tex;
+        let Some(path) = textures.get(&hash).filter(|_| !maps.contains_key(&hash)) else {
+            continue;
+        };
+        let Ok(bytes) = load_context.read_asset_bytes(path.clone()).await else {
+            continue;
+        };
+        let Some(image) = rg8_image(&bytes) else {
+            continue;
+        };
+        let label = format!("NormalMap{hash:016x}");
+        maps.insert(hash, load_context.add_labeled_asset(label, image));
+    }
+    maps
+}
+
+/// A KTX2 file's levels as one `Rg8Unorm` image (red and green of each texel), with the
+/// repeating sampler; `None` when hearth cannot decode it to RGBA8 or it is not a plain 2D
+/// texture.
+fn rg8_image(bytes: &[u8]) -> Option<Image> {
+    let ktx = hearth::Ktx2::parse(bytes).ok()?;
+    let (width, height, depth) = ktx.level_dimensions(0);
+    if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
+        return None;
+    }
+    let mut data = Vec::new();
+    for level in 0..ktx.level_count() {
+        let rgba = hearth::read::transcode::rgba8_image(&ktx, level).ok()?;
+        data.extend(rgba.chunks_exact(4).flat_map(|texel| [texel[0], texel[1]]));
+    }
+    let mut image = Image {
+        data: Some(data),
+        sampler: repeat_sampler(),
+        ..Image::default()
+    };
+    image.texture_descriptor.size = bevy::render::render_resource::Extent3d {
+        width,
+        height,
+        depth_or_array_layers: 1,
+    };
+    image.texture_descriptor.format = TextureFormat::Rg8Unorm;
+    image.texture_descriptor.mip_level_count = ktx.level_count();
+    Some(image)
 }
 
 /// Row `slot` of `table` as a Bevy material; `texture` gives the image of a texture hash

@@ -180,6 +180,7 @@ fn model_scene(
         inverse_bindposes: inverse_bindposes.clone(),
         joints: spawn_joints(&mut world, root, model.name, joints),
     });
+    let mut default_material = None;
     for (i, (mesh, material)) in model.submeshes.iter().zip(model.materials).enumerate() {
         let mut part = world.spawn((
             Mesh3d(mesh.clone()),
@@ -193,10 +194,24 @@ fn model_scene(
         if model.morph_weights.is_some() {
             part.insert(MeshMorphWeights::Reference(root));
         }
-        if let Some(material) = material {
-            let handle: Handle<StandardMaterial> = context.load(material.clone());
-            part.insert(MeshMaterial3d(handle));
-        }
+        let handle: Handle<StandardMaterial> = match material {
+            Some(material) => context.load(material.clone()),
+            // Bevy draws no mesh without a material: glTF's default one, as Bevy's glTF
+            // loader gives it.
+            None => default_material
+                .get_or_insert_with(|| {
+                    context.add_labeled_asset(
+                        "DefaultMaterial",
+                        StandardMaterial {
+                            metallic: 1.0,
+                            perceptual_roughness: 1.0,
+                            ..StandardMaterial::default()
+                        },
+                    )
+                })
+                .clone(),
+        };
+        part.insert(MeshMaterial3d(handle));
     }
     Ok(WorldAsset::new(world))
 }
