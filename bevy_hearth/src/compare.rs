@@ -198,7 +198,7 @@ pub struct Renders {
 /// A headless Bevy app that draws baked models and their sources into one offscreen image.
 pub struct Comparer {
     app: App,
-    assets: Arc<hearth::Assets>,
+    assets: crate::Generation,
     camera: Entity,
     frames: Arc<Mutex<Frames>>,
     settings: CompareSettings,
@@ -313,7 +313,7 @@ impl Comparer {
             .ok_or_else(|| error(format!("{mesh} is not in the pack")))?;
         let parsed = <hearth::Mesh as hearth::LoadAsset>::from_asset(
             mesh,
-            hearth::AssetBytes::from_vec(bytes.into_owned()),
+            hearth::AssetBytes::from_vec(bytes),
         )
         .map_err(|e| error(format!("{mesh}: {e}")))?;
         let positions: Vec<Vec3> = parsed.view().positions().map(Vec3::from_array).collect();
@@ -662,6 +662,9 @@ fn register_scene_types(app: &mut App) {
         .register_type::<SkinnedMesh>()
         .register_type::<MorphWeights>()
         .register_type::<MeshMorphWeights>()
+        .register_type::<bevy::animation::AnimationPlayer>()
+        .register_type::<bevy::animation::AnimatedBy>()
+        .register_type::<bevy::animation::AnimationTargetId>()
         .register_type::<GltfExtras>()
         .register_type::<GltfSceneExtras>()
         .register_type::<GltfSceneName>()
