@@ -18,6 +18,7 @@ mod slices;
 pub mod uastc;
 
 use crate::bake::texture::settings::TextureSettings;
+use crate::bake::timings;
 use crate::format::hman::ColorSpace;
 use crate::format::ktx2::{self, channel, BasicDfd, Ktx2Description};
 use crate::read::transcode::TranscodeTarget;
@@ -121,7 +122,7 @@ pub fn encode<P: PixelSource>(
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<EncodedTexture, String> {
-    let levels = Levels::build(images, shape, mode, settings)?;
+    let levels = Levels::build(images, shape, mode, settings, true)?;
     levels.finish(settings)
 }
 
@@ -133,7 +134,7 @@ pub fn encode_decoded(
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<EncodedTexture, String> {
-    let levels = Levels::build(&images, shape, mode, settings)?;
+    let levels = Levels::build(&images, shape, mode, settings, true)?;
     drop(images);
     levels.finish(settings)
 }
@@ -221,8 +222,90 @@ struct Levels {
     image_count: usize,
     width: u32,
     height: u32,
-    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw.
+    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw. Level 0 is
+    /// empty where `level0` holds its blocks.
     data: Vec<Vec<Vec<u8>>>,
+    /// Level 0 of each image already in UASTC (encoded as it was made), and whether any
+    /// has alpha.
+    level0: Option<(Vec<uastc::UastcSlice>, bool)>,
+}
+
+/// Makes the levels of every image into `data`, sending level 0's rows to `stream` a slice
+/// at a time (so `data[0]` ends empty).
+fn stream_levels<P: PixelSource>(
+    images: &[P],
+    working: &Working,
+    sizes: (u32, u32, u32, u32),
+    data: &mut [Vec<Vec<u8>>],
+    stream: &slices::RowStream,
+) {
+    let row_bytes = sizes.2 as usize * 4;
+    let asset = timings::current();
+    // The slices run in the scope; this thread's task (the asset) covers making the rows,
+    // not the wait for the last slices.
+    timings::fork(|| {
+        rayon::in_place_scope(|scope| {
+            timings::run(asset, || {
+                for (index, image) in images.iter().enumerate() {
+                    let mut outs: Vec<&mut Vec<u8>> =
+                        data.iter_mut().map(|level| &mut level[index]).collect();
+                    let mut sent_rows = 0u32;
+                    let mut send = |level0: &mut Vec<u8>, last: bool| {
+                        let full = stream.slice_bytes();
+                        while level0.len() >= full || (last && !level0.is_empty()) {
+                            let rest = level0.split_off(full.min(level0.len()));
+                            let pixels = std::mem::replace(level0, rest);
+                            let rows = (pixels.len() / row_bytes) as u32;
+                            stream.send(scope, index, sent_rows, pixels);
+                            sent_rows += rows;
+                        }
+                    };
+                    image_levels(image, working, true, sizes, &mut outs, &mut |level0| {
+                        send(level0, false)
+                    });
+                    send(outs[0], true);
+                }
+            })
+        })
+    });
+}
+
+/// Makes the levels of one image: reads its rows, filters them into the chain and appends
+/// each level's rows to `outs[level]`, calling `after_row` with level 0 after each source
+/// row. `sizes` is the source's width and height, then level 0's.
+fn image_levels<P: PixelSource>(
+    image: &P,
+    working: &Working,
+    uastc: bool,
+    (width, height, w, h): (u32, u32, u32, u32),
+    outs: &mut [&mut Vec<u8>],
+    after_row: &mut dyn FnMut(&mut Vec<u8>),
+) {
+    let level_count = outs.len() as u32;
+    // chain[k] filters level k into level k + 1; `base` the source into level 0.
+    let mut chain: Vec<RowResampler> = (1..level_count)
+        .map(|l| {
+            RowResampler::new(
+                mip_size(w, l - 1),
+                mip_size(h, l - 1),
+                mip_size(w, l),
+                mip_size(h, l),
+            )
+        })
+        .collect();
+    let mut base = ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
+    let mut row = vec![[0.0f32; 4]; width as usize];
+    for y in 0..height {
+        image.read_row(y, &mut row);
+        let working_row: Vec<[f32; 4]> = row.iter().map(|p| working.to_working(*p)).collect();
+        match &mut base {
+            Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {
+                feed(working, uastc, o, level0, &mut chain, outs)
+            }),
+            None => feed(working, uastc, y as usize, working_row, &mut chain, outs),
+        }
+        after_row(outs[0]);
+    }
 }
 
 impl Levels {
@@ -231,6 +314,7 @@ impl Levels {
         shape: TextureShape,
         mode: TextureMode,
         settings: &TextureSettings,
+        may_stream: bool,
     ) -> Result<Self, String> {
         let first = images.first().ok_or("no images")?;
         let (width, height) = (first.width(), first.height());
@@ -284,54 +368,45 @@ impl Levels {
         } else {
             1
         };
-        // Every format but raw pixels starts from RGBA8 levels.
+        // Every format but raw pixels starts from RGBA8 levels. Plain UASTC without RDO
+        // encodes level 0 in row slices as its rows come (never held whole).
         let uastc = !settings.raw();
+        let stream = (may_stream && uastc && settings.format == settings::TextureFormat::Uastc)
+            .then(|| {
+                let options = uastc_options(&working, settings);
+                slices::RowStream::plan(w, h, images.len(), &options)
+            })
+            .flatten();
         let mut data: Vec<Vec<Vec<u8>>> = (0..level_count)
             .map(|level| {
-                let bytes = mip_size(w, level) as usize
-                    * mip_size(h, level) as usize
-                    * if uastc { 4 } else { working.raw_bytes() };
+                let bytes = match (level, &stream) {
+                    (0, Some(stream)) => stream.slice_bytes(),
+                    _ => {
+                        mip_size(w, level) as usize
+                            * mip_size(h, level) as usize
+                            * if uastc { 4 } else { working.raw_bytes() }
+                    }
+                };
                 (0..images.len())
                     .map(|_| Vec::with_capacity(bytes))
                     .collect()
             })
             .collect();
-        for (index, image) in images.iter().enumerate() {
-            // chain[k] filters level k into level k + 1; `base` the source into level 0.
-            let mut chain: Vec<RowResampler> = (1..level_count)
-                .map(|l| {
-                    RowResampler::new(
-                        mip_size(w, l - 1),
-                        mip_size(h, l - 1),
-                        mip_size(w, l),
-                        mip_size(h, l),
-                    )
-                })
-                .collect();
-            let mut base =
-                ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
-            let mut outs: Vec<&mut Vec<u8>> =
-                data.iter_mut().map(|level| &mut level[index]).collect();
-            let mut row = vec![[0.0f32; 4]; width as usize];
-            for y in 0..height {
-                image.read_row(y, &mut row);
-                let working_row: Vec<[f32; 4]> =
-                    row.iter().map(|p| working.to_working(*p)).collect();
-                match &mut base {
-                    Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {
-                        feed(&working, uastc, o, level0, &mut chain, &mut outs)
-                    }),
-                    None => feed(
-                        &working,
-                        uastc,
-                        y as usize,
-                        working_row,
-                        &mut chain,
-                        &mut outs,
-                    ),
+        let sizes = (width, height, w, h);
+        let level0 = match stream {
+            None => {
+                for (index, image) in images.iter().enumerate() {
+                    let mut outs: Vec<&mut Vec<u8>> =
+                        data.iter_mut().map(|level| &mut level[index]).collect();
+                    image_levels(image, &working, uastc, sizes, &mut outs, &mut |_| {});
                 }
+                None
             }
-        }
+            Some(stream) => {
+                stream_levels(images, &working, sizes, &mut data, &stream);
+                Some(stream.finish(images.len())?)
+            }
+        };
         Ok(Self {
             working,
             shape,
@@ -339,6 +414,7 @@ impl Levels {
             width: w,
             height: h,
             data,
+            level0,
         })
     }
 
@@ -405,12 +481,7 @@ impl Levels {
 
     /// The UASTC encoder's options for these levels.
     fn uastc_options(&self, settings: &TextureSettings) -> uastc::UastcOptions {
-        uastc::UastcOptions {
-            level: settings.quality.level(),
-            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
-            perceptual: self.working.srgb,
-            normal_map: self.working.mode == TextureMode::Normal,
-        }
+        uastc_options(&self.working, settings)
     }
 
     /// The levels in a GPU block format: transcoded from UASTC or encoded directly.
@@ -500,8 +571,17 @@ impl Levels {
     fn into_uastc(self, settings: &TextureSettings) -> Result<EncodedLevels, String> {
         let (channels, srgb) = (self.working.channels, self.working.srgb);
         let options = self.uastc_options(settings);
-        let (uastc_levels, has_alpha) =
-            slices::encode_levels(self.data, self.width, self.height, &options)?;
+        let (uastc_levels, has_alpha) = match self.level0 {
+            None => slices::encode_levels(self.data, self.width, self.height, &options)?,
+            // Level 0 is encoded already: the mips alone, from level 1's size.
+            Some((level0, level0_alpha)) => {
+                let (w, h) = (mip_size(self.width, 1), mip_size(self.height, 1));
+                let mips = self.data.into_iter().skip(1).collect();
+                let (mut levels, alpha) = slices::encode_levels(mips, w, h, &options)?;
+                levels.insert(0, level0);
+                (levels, alpha || level0_alpha)
+            }
+        };
         let data: Vec<Vec<u8>> = uastc_levels
             .into_iter()
             .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
@@ -551,6 +631,16 @@ impl Levels {
             dfd: BasicDfd::uncompressed(ids, 8, false, self.working.srgb),
             data,
         }
+    }
+}
+
+/// The UASTC encoder's options for levels made by `working`.
+fn uastc_options(working: &Working, settings: &TextureSettings) -> uastc::UastcOptions {
+    uastc::UastcOptions {
+        level: settings.quality.level(),
+        rdo: (settings.rdo > 0.0).then_some(settings.rdo),
+        perceptual: working.srgb,
+        normal_map: working.mode == TextureMode::Normal,
     }
 }
 
@@ -637,5 +727,65 @@ pub fn encode_lut(lut: &lut::CubeLut, zstd_level: i32) -> EncodedTexture {
     EncodedTexture {
         ktx2: ktx2::write(&desc, &[data]),
         color_space: ColorSpace::Linear,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bake::settings::TextureQuality;
+
+    /// `count` images `w x h` of a pattern, alpha below 255 in one corner of the last only.
+    fn images(w: u32, h: u32, count: u32) -> Vec<pixels::Pixels> {
+        (0..count)
+            .map(|image| pixels::Pixels {
+                width: w,
+                height: h,
+                rgba: (0..w * h)
+                    .map(|i| {
+                        let (x, y) = (i % w, i / w);
+                        let alpha = if image + 1 == count && x < 8 && y < 8 {
+                            0.4
+                        } else {
+                            1.0
+                        };
+                        let v = |n: u32| (n % 256) as f32 / 255.0;
+                        [v(x * 7 + y + image), v(x ^ y), v(y * 3), alpha]
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn level0_streamed_in_slices_is_the_same_ktx2_as_encoded_whole() {
+        // 1030 wide: level 0 goes out in slices of 252 rows (the last one short), with an edge
+        // column of blocks; and with a size limit (rows made by the base resampler).
+        let settings = TextureSettings {
+            quality: TextureQuality::Fastest,
+            ..TextureSettings::default()
+        };
+        let limited = TextureSettings {
+            max_size: 1000,
+            ..settings.clone()
+        };
+        for (count, shape, settings) in [
+            (1, TextureShape::Single, &settings),
+            (2, TextureShape::Array, &settings),
+            (1, TextureShape::Single, &limited),
+        ] {
+            let images = images(1030, 601, count);
+            let streamed =
+                Levels::build(&images, shape, TextureMode::Color, settings, true).unwrap();
+            assert!(streamed.level0.is_some(), "level 0 is streamed");
+            let whole = Levels::build(&images, shape, TextureMode::Color, settings, false).unwrap();
+            assert!(whole.level0.is_none());
+            assert_eq!(
+                streamed.finish(settings).unwrap(),
+                whole.finish(settings).unwrap(),
+                "{count} image(s), max_size {}",
+                settings.max_size
+            );
+        }
     }
 }

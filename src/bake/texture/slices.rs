@@ -13,7 +13,8 @@ use crate::bake::texture::uastc::{self, UastcOptions, UastcSlice};
 use crate::bake::timings;
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Pixels a task encodes at most when a level is cut into row slices, and at least when
 /// small levels are put together: about 1/16 of a 2048² level 0, some tens of milliseconds of
@@ -82,6 +83,122 @@ pub(crate) fn encode_levels(
     Ok((out, has_alpha))
 }
 
+/// Rows of a `width`-pixel level a row slice holds: [`TASK_PIXELS`] at most, a multiple of 4.
+fn rows_per_task(width: u32) -> u32 {
+    (TASK_PIXELS / width as usize).max(4) as u32 / 4 * 4
+}
+
+/// Level 0 of each image encoded in row slices while the levels are being made, so that it
+/// is never held whole: the slices [`plan_tasks`] would cut (the same rows, encoded alone,
+/// so the same blocks), each handed over as soon as its rows exist and freed once encoded.
+///
+/// A slice runs as a task on the worker pool; once `limit` are waiting or running, the
+/// thread making the rows encodes the next one itself, which holds the memory in flight to
+/// about `limit` slices (a few MB each) whatever the image size.
+pub(crate) struct RowStream {
+    options: UastcOptions,
+    width: u32,
+    rows_per_slice: u32,
+    several_images: bool,
+    parent: Option<timings::Span>,
+    limit: usize,
+    in_flight: AtomicUsize,
+    /// `(image, first row, blocks, has alpha)`, in the order they finished.
+    done: Mutex<Vec<(usize, u32, Result<(UastcSlice, bool), String>)>>,
+}
+
+impl RowStream {
+    /// The stream for a `w x h` level 0, or `None` where [`encode_levels`] would not cut it
+    /// (RDO on, or a level of one task).
+    pub(crate) fn plan(w: u32, h: u32, images: usize, options: &UastcOptions) -> Option<Self> {
+        let rows_per_slice = rows_per_task(w);
+        (options.rdo.is_none() && h > rows_per_slice).then(|| Self {
+            options: *options,
+            width: w,
+            rows_per_slice,
+            several_images: images > 1,
+            parent: timings::current(),
+            limit: rayon::current_num_threads().max(2),
+            in_flight: AtomicUsize::new(0),
+            done: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Bytes of one full slice (RGBA8).
+    pub(crate) fn slice_bytes(&self) -> usize {
+        self.width as usize * self.rows_per_slice as usize * 4
+    }
+
+    /// Encodes rows `first_row..` of image `image` (`pixels`, RGBA8, a full slice or the
+    /// image's last rows): on the pool, or on this thread once `limit` are in flight.
+    pub(crate) fn send<'s>(
+        &'s self,
+        scope: &rayon::Scope<'s>,
+        image: usize,
+        first_row: u32,
+        pixels: Vec<u8>,
+    ) {
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
+            self.encode(image, first_row, pixels);
+        } else {
+            scope.spawn(move |_| self.encode(image, first_row, pixels));
+        }
+    }
+
+    fn encode(&self, image: usize, first_row: u32, pixels: Vec<u8>) {
+        let rows = (pixels.len() / (self.width as usize * 4)) as u32;
+        let label = format!(
+            "{}level0/rows {}-{}",
+            match self.several_images {
+                true => format!("image{image}/"),
+                false => String::new(),
+            },
+            first_row,
+            first_row + rows - 1
+        );
+        let encoded = timings::slice(self.parent.as_ref(), &label, || {
+            uastc::encode_owned(vec![(self.width, rows, pixels)], &self.options)
+        })
+        .and_then(|(mut slices, alpha)| match slices.pop() {
+            Some(slice) if slices.is_empty() => Ok((slice, alpha)),
+            _ => Err("internal: basisu returned other than one slice".to_owned()),
+        });
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+        if let Ok(mut done) = self.done.lock() {
+            done.push((image, first_row, encoded));
+        }
+    }
+
+    /// Level 0 of each image (`images` of them) in blocks, and whether any has alpha; call
+    /// after the scope the slices ran in has ended.
+    pub(crate) fn finish(self, images: usize) -> Result<(Vec<UastcSlice>, bool), String> {
+        let mut done = self
+            .done
+            .into_inner()
+            .map_err(|_| "internal: a UASTC slice task panicked")?;
+        done.sort_by_key(|(image, row, _)| (*image, *row));
+        let mut out: Vec<UastcSlice> = Vec::with_capacity(images);
+        let mut has_alpha = false;
+        let mut previous = None;
+        for (image, _, encoded) in done {
+            let (slice, alpha) = encoded?;
+            has_alpha |= alpha;
+            match out.last_mut() {
+                Some(last) if previous == Some(image) => {
+                    last.blocks_y += slice.blocks_y;
+                    last.data.extend_from_slice(&slice.data);
+                }
+                _ => out.push(slice),
+            }
+            previous = Some(image);
+        }
+        if out.len() != images {
+            return Err("internal: a level 0 image has no UASTC slices".into());
+        }
+        Ok((out, has_alpha))
+    }
+}
+
 /// The units of every level, grouped into tasks: a level over [`TASK_PIXELS`] is cut into
 /// row slices (without RDO), each its own task; the smaller units are put together in order
 /// until a group reaches [`TASK_PIXELS`].
@@ -90,7 +207,7 @@ fn plan_tasks(levels: Vec<Vec<Vec<u8>>>, w: u32, h: u32, may_cut: bool) -> Vec<V
     let mut small: Vec<Unit> = Vec::new();
     for (level, images) in levels.into_iter().enumerate() {
         let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
-        let rows_per_task = (TASK_PIXELS / lw as usize).max(4) as u32 / 4 * 4;
+        let rows_per_task = rows_per_task(lw);
         for (image, pixels) in images.into_iter().enumerate() {
             if !may_cut || lh <= rows_per_task {
                 small.push(Unit {
