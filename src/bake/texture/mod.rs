@@ -222,16 +222,16 @@ struct Levels {
     image_count: usize,
     width: u32,
     height: u32,
-    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw. Level 0 is
-    /// empty where `level0` holds its blocks.
+    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw. The levels
+    /// `streamed` encoded are empty.
     data: Vec<Vec<Vec<u8>>>,
-    /// Level 0 of each image already in UASTC (encoded as it was made), and whether any
-    /// has alpha.
-    level0: Option<(Vec<uastc::UastcSlice>, bool)>,
+    /// The first levels, already encoded to UASTC as they were made (joined in
+    /// [`Levels::into_uastc`], once the sources may have been dropped).
+    streamed: Option<slices::RowStream>,
 }
 
-/// Makes the levels of every image into `data`, sending level 0's rows to `stream` a slice
-/// at a time (so `data[0]` ends empty).
+/// Makes the levels of every image into `data`, sending the streamed levels' rows to
+/// `stream` a slice at a time (so those levels end empty in `data`).
 fn stream_levels<P: PixelSource>(
     images: &[P],
     working: &Working,
@@ -239,8 +239,8 @@ fn stream_levels<P: PixelSource>(
     data: &mut [Vec<Vec<u8>>],
     stream: &slices::RowStream,
 ) {
-    let row_bytes = sizes.2 as usize * 4;
     let asset = timings::current();
+    let streamed = stream.level_count();
     // The slices run in the scope; this thread's task (the asset) covers making the rows,
     // not the wait for the last slices.
     timings::fork(|| {
@@ -249,21 +249,17 @@ fn stream_levels<P: PixelSource>(
                 for (index, image) in images.iter().enumerate() {
                     let mut outs: Vec<&mut Vec<u8>> =
                         data.iter_mut().map(|level| &mut level[index]).collect();
-                    let mut sent_rows = 0u32;
-                    let mut send = |level0: &mut Vec<u8>, last: bool| {
-                        let full = stream.slice_bytes();
-                        while level0.len() >= full || (last && !level0.is_empty()) {
-                            let rest = level0.split_off(full.min(level0.len()));
-                            let pixels = std::mem::replace(level0, rest);
-                            let rows = (pixels.len() / row_bytes) as u32;
-                            stream.send(scope, index, sent_rows, pixels);
-                            sent_rows += rows;
+                    let mut sent_rows = vec![0u32; streamed];
+                    let mut send = |outs: &mut [&mut Vec<u8>], last: bool| {
+                        for (level, sent) in sent_rows.iter_mut().enumerate() {
+                            let pixels = &mut *outs[level];
+                            stream.send_ready(scope, (level, index), pixels, sent, last);
                         }
                     };
-                    image_levels(image, working, true, sizes, &mut outs, &mut |level0| {
-                        send(level0, false)
+                    image_levels(image, working, true, sizes, &mut outs, &mut |outs| {
+                        send(outs, false)
                     });
-                    send(outs[0], true);
+                    send(&mut outs, true);
                 }
             })
         })
@@ -271,7 +267,7 @@ fn stream_levels<P: PixelSource>(
 }
 
 /// Makes the levels of one image: reads its rows, filters them into the chain and appends
-/// each level's rows to `outs[level]`, calling `after_row` with level 0 after each source
+/// each level's rows to `outs[level]`, calling `after_row` with them after each source
 /// row. `sizes` is the source's width and height, then level 0's.
 fn image_levels<P: PixelSource>(
     image: &P,
@@ -279,7 +275,7 @@ fn image_levels<P: PixelSource>(
     uastc: bool,
     (width, height, w, h): (u32, u32, u32, u32),
     outs: &mut [&mut Vec<u8>],
-    after_row: &mut dyn FnMut(&mut Vec<u8>),
+    after_row: &mut dyn FnMut(&mut [&mut Vec<u8>]),
 ) {
     let level_count = outs.len() as u32;
     // chain[k] filters level k into level k + 1; `base` the source into level 0.
@@ -304,7 +300,7 @@ fn image_levels<P: PixelSource>(
             }),
             None => feed(working, uastc, y as usize, working_row, &mut chain, outs),
         }
-        after_row(outs[0]);
+        after_row(outs);
     }
 }
 
@@ -374,13 +370,15 @@ impl Levels {
         let stream = (may_stream && uastc && settings.format == settings::TextureFormat::Uastc)
             .then(|| {
                 let options = uastc_options(&working, settings);
-                slices::RowStream::plan(w, h, images.len(), &options)
+                slices::RowStream::plan(w, h, level_count, images.len(), &options)
             })
             .flatten();
         let mut data: Vec<Vec<Vec<u8>>> = (0..level_count)
             .map(|level| {
-                let bytes = match (level, &stream) {
-                    (0, Some(stream)) => stream.slice_bytes(),
+                let bytes = match &stream {
+                    Some(stream) if (level as usize) < stream.level_count() => {
+                        stream.slice_bytes(level as usize)
+                    }
                     _ => {
                         mip_size(w, level) as usize
                             * mip_size(h, level) as usize
@@ -393,7 +391,7 @@ impl Levels {
             })
             .collect();
         let sizes = (width, height, w, h);
-        let level0 = match stream {
+        let streamed = match stream {
             None => {
                 for (index, image) in images.iter().enumerate() {
                     let mut outs: Vec<&mut Vec<u8>> =
@@ -404,7 +402,7 @@ impl Levels {
             }
             Some(stream) => {
                 stream_levels(images, &working, sizes, &mut data, &stream);
-                Some(stream.finish(images.len())?)
+                Some(stream)
             }
         };
         Ok(Self {
@@ -414,7 +412,7 @@ impl Levels {
             width: w,
             height: h,
             data,
-            level0,
+            streamed,
         })
     }
 
@@ -571,20 +569,33 @@ impl Levels {
     fn into_uastc(self, settings: &TextureSettings) -> Result<EncodedLevels, String> {
         let (channels, srgb) = (self.working.channels, self.working.srgb);
         let options = self.uastc_options(settings);
-        let (uastc_levels, has_alpha) = match self.level0 {
+        let (uastc_levels, has_alpha) = match self.streamed {
             None => slices::encode_levels(self.data, self.width, self.height, &options)?,
-            // Level 0 is encoded already: the mips alone, from level 1's size.
-            Some((level0, level0_alpha)) => {
-                let (w, h) = (mip_size(self.width, 1), mip_size(self.height, 1));
-                let mips = self.data.into_iter().skip(1).collect();
-                let (mut levels, alpha) = slices::encode_levels(mips, w, h, &options)?;
-                levels.insert(0, level0);
-                (levels, alpha || level0_alpha)
+            // The first levels are encoded already: the rest alone (those without images).
+            Some(stream) => {
+                let (streamed, streamed_alpha) = stream.finish(self.image_count)?;
+                let mut data = self.data;
+                for level in &mut data[..streamed.len()] {
+                    *level = Vec::new();
+                }
+                let (mut levels, alpha) =
+                    slices::encode_levels(data, self.width, self.height, &options)?;
+                for (level, blocks) in streamed.into_iter().enumerate() {
+                    levels[level] = blocks;
+                }
+                (levels, alpha || streamed_alpha)
             }
         };
         let data: Vec<Vec<u8>> = uastc_levels
             .into_iter()
-            .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
+            .map(|slices| {
+                // Sized up front: a growing buffer would hold up to twice the level.
+                let mut level = Vec::with_capacity(slices.iter().map(|s| s.data.len()).sum());
+                for slice in slices {
+                    level.extend_from_slice(&slice.data);
+                }
+                level
+            })
             .collect();
         let uastc_channel = match channels {
             1 => channel::UASTC_RRR,
@@ -769,17 +780,20 @@ mod tests {
             max_size: 1000,
             ..settings.clone()
         };
-        for (count, shape, settings) in [
-            (1, TextureShape::Single, &settings),
-            (2, TextureShape::Array, &settings),
-            (1, TextureShape::Single, &limited),
+        // 600x1800: levels 0 and 1 are cut (level 1 into 872-row slices), level 2 is not.
+        for (size, count, shape, settings, streamed_levels) in [
+            ((1030, 601), 1, TextureShape::Single, &settings, 1),
+            ((1030, 601), 2, TextureShape::Array, &settings, 1),
+            ((1030, 601), 1, TextureShape::Single, &limited, 1),
+            ((600, 1800), 1, TextureShape::Single, &settings, 2),
         ] {
-            let images = images(1030, 601, count);
+            let images = images(size.0, size.1, count);
             let streamed =
                 Levels::build(&images, shape, TextureMode::Color, settings, true).unwrap();
-            assert!(streamed.level0.is_some(), "level 0 is streamed");
+            let levels = streamed.streamed.as_ref().map(|s| s.level_count());
+            assert_eq!(levels, Some(streamed_levels), "{size:?}");
             let whole = Levels::build(&images, shape, TextureMode::Color, settings, false).unwrap();
-            assert!(whole.level0.is_none());
+            assert!(whole.streamed.is_none());
             assert_eq!(
                 streamed.finish(settings).unwrap(),
                 whole.finish(settings).unwrap(),
