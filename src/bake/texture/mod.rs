@@ -18,6 +18,7 @@ mod slices;
 pub mod uastc;
 
 use crate::bake::texture::settings::TextureSettings;
+use crate::bake::timings;
 use crate::format::hman::ColorSpace;
 use crate::format::ktx2::{self, channel, BasicDfd, Ktx2Description};
 use crate::read::transcode::TranscodeTarget;
@@ -121,7 +122,7 @@ pub fn encode<P: PixelSource>(
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<EncodedTexture, String> {
-    let levels = Levels::build(images, shape, mode, settings)?;
+    let levels = Levels::build(images, shape, mode, settings, true)?;
     levels.finish(settings)
 }
 
@@ -133,7 +134,7 @@ pub fn encode_decoded(
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<EncodedTexture, String> {
-    let levels = Levels::build(&images, shape, mode, settings)?;
+    let levels = Levels::build(&images, shape, mode, settings, true)?;
     drop(images);
     levels.finish(settings)
 }
@@ -221,8 +222,86 @@ struct Levels {
     image_count: usize,
     width: u32,
     height: u32,
-    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw.
+    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw. The levels
+    /// `streamed` encoded are empty.
     data: Vec<Vec<Vec<u8>>>,
+    /// The first levels, already encoded to UASTC as they were made (joined in
+    /// [`Levels::into_uastc`], once the sources may have been dropped).
+    streamed: Option<slices::RowStream>,
+}
+
+/// Makes the levels of every image into `data`, sending the streamed levels' rows to
+/// `stream` a slice at a time (so those levels end empty in `data`).
+fn stream_levels<P: PixelSource>(
+    images: &[P],
+    working: &Working,
+    sizes: (u32, u32, u32, u32),
+    data: &mut [Vec<Vec<u8>>],
+    stream: &slices::RowStream,
+) {
+    let asset = timings::current();
+    let streamed = stream.level_count();
+    // The slices run in the scope; this thread's task (the asset) covers making the rows,
+    // not the wait for the last slices.
+    timings::fork(|| {
+        rayon::in_place_scope(|scope| {
+            timings::run(asset, || {
+                for (index, image) in images.iter().enumerate() {
+                    let mut outs: Vec<&mut Vec<u8>> =
+                        data.iter_mut().map(|level| &mut level[index]).collect();
+                    let mut sent_rows = vec![0u32; streamed];
+                    let mut send = |outs: &mut [&mut Vec<u8>], last: bool| {
+                        for (level, sent) in sent_rows.iter_mut().enumerate() {
+                            let pixels = &mut *outs[level];
+                            stream.send_ready(scope, (level, index), pixels, sent, last);
+                        }
+                    };
+                    image_levels(image, working, true, sizes, &mut outs, &mut |outs| {
+                        send(outs, false)
+                    });
+                    send(&mut outs, true);
+                }
+            })
+        })
+    });
+}
+
+/// Makes the levels of one image: reads its rows, filters them into the chain and appends
+/// each level's rows to `outs[level]`, calling `after_row` with them after each source
+/// row. `sizes` is the source's width and height, then level 0's.
+fn image_levels<P: PixelSource>(
+    image: &P,
+    working: &Working,
+    uastc: bool,
+    (width, height, w, h): (u32, u32, u32, u32),
+    outs: &mut [&mut Vec<u8>],
+    after_row: &mut dyn FnMut(&mut [&mut Vec<u8>]),
+) {
+    let level_count = outs.len() as u32;
+    // chain[k] filters level k into level k + 1; `base` the source into level 0.
+    let mut chain: Vec<RowResampler> = (1..level_count)
+        .map(|l| {
+            RowResampler::new(
+                mip_size(w, l - 1),
+                mip_size(h, l - 1),
+                mip_size(w, l),
+                mip_size(h, l),
+            )
+        })
+        .collect();
+    let mut base = ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
+    let mut row = vec![[0.0f32; 4]; width as usize];
+    for y in 0..height {
+        image.read_row(y, &mut row);
+        let working_row: Vec<[f32; 4]> = row.iter().map(|p| working.to_working(*p)).collect();
+        match &mut base {
+            Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {
+                feed(working, uastc, o, level0, &mut chain, outs)
+            }),
+            None => feed(working, uastc, y as usize, working_row, &mut chain, outs),
+        }
+        after_row(outs);
+    }
 }
 
 impl Levels {
@@ -231,6 +310,7 @@ impl Levels {
         shape: TextureShape,
         mode: TextureMode,
         settings: &TextureSettings,
+        may_stream: bool,
     ) -> Result<Self, String> {
         let first = images.first().ok_or("no images")?;
         let (width, height) = (first.width(), first.height());
@@ -284,54 +364,47 @@ impl Levels {
         } else {
             1
         };
-        // Every format but raw pixels starts from RGBA8 levels.
+        // Every format but raw pixels starts from RGBA8 levels. Plain UASTC without RDO
+        // encodes level 0 in row slices as its rows come (never held whole).
         let uastc = !settings.raw();
+        let stream = (may_stream && uastc && settings.format == settings::TextureFormat::Uastc)
+            .then(|| {
+                let options = uastc_options(&working, settings);
+                slices::RowStream::plan(w, h, level_count, images.len(), &options)
+            })
+            .flatten();
         let mut data: Vec<Vec<Vec<u8>>> = (0..level_count)
             .map(|level| {
-                let bytes = mip_size(w, level) as usize
-                    * mip_size(h, level) as usize
-                    * if uastc { 4 } else { working.raw_bytes() };
+                let bytes = match &stream {
+                    Some(stream) if (level as usize) < stream.level_count() => {
+                        stream.slice_bytes(level as usize)
+                    }
+                    _ => {
+                        mip_size(w, level) as usize
+                            * mip_size(h, level) as usize
+                            * if uastc { 4 } else { working.raw_bytes() }
+                    }
+                };
                 (0..images.len())
                     .map(|_| Vec::with_capacity(bytes))
                     .collect()
             })
             .collect();
-        for (index, image) in images.iter().enumerate() {
-            // chain[k] filters level k into level k + 1; `base` the source into level 0.
-            let mut chain: Vec<RowResampler> = (1..level_count)
-                .map(|l| {
-                    RowResampler::new(
-                        mip_size(w, l - 1),
-                        mip_size(h, l - 1),
-                        mip_size(w, l),
-                        mip_size(h, l),
-                    )
-                })
-                .collect();
-            let mut base =
-                ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
-            let mut outs: Vec<&mut Vec<u8>> =
-                data.iter_mut().map(|level| &mut level[index]).collect();
-            let mut row = vec![[0.0f32; 4]; width as usize];
-            for y in 0..height {
-                image.read_row(y, &mut row);
-                let working_row: Vec<[f32; 4]> =
-                    row.iter().map(|p| working.to_working(*p)).collect();
-                match &mut base {
-                    Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {
-                        feed(&working, uastc, o, level0, &mut chain, &mut outs)
-                    }),
-                    None => feed(
-                        &working,
-                        uastc,
-                        y as usize,
-                        working_row,
-                        &mut chain,
-                        &mut outs,
-                    ),
+        let sizes = (width, height, w, h);
+        let streamed = match stream {
+            None => {
+                for (index, image) in images.iter().enumerate() {
+                    let mut outs: Vec<&mut Vec<u8>> =
+                        data.iter_mut().map(|level| &mut level[index]).collect();
+                    image_levels(image, &working, uastc, sizes, &mut outs, &mut |_| {});
                 }
+                None
             }
-        }
+            Some(stream) => {
+                stream_levels(images, &working, sizes, &mut data, &stream);
+                Some(stream)
+            }
+        };
         Ok(Self {
             working,
             shape,
@@ -339,6 +412,7 @@ impl Levels {
             width: w,
             height: h,
             data,
+            streamed,
         })
     }
 
@@ -405,12 +479,7 @@ impl Levels {
 
     /// The UASTC encoder's options for these levels.
     fn uastc_options(&self, settings: &TextureSettings) -> uastc::UastcOptions {
-        uastc::UastcOptions {
-            level: settings.quality.level(),
-            rdo: (settings.rdo > 0.0).then_some(settings.rdo),
-            perceptual: self.working.srgb,
-            normal_map: self.working.mode == TextureMode::Normal,
-        }
+        uastc_options(&self.working, settings)
     }
 
     /// The levels in a GPU block format: transcoded from UASTC or encoded directly.
@@ -500,11 +569,33 @@ impl Levels {
     fn into_uastc(self, settings: &TextureSettings) -> Result<EncodedLevels, String> {
         let (channels, srgb) = (self.working.channels, self.working.srgb);
         let options = self.uastc_options(settings);
-        let (uastc_levels, has_alpha) =
-            slices::encode_levels(self.data, self.width, self.height, &options)?;
+        let (uastc_levels, has_alpha) = match self.streamed {
+            None => slices::encode_levels(self.data, self.width, self.height, &options)?,
+            // The first levels are encoded already: the rest alone (those without images).
+            Some(stream) => {
+                let (streamed, streamed_alpha) = stream.finish(self.image_count)?;
+                let mut data = self.data;
+                for level in &mut data[..streamed.len()] {
+                    *level = Vec::new();
+                }
+                let (mut levels, alpha) =
+                    slices::encode_levels(data, self.width, self.height, &options)?;
+                for (level, blocks) in streamed.into_iter().enumerate() {
+                    levels[level] = blocks;
+                }
+                (levels, alpha || streamed_alpha)
+            }
+        };
         let data: Vec<Vec<u8>> = uastc_levels
             .into_iter()
-            .map(|slices| slices.into_iter().flat_map(|s| s.data).collect())
+            .map(|slices| {
+                // Sized up front: a growing buffer would hold up to twice the level.
+                let mut level = Vec::with_capacity(slices.iter().map(|s| s.data.len()).sum());
+                for slice in slices {
+                    level.extend_from_slice(&slice.data);
+                }
+                level
+            })
             .collect();
         let uastc_channel = match channels {
             1 => channel::UASTC_RRR,
@@ -551,6 +642,16 @@ impl Levels {
             dfd: BasicDfd::uncompressed(ids, 8, false, self.working.srgb),
             data,
         }
+    }
+}
+
+/// The UASTC encoder's options for levels made by `working`.
+fn uastc_options(working: &Working, settings: &TextureSettings) -> uastc::UastcOptions {
+    uastc::UastcOptions {
+        level: settings.quality.level(),
+        rdo: (settings.rdo > 0.0).then_some(settings.rdo),
+        perceptual: working.srgb,
+        normal_map: working.mode == TextureMode::Normal,
     }
 }
 
@@ -637,5 +738,68 @@ pub fn encode_lut(lut: &lut::CubeLut, zstd_level: i32) -> EncodedTexture {
     EncodedTexture {
         ktx2: ktx2::write(&desc, &[data]),
         color_space: ColorSpace::Linear,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bake::settings::TextureQuality;
+
+    /// `count` images `w x h` of a pattern, alpha below 255 in one corner of the last only.
+    fn images(w: u32, h: u32, count: u32) -> Vec<pixels::Pixels> {
+        (0..count)
+            .map(|image| pixels::Pixels {
+                width: w,
+                height: h,
+                rgba: (0..w * h)
+                    .map(|i| {
+                        let (x, y) = (i % w, i / w);
+                        let alpha = if image + 1 == count && x < 8 && y < 8 {
+                            0.4
+                        } else {
+                            1.0
+                        };
+                        let v = |n: u32| (n % 256) as f32 / 255.0;
+                        [v(x * 7 + y + image), v(x ^ y), v(y * 3), alpha]
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn level0_streamed_in_slices_is_the_same_ktx2_as_encoded_whole() {
+        // 1030 wide: level 0 goes out in slices of 252 rows (the last one short), with an edge
+        // column of blocks; and with a size limit (rows made by the base resampler).
+        let settings = TextureSettings {
+            quality: TextureQuality::Fastest,
+            ..TextureSettings::default()
+        };
+        let limited = TextureSettings {
+            max_size: 1000,
+            ..settings.clone()
+        };
+        // 600x1800: levels 0 and 1 are cut (level 1 into 872-row slices), level 2 is not.
+        for (size, count, shape, settings, streamed_levels) in [
+            ((1030, 601), 1, TextureShape::Single, &settings, 1),
+            ((1030, 601), 2, TextureShape::Array, &settings, 1),
+            ((1030, 601), 1, TextureShape::Single, &limited, 1),
+            ((600, 1800), 1, TextureShape::Single, &settings, 2),
+        ] {
+            let images = images(size.0, size.1, count);
+            let streamed =
+                Levels::build(&images, shape, TextureMode::Color, settings, true).unwrap();
+            let levels = streamed.streamed.as_ref().map(|s| s.level_count());
+            assert_eq!(levels, Some(streamed_levels), "{size:?}");
+            let whole = Levels::build(&images, shape, TextureMode::Color, settings, false).unwrap();
+            assert!(whole.streamed.is_none());
+            assert_eq!(
+                streamed.finish(settings).unwrap(),
+                whole.finish(settings).unwrap(),
+                "{count} image(s), max_size {}",
+                settings.max_size
+            );
+        }
     }
 }

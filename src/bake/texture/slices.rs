@@ -13,7 +13,8 @@ use crate::bake::texture::uastc::{self, UastcOptions, UastcSlice};
 use crate::bake::timings;
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Pixels a task encodes at most when a level is cut into row slices, and at least when
 /// small levels are put together: about 1/16 of a 2048² level 0, some tens of milliseconds of
@@ -58,7 +59,7 @@ pub(crate) fn encode_levels(
         groups
             .into_par_iter()
             .map(|group| {
-                let label = task_label(&group, shape.first().copied().unwrap_or(1) > 1);
+                let label = task_label(&group, shape.iter().max().copied().unwrap_or(1) > 1);
                 timings::slice(parent.as_ref(), &label, || encode_group(group, options))
             })
             .collect()
@@ -82,6 +83,169 @@ pub(crate) fn encode_levels(
     Ok((out, has_alpha))
 }
 
+/// Rows of a `width`-pixel level a row slice holds: [`TASK_PIXELS`] at most, a multiple of 4.
+fn rows_per_task(width: u32) -> u32 {
+    (TASK_PIXELS / width as usize).max(4) as u32 / 4 * 4
+}
+
+/// The levels [`encode_levels`] would cut into row slices, encoded while the levels are
+/// being made so that none is ever held whole: each slice (the same rows, encoded alone, so
+/// the same blocks) handed over as soon as its rows exist and freed once encoded.
+///
+/// A slice runs as a task on the worker pool; once `limit` are waiting or running, the
+/// thread making the rows encodes the next one itself, which holds the memory in flight to
+/// about `limit` slices (a few MB each) whatever the image size.
+pub(crate) struct RowStream {
+    options: UastcOptions,
+    /// Width and rows per slice of each streamed level: levels `0..levels.len()`.
+    levels: Vec<(u32, u32)>,
+    several_images: bool,
+    parent: Option<timings::Span>,
+    limit: usize,
+    in_flight: AtomicUsize,
+    /// `((level, image, first row), blocks and alpha)`, in the order they finished.
+    done: Mutex<Vec<StreamedSlice>>,
+}
+
+type StreamedSlice = ((usize, usize, u32), Result<(UastcSlice, bool), String>);
+
+impl RowStream {
+    /// The stream for `level_count` levels from `w x h`, or `None` where [`encode_levels`]
+    /// would cut none (RDO on, or level 0 is one task).
+    pub(crate) fn plan(
+        w: u32,
+        h: u32,
+        level_count: u32,
+        images: usize,
+        options: &UastcOptions,
+    ) -> Option<Self> {
+        let levels: Vec<(u32, u32)> = (0..level_count)
+            .map(|l| {
+                (
+                    mip_size(w, l),
+                    rows_per_task(mip_size(w, l)),
+                    mip_size(h, l),
+                )
+            })
+            .take_while(|(_, rows, lh)| lh > rows)
+            .map(|(lw, rows, _)| (lw, rows))
+            .collect();
+        (options.rdo.is_none() && !levels.is_empty()).then(|| Self {
+            options: *options,
+            levels,
+            several_images: images > 1,
+            parent: timings::current(),
+            limit: rayon::current_num_threads().max(2),
+            in_flight: AtomicUsize::new(0),
+            done: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// How many levels, from level 0, are streamed.
+    pub(crate) fn level_count(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Bytes of one full slice of `level` (RGBA8).
+    pub(crate) fn slice_bytes(&self, level: usize) -> usize {
+        let (width, rows) = self.levels[level];
+        width as usize * rows as usize * 4
+    }
+
+    /// Sends the full slices at the front of `pixels` (level `level`'s rows of `image` from
+    /// row `*sent_rows` on; all that is left with `last`), advancing `*sent_rows`.
+    pub(crate) fn send_ready<'s>(
+        &'s self,
+        scope: &rayon::Scope<'s>,
+        (level, image): (usize, usize),
+        pixels: &mut Vec<u8>,
+        sent_rows: &mut u32,
+        last: bool,
+    ) {
+        let full = self.slice_bytes(level);
+        let row_bytes = self.levels[level].0 as usize * 4;
+        while pixels.len() >= full || (last && !pixels.is_empty()) {
+            let rest = pixels.split_off(full.min(pixels.len()));
+            let slice = std::mem::replace(pixels, rest);
+            let rows = (slice.len() / row_bytes) as u32;
+            let key = (level, image, *sent_rows);
+            if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
+                self.encode(key, slice);
+            } else {
+                scope.spawn(move |_| self.encode(key, slice));
+            }
+            *sent_rows += rows;
+        }
+    }
+
+    fn encode(&self, key: (usize, usize, u32), pixels: Vec<u8>) {
+        let (level, image, first_row) = key;
+        let width = self.levels[level].0;
+        let rows = (pixels.len() / (width as usize * 4)) as u32;
+        let label = format!(
+            "{}level{level}/rows {}-{}",
+            match self.several_images {
+                true => format!("image{image}/"),
+                false => String::new(),
+            },
+            first_row,
+            first_row + rows - 1
+        );
+        let encoded = timings::slice(self.parent.as_ref(), &label, || {
+            uastc::encode_owned(vec![(width, rows, pixels)], &self.options)
+        })
+        .and_then(|(mut slices, alpha)| match slices.pop() {
+            Some(slice) if slices.is_empty() => Ok((slice, alpha)),
+            _ => Err("internal: basisu returned other than one slice".to_owned()),
+        });
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+        if let Ok(mut done) = self.done.lock() {
+            done.push((key, encoded));
+        }
+    }
+
+    /// The streamed levels' blocks (`[level][image]`, `images` images), and whether any has
+    /// alpha; call after the scope the slices ran in has ended.
+    pub(crate) fn finish(self, images: usize) -> Result<(Vec<Vec<UastcSlice>>, bool), String> {
+        let mut done = self
+            .done
+            .into_inner()
+            .map_err(|_| "internal: a UASTC slice task panicked")?;
+        done.sort_by_key(|(key, _)| *key);
+        let mut has_alpha = false;
+        let mut out: Vec<Vec<UastcSlice>> = Vec::with_capacity(self.levels.len());
+        let mut done = done.into_iter().peekable();
+        for level in 0..self.levels.len() {
+            let mut images_out = Vec::with_capacity(images);
+            for image in 0..images {
+                // One image's slices, joined into one buffer of the exact size.
+                let mut parts = Vec::new();
+                while let Some((_, encoded)) =
+                    done.next_if(|(key, _)| key.0 == level && key.1 == image)
+                {
+                    let (slice, alpha) = encoded?;
+                    has_alpha |= alpha;
+                    parts.push(slice);
+                }
+                let first = parts
+                    .first()
+                    .ok_or("internal: a streamed level has no slices")?;
+                let mut joined = UastcSlice {
+                    blocks_x: first.blocks_x,
+                    blocks_y: parts.iter().map(|p| p.blocks_y).sum(),
+                    data: Vec::with_capacity(parts.iter().map(|p| p.data.len()).sum()),
+                };
+                for part in parts {
+                    joined.data.extend_from_slice(&part.data);
+                }
+                images_out.push(joined);
+            }
+            out.push(images_out);
+        }
+        Ok((out, has_alpha))
+    }
+}
+
 /// The units of every level, grouped into tasks: a level over [`TASK_PIXELS`] is cut into
 /// row slices (without RDO), each its own task; the smaller units are put together in order
 /// until a group reaches [`TASK_PIXELS`].
@@ -90,7 +254,7 @@ fn plan_tasks(levels: Vec<Vec<Vec<u8>>>, w: u32, h: u32, may_cut: bool) -> Vec<V
     let mut small: Vec<Unit> = Vec::new();
     for (level, images) in levels.into_iter().enumerate() {
         let (lw, lh) = (mip_size(w, level as u32), mip_size(h, level as u32));
-        let rows_per_task = (TASK_PIXELS / lw as usize).max(4) as u32 / 4 * 4;
+        let rows_per_task = rows_per_task(lw);
         for (image, pixels) in images.into_iter().enumerate() {
             if !may_cut || lh <= rows_per_task {
                 small.push(Unit {
