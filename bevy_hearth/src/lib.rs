@@ -33,11 +33,11 @@
 //! [`HearthPlugin::hot`] reloads a pack's changed assets when a bake replaces it.
 
 mod animation;
+#[cfg(feature = "compare")]
+pub mod compare;
 mod font;
 #[cfg(feature = "watch")]
 mod hot;
-#[cfg(feature = "compare")]
-pub mod compare;
 mod material;
 mod mesh;
 mod names;
