@@ -304,7 +304,16 @@ fn material_extensions(
         document,
         out: Vec::new(),
     };
-    let extension = |name: &str| material.extension_value(name);
+    // The material's extensions as JSON, serialized back from the parsed document rather than
+    // through `extension_value`: a build that turns on gltf's typed extension features (Bevy's
+    // glTF loader does, and cargo unifies features) moves those extensions out of the untyped
+    // map that `extension_value` reads, and the bake would silently lose them.
+    let json = material
+        .index()
+        .and_then(|i| document.as_json().materials.get(i))
+        .and_then(|m| m.extensions.as_ref())
+        .and_then(|e| gltf::json::serialize::to_value(e).ok());
+    let extension = |name: &str| json.as_ref().and_then(|v| v.get(name));
     if let Some(v) = extension("KHR_materials_transmission") {
         let factor = number(v, "transmissionFactor", 0.0);
         let found = read.texture(v, "transmissionTexture", Linear);
