@@ -32,7 +32,6 @@ use bevy::image::Image;
 use bevy::light::DirectionalLight;
 use bevy::math::Vec3;
 use bevy::mesh::{Mesh, Mesh3d, VertexAttributeValues};
-use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{DefaultPlugins, PluginGroup, Transform};
 use bevy::render::gpu_readback::{Readback, ReadbackComplete};
 use bevy::render::render_resource::{TextureFormat, TextureUsages};
@@ -641,8 +640,6 @@ fn register_scene_types(app: &mut App) {
         GltfExtras, GltfMaterialExtras, GltfMaterialName, GltfMeshExtras, GltfMeshName,
         GltfSceneExtras, GltfSceneName,
     };
-    use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
-    use bevy::mesh::skinning::SkinnedMesh;
     use bevy::transform::components::{GlobalTransform, TransformTreeChanged};
     app.register_type::<Transform>()
         .register_type::<GlobalTransform>()
@@ -657,14 +654,6 @@ fn register_scene_types(app: &mut App) {
         .register_type::<NoFrustumCulling>()
         .register_type::<DynamicSkinnedMeshBounds>()
         .register_type::<Aabb>()
-        .register_type::<Mesh3d>()
-        .register_type::<MeshMaterial3d<StandardMaterial>>()
-        .register_type::<SkinnedMesh>()
-        .register_type::<MorphWeights>()
-        .register_type::<MeshMorphWeights>()
-        .register_type::<bevy::animation::AnimationPlayer>()
-        .register_type::<bevy::animation::AnimatedBy>()
-        .register_type::<bevy::animation::AnimationTargetId>()
         .register_type::<GltfExtras>()
         .register_type::<GltfSceneExtras>()
         .register_type::<GltfSceneName>()

@@ -173,10 +173,19 @@ impl Plugin for HearthPlugin {
         };
         app.register_asset_source(self.source, builder);
         app.insert_resource(self.names());
-        // Components an `.hscene`'s `#Scene` holds: spawning copies them by reflection.
+        // Components the `#Scene`s of an `.hscene` and an `.hmesh` hold: spawning copies them
+        // by reflection, and Bevy's minimal features register none of these.
         app.register_type::<HearthSceneNode>()
             .register_type::<bevy::world_serialization::WorldAssetRoot>()
-            .register_type::<bevy::camera::visibility::Visibility>();
+            .register_type::<bevy::camera::visibility::Visibility>()
+            .register_type::<bevy::mesh::Mesh3d>()
+            .register_type::<bevy::pbr::MeshMaterial3d<StandardMaterial>>()
+            .register_type::<bevy::mesh::skinning::SkinnedMesh>()
+            .register_type::<bevy::mesh::morph::MorphWeights>()
+            .register_type::<bevy::mesh::morph::MeshMorphWeights>()
+            .register_type::<bevy::animation::AnimationPlayer>()
+            .register_type::<bevy::animation::AnimatedBy>()
+            .register_type::<bevy::animation::AnimationTargetId>();
     }
 
     fn finish(&self, app: &mut App) {
