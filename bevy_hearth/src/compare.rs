@@ -625,36 +625,15 @@ fn spawn_rig(app: &mut App, size: u32, frames: Arc<Mutex<Frames>>) -> Entity {
     camera
 }
 
-/// Registers for reflection the components of the plugin's and Bevy's glTF scenes: spawning
-/// a scene copies its components through reflection, and Bevy with `default-features = false`
-/// (no `reflect_auto_register`) registers few of them.
+/// Registers for reflection the components of Bevy's glTF scenes (the plugin registers its
+/// own): spawning a scene copies its components through reflection, and Bevy with
+/// `default-features = false` (no `reflect_auto_register`) registers few of them.
 fn register_scene_types(app: &mut App) {
-    use bevy::camera::primitives::Aabb;
-    use bevy::camera::visibility::{
-        DynamicSkinnedMeshBounds, InheritedVisibility, NoFrustumCulling, ViewVisibility,
-        Visibility, VisibilityClass,
-    };
-    use bevy::ecs::hierarchy::{ChildOf, Children};
-    use bevy::ecs::name::Name;
     use bevy::gltf::{
         GltfExtras, GltfMaterialExtras, GltfMaterialName, GltfMeshExtras, GltfMeshName,
         GltfSceneExtras, GltfSceneName,
     };
-    use bevy::transform::components::{GlobalTransform, TransformTreeChanged};
-    app.register_type::<Transform>()
-        .register_type::<GlobalTransform>()
-        .register_type::<TransformTreeChanged>()
-        .register_type::<Name>()
-        .register_type::<ChildOf>()
-        .register_type::<Children>()
-        .register_type::<Visibility>()
-        .register_type::<InheritedVisibility>()
-        .register_type::<ViewVisibility>()
-        .register_type::<VisibilityClass>()
-        .register_type::<NoFrustumCulling>()
-        .register_type::<DynamicSkinnedMeshBounds>()
-        .register_type::<Aabb>()
-        .register_type::<GltfExtras>()
+    app.register_type::<GltfExtras>()
         .register_type::<GltfSceneExtras>()
         .register_type::<GltfSceneName>()
         .register_type::<GltfMeshExtras>()

@@ -173,19 +173,7 @@ impl Plugin for HearthPlugin {
         };
         app.register_asset_source(self.source, builder);
         app.insert_resource(self.names());
-        // Components the `#Scene`s of an `.hscene` and an `.hmesh` hold: spawning copies them
-        // by reflection, and Bevy's minimal features register none of these.
-        app.register_type::<HearthSceneNode>()
-            .register_type::<bevy::world_serialization::WorldAssetRoot>()
-            .register_type::<bevy::camera::visibility::Visibility>()
-            .register_type::<bevy::mesh::Mesh3d>()
-            .register_type::<bevy::pbr::MeshMaterial3d<StandardMaterial>>()
-            .register_type::<bevy::mesh::skinning::SkinnedMesh>()
-            .register_type::<bevy::mesh::morph::MorphWeights>()
-            .register_type::<bevy::mesh::morph::MeshMorphWeights>()
-            .register_type::<bevy::animation::AnimationPlayer>()
-            .register_type::<bevy::animation::AnimatedBy>()
-            .register_type::<bevy::animation::AnimationTargetId>();
+        register_scene_components(app);
     }
 
     fn finish(&self, app: &mut App) {
@@ -206,6 +194,44 @@ impl Plugin for HearthPlugin {
             .init_asset_loader::<HearthMaterialLoader>()
             .init_asset_loader::<HearthAnimationLoader>();
     }
+}
+
+/// Registers for reflection the components the `#Scene`s of an `.hscene` and an `.hmesh` hold,
+/// with the ones Bevy requires beside them (transforms, visibility, bounds): spawning a scene
+/// copies them by reflection, and Bevy's minimal features register few of them (a windowed app
+/// panicked on the first spawn without these).
+fn register_scene_components(app: &mut App) {
+    use bevy::camera::primitives::Aabb;
+    use bevy::camera::visibility::{
+        DynamicSkinnedMeshBounds, InheritedVisibility, NoFrustumCulling, ViewVisibility,
+        Visibility, VisibilityClass,
+    };
+    use bevy::ecs::hierarchy::{ChildOf, Children};
+    use bevy::ecs::name::Name;
+    use bevy::transform::components::{GlobalTransform, Transform, TransformTreeChanged};
+    app.register_type::<HearthSceneNode>()
+        .register_type::<bevy::world_serialization::WorldAssetRoot>()
+        .register_type::<bevy::mesh::Mesh3d>()
+        .register_type::<bevy::pbr::MeshMaterial3d<StandardMaterial>>()
+        .register_type::<bevy::mesh::skinning::SkinnedMesh>()
+        .register_type::<bevy::mesh::morph::MorphWeights>()
+        .register_type::<bevy::mesh::morph::MeshMorphWeights>()
+        .register_type::<bevy::animation::AnimationPlayer>()
+        .register_type::<bevy::animation::AnimatedBy>()
+        .register_type::<bevy::animation::AnimationTargetId>()
+        .register_type::<Transform>()
+        .register_type::<GlobalTransform>()
+        .register_type::<TransformTreeChanged>()
+        .register_type::<Name>()
+        .register_type::<ChildOf>()
+        .register_type::<Children>()
+        .register_type::<Visibility>()
+        .register_type::<InheritedVisibility>()
+        .register_type::<ViewVisibility>()
+        .register_type::<VisibilityClass>()
+        .register_type::<NoFrustumCulling>()
+        .register_type::<DynamicSkinnedMeshBounds>()
+        .register_type::<Aabb>();
 }
 
 /// Registers asset type `A` unless a plugin did (a second `init_asset` would replace its

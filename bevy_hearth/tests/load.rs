@@ -14,6 +14,12 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "compare")]
 #[path = "load/compare.rs"]
 mod compare;
+#[cfg(feature = "viewer")]
+#[path = "load/viewer.rs"]
+mod viewer;
+#[cfg(feature = "viewer")]
+#[path = "../../tests/common/xvfb.rs"]
+mod xvfb;
 
 /// The root crate's test corpus.
 fn corpus(path: &str) -> PathBuf {

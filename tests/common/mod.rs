@@ -3,6 +3,7 @@
 
 mod corpus;
 pub mod models;
+pub mod xvfb;
 
 #[allow(unused_imports)] // not every test binary reads the corpus
 pub use corpus::corpus;

@@ -410,11 +410,11 @@ fn the_render_command_writes_pngs_and_fails_clearly() {
     }
 }
 
-/// `examples/viewer` opens a window on a real X server (Xvfb, which `.ci/run` installs; the
+/// `examples/preview` opens a window on a real X server (Xvfb, which `.ci/run` installs; the
 /// test starts its own on a free display) and draws a baked pack's first mesh into it:
 /// `--screenshot` saves that first frame, at the window's 800x600, and exits.
 #[test]
-fn the_viewer_example_draws_in_a_window() {
+fn the_preview_example_draws_in_a_window() {
     let examples = std::env::current_exe()
         .unwrap()
         .parent()
@@ -422,7 +422,7 @@ fn the_viewer_example_draws_in_a_window() {
         .parent()
         .unwrap()
         .join("examples");
-    let viewer = examples.join("viewer");
+    let viewer = examples.join("preview");
     assert!(
         viewer.is_file(),
         "{} is missing: `cargo test --features render` builds the examples",
@@ -433,38 +433,16 @@ fn the_viewer_example_draws_in_a_window() {
     let report = hearth::bake::Baker::new(src.join("hearth.toml"), dir.path().join("out"))
         .run()
         .unwrap();
-    // A display number nobody uses: the X lock files say which are taken.
-    let display = (90..200)
-        .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
-        .expect("a free X display number");
-    let mut xvfb = std::process::Command::new("Xvfb")
-        .args([
-            format!(":{display}").as_str(),
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("Xvfb runs (Debian: xvfb; .ci/run installs it)");
-    let socket = format!("/tmp/.X11-unix/X{display}");
-    let started = std::time::Instant::now();
-    while !Path::new(&socket).exists() && started.elapsed().as_secs() < 20 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let xvfb = crate::common::xvfb::Xvfb::start();
     let shot = dir.path().join("shot.png");
     let output = std::process::Command::new(&viewer)
         .arg(&report.pack_path)
         .arg("--screenshot")
         .arg(&shot)
-        .env("DISPLAY", format!(":{display}"))
+        .env("DISPLAY", &xvfb.display)
         .output()
         .unwrap();
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
+    drop(xvfb);
     assert!(
         output.status.success(),
         "{}",

@@ -1,7 +1,7 @@
 //! A windowed viewer over hearth's preview renderer: open a pack (or a baked runtime tree),
 //! pick a model, orbit it.
 //!
-//! `cargo run --release --features render --example viewer -- PACK_OR_TREE [MESH_PATH]`
+//! `cargo run --release --features render --example preview -- PACK_OR_TREE [MESH_PATH]`
 //!
 //! Keys: Right / Left (or N / P) next and previous mesh, R resets the view, Escape quits;
 //! drag with the left button to orbit, scroll to zoom. The renderer draws offscreen
@@ -97,7 +97,7 @@ impl Viewer {
         }
         if let Some(window) = &self.window {
             window.set_title(&format!(
-                "hearth viewer: {mesh} ({}/{}) on {}",
+                "hearth preview: {mesh} ({}/{}) on {}",
                 self.current + 1,
                 self.meshes.len(),
                 self.renderer.adapter_name()
@@ -180,7 +180,7 @@ impl ApplicationHandler for Viewer {
             return;
         }
         let attributes = Window::default_attributes()
-            .with_title("hearth viewer")
+            .with_title("hearth preview")
             .with_inner_size(winit::dpi::LogicalSize::new(800.0, 600.0));
         let created = event_loop
             .create_window(attributes)
@@ -270,7 +270,7 @@ fn run() -> Result<(), String> {
         }
     }
     let [target, rest @ ..] = positional.as_slice() else {
-        return Err("usage: viewer PACK_OR_TREE [MESH_PATH] [--screenshot OUT.png]".into());
+        return Err("usage: preview PACK_OR_TREE [MESH_PATH] [--screenshot OUT.png]".into());
     };
     let source = Source::open(PathBuf::from(target))?;
     let meshes = source.meshes()?;
