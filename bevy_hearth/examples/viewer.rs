@@ -16,9 +16,11 @@
 
 use bevy::animation::graph::{AnimationGraph, AnimationGraphHandle, AnimationNodeIndex};
 use bevy::animation::AnimationPlayer;
+use bevy::camera::primitives::Aabb;
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::light::DirectionalLight;
+use bevy::mesh::skinning::SkinnedMesh;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::render::RenderPlugin;
@@ -30,7 +32,8 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: viewer PACK_OR_TREE [--model MESH_PATH] [--tour DIR]";
 
-/// Frames a model draws, once its scene is in, before the tour takes its screenshot.
+/// Frames a model draws, once its scene is in, before the tour takes its screenshot (it is
+/// framed at the third).
 const TOUR_SETTLE_FRAMES: u32 = 10;
 
 /// Frames the tour waits for one model's scene before it gives up on it.
@@ -201,6 +204,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
                 step_models,
                 show_model,
                 attach_clips,
+                frame_when_ready,
                 cycle_clips,
                 orbit,
                 place_camera,
@@ -330,6 +334,54 @@ fn attach_clips(
         .insert(AnimationGraphHandle(graphs.add(graph)));
     showing.graph = Some(nodes);
     showing.player = Some(player);
+}
+
+/// The scene's frame after it is spawned and its transforms are in: the bounds of its
+/// unskinned meshes, placed, and of its joints (a skinned mesh's rest pose may stand apart
+/// from its vertices' own box).
+fn frame_when_ready(
+    showing: Res<Showing>,
+    children: Query<&Children>,
+    parts: Query<(&GlobalTransform, Option<&Aabb>, Option<&SkinnedMesh>)>,
+    mut orbit: ResMut<Orbit>,
+) {
+    let Some(root) = showing.root.filter(|_| showing.ready_frames == Some(3)) else {
+        return;
+    };
+    let mut points = Vec::new();
+    for entity in children.iter_descendants(root) {
+        let Ok((place, aabb, skin)) = parts.get(entity) else {
+            continue;
+        };
+        match (aabb, skin) {
+            (Some(aabb), None) => {
+                let (center, half) = (Vec3::from(aabb.center), Vec3::from(aabb.half_extents));
+                for corner in 0..8 {
+                    let sign = Vec3::new(
+                        if corner & 1 == 0 { -1.0 } else { 1.0 },
+                        if corner & 2 == 0 { -1.0 } else { 1.0 },
+                        if corner & 4 == 0 { -1.0 } else { 1.0 },
+                    );
+                    points.push(place.transform_point(center + half * sign));
+                }
+            }
+            (_, Some(skin)) => points.extend(
+                skin.joints
+                    .iter()
+                    .filter_map(|&joint| parts.get(joint).ok())
+                    .map(|(joint, _, _)| joint.translation()),
+            ),
+            (None, None) => {}
+        }
+    }
+    let Some(&first) = points.first() else { return };
+    let (lo, hi) = points
+        .iter()
+        .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    // Joints sit inside the skin: a little room around them.
+    let radius = ((hi - lo).length() * 0.5 * 1.3).max(1e-3);
+    orbit.center = (lo + hi) * 0.5;
+    orbit.distance = radius * 2.6;
 }
 
 /// Space plays the next clip, looping; after the last, the rest pose again.
