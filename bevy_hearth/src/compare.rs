@@ -237,31 +237,34 @@ impl Comparer {
         let assets = plugin.assets().clone();
         let mut app = App::new();
         app.add_plugins(plugin);
-        app.add_plugins(
-            DefaultPlugins
-                .set(AssetPlugin {
-                    file_path: source_root.to_string_lossy().into_owned(),
-                    ..AssetPlugin::default()
-                })
-                .set(RenderPlugin {
-                    render_creation: RenderCreation::Automatic(Box::new(WgpuSettings {
-                        backends: Some(backends),
-                        adapter_name: settings.adapter.clone(),
-                        ..WgpuSettings::default()
-                    })),
-                    // Pipelines ready in the frame that asks for them: a drawing settles
-                    // once its assets are in.
-                    synchronous_pipeline_compilation: true,
-                    ..RenderPlugin::default()
-                })
-                .set(WindowPlugin {
-                    primary_window: None,
-                    exit_condition: ExitCondition::DontExit,
-                    close_when_requested: false,
-                    ..WindowPlugin::default()
-                })
-                .disable::<TerminalCtrlCHandlerPlugin>(),
-        );
+        let plugins = DefaultPlugins
+            .set(AssetPlugin {
+                file_path: source_root.to_string_lossy().into_owned(),
+                ..AssetPlugin::default()
+            })
+            .set(RenderPlugin {
+                render_creation: RenderCreation::Automatic(Box::new(WgpuSettings {
+                    backends: Some(backends),
+                    adapter_name: settings.adapter.clone(),
+                    ..WgpuSettings::default()
+                })),
+                // Pipelines ready in the frame that asks for them: a drawing settles
+                // once its assets are in.
+                synchronous_pipeline_compilation: true,
+                ..RenderPlugin::default()
+            })
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                close_when_requested: false,
+                ..WindowPlugin::default()
+            })
+            .disable::<TerminalCtrlCHandlerPlugin>();
+        // The comparison never opens a window, and winit refuses an event loop off the
+        // main thread (a test's thread): the viewer's window feature must not reach it.
+        #[cfg(feature = "viewer")]
+        let plugins = plugins.disable::<bevy::winit::WinitPlugin>();
+        app.add_plugins(plugins);
         while app.plugins_state() == PluginsState::Adding {
             bevy::tasks::tick_global_task_pools_on_main_thread();
         }
