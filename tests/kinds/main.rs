@@ -11,4 +11,5 @@ mod mesh;
 mod render;
 mod scene;
 mod shader;
+mod skeleton;
 mod texture;

@@ -20,7 +20,8 @@ impl Pipeline for Model {
         // 3: morph targets (MRPH) and morph-weight clips (.hanim v2) kept.
         // 4: an image used in two colour spaces baked once per space (`tex_<i>.<mode>`);
         //    generated tangents' bitangent sign as glTF means it.
-        4
+        // 5: skin joints' non-joint ancestors folded into their rest pose, parent and keys.
+        5
     }
     fn claims(&self) -> Vec<Claim> {
         ["*.gltf", "*.glb", "*.obj"].map(Claim::file).to_vec()

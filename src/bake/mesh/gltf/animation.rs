@@ -1,16 +1,19 @@
 //! Animation clips: channels on skin joints and on morph weights.
 
+use super::skins::JointTargets;
 use super::Scene;
 use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
 use std::collections::HashMap;
 
-/// Animation clips: channels on the skeleton's joints (`joint_of`: node -> joint) and
+/// Animation clips: channels on the skeleton's joints (`joints`: node -> joint, and each
+/// joint's non-joint ancestors, folded into its keys as into its rest pose) and
 /// morph-weight channels on mesh instances with targets (`morph_of_node`: node -> first
-/// target and count). Channels on other nodes are skipped with a warning.
+/// target and count). Channels on other nodes, non-joint ancestors of joints included, are
+/// skipped with a warning: the fold takes those ancestors' rest transforms.
 pub(super) fn read_clips(
     document: &gltf::Document,
     buffers: &[gltf::buffer::Data],
-    joint_of: &HashMap<usize, usize>,
+    joints: &JointTargets,
     morph_of_node: &HashMap<usize, (u32, u8)>,
     scene: &mut Scene,
 ) -> Result<(), String> {
@@ -41,7 +44,7 @@ pub(super) fn read_clips(
                     .get(&node)
                     .map(|&(first, count)| (first, count))
             } else {
-                joint_of.get(&node).map(|&joint| (joint as u32, 0))
+                joints.joint_of.get(&node).map(|&joint| (joint as u32, 0))
             };
             let Some((target, morph_targets)) = target else {
                 skipped_nodes += 1;
@@ -67,7 +70,7 @@ pub(super) fn read_clips(
                 }
             };
             let n = path.joint_components().unwrap_or(morph_targets as usize);
-            let (interpolation, values) = match channel.sampler().interpolation() {
+            let (interpolation, mut values) = match channel.sampler().interpolation() {
                 gltf::animation::Interpolation::Step => (Interpolation::Step, values),
                 gltf::animation::Interpolation::Linear => (Interpolation::Linear, values),
                 gltf::animation::Interpolation::CubicSpline => {
@@ -85,6 +88,9 @@ pub(super) fn read_clips(
                 || times.windows(2).any(|w| w[0] > w[1])
             {
                 return Err(format!("animation {name:?}: channel keys are inconsistent"));
+            }
+            if let Some(Some(fold)) = joints.folds.get(target as usize).filter(|_| !is_weights) {
+                fold.fold_keys(path, &mut values);
             }
             clip.duration = clip.duration.max(times.last().copied().unwrap_or(0.0));
             clip.channels.push(Channel {

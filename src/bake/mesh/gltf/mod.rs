@@ -2,6 +2,7 @@
 //! crate, into plain triangle lists per primitive. Images are not decoded here: their bytes go
 //! to the texture pipeline once, with the mode their material slot dictates.
 
+mod ancestors;
 mod animation;
 mod materials;
 mod morphs;
@@ -441,13 +442,13 @@ fn read_scene(
         }
     }
     materials::read_materials(document, &mut scene);
-    let joint_of = match &skin {
+    let joints = match &skin {
         Some(skin) => skins::read_skeleton(document, buffers, skin, &mut scene)?,
-        None => HashMap::new(),
+        None => Default::default(),
     };
     // `mesh.ignore_skin` leaves out animation as well as skinning.
     if options.skins {
-        animation::read_clips(document, buffers, &joint_of, &morph_of_node, &mut scene)?;
+        animation::read_clips(document, buffers, &joints, &morph_of_node, &mut scene)?;
     }
     read_images(document, buffers, read, &mut scene)?;
     Ok(scene)

@@ -1,5 +1,6 @@
 //! Skins: which meshes the exported skin binds, their joints and weights, and the skeleton.
 
+use super::ancestors::{self, AncestorFold, Hierarchy, JointAncestry};
 use super::Scene;
 use crate::format::hmesh::GpuJoint;
 use std::collections::{HashMap, HashSet};
@@ -81,13 +82,24 @@ fn normalize_weights(joints: [u16; 4], weights: [f32; 4]) -> ([u16; 4], [f32; 4]
     }
 }
 
-/// The skin's joints (SKEL) and the animation channels that target them (.hanim).
+/// What the animation import needs to know of the skeleton.
+#[derive(Debug, Default)]
+pub(super) struct JointTargets {
+    /// Node -> joint (the first occurrence, for a node listed twice).
+    pub joint_of: HashMap<usize, usize>,
+    /// Per joint, the non-joint ancestors folded into it (and so into its keys).
+    pub folds: Vec<Option<AncestorFold>>,
+}
+
+/// The skin's joints (SKEL): each joint's rest TRS relative to its nearest joint ancestor,
+/// the non-joint nodes between folded in (see [`super::ancestors`]); and what the animation
+/// channels that target them need (.hanim).
 pub(super) fn read_skeleton(
     document: &gltf::Document,
     buffers: &[gltf::buffer::Data],
     skin: &gltf::Skin<'_>,
     scene: &mut Scene,
-) -> Result<HashMap<usize, usize>, String> {
+) -> Result<JointTargets, String> {
     let data = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d.0[..]);
     let joint_nodes: Vec<usize> = skin.joints().map(|n| n.index()).collect();
     // Node -> joint, looked up per joint (its parent) and per animation channel. The first
@@ -95,12 +107,6 @@ pub(super) fn read_skeleton(
     let mut joint_of: HashMap<usize, usize> = HashMap::with_capacity(joint_nodes.len());
     for (joint, node) in joint_nodes.iter().enumerate() {
         joint_of.entry(*node).or_insert(joint);
-    }
-    let mut parent_of = vec![None; document.nodes().len()];
-    for node in document.nodes() {
-        for child in node.children() {
-            parent_of[child.index()] = Some(node.index());
-        }
     }
     let inverse_binds: Vec<[[f32; 4]; 4]> = match skin.reader(data).read_inverse_bind_matrices() {
         Some(matrices) => matrices.collect(),
@@ -122,21 +128,27 @@ pub(super) fn read_skeleton(
             joint_nodes.len()
         ));
     }
+    let hierarchy = Hierarchy::new(document);
+    let ancestries = joint_nodes
+        .iter()
+        .map(|&node| hierarchy.joint_ancestry(&joint_of, node))
+        .collect::<Result<Vec<_>, _>>()?;
+    ancestors::check_joint_parents(&ancestries.iter().map(|a| a.parent).collect::<Vec<_>>())?;
     let joints = skin
         .joints()
         .zip(&inverse_binds)
-        .map(|(node, inverse_bind)| {
-            let (t, r, s) = node.transform().decomposed();
-            let parent = parent_of[node.index()]
-                .and_then(|p| joint_of.get(&p).copied())
-                .map(|p| p as i32)
-                .unwrap_or(-1);
+        .zip(&ancestries)
+        .map(|((node, inverse_bind), ancestry)| {
+            let (mut t, mut r, mut s) = node.transform().decomposed();
+            if let Some(fold) = &ancestry.fold {
+                (t, r, s) = (fold.translation(t), fold.rotation(r), fold.scale(s));
+            }
             GpuJoint {
                 inverse_bind: std::array::from_fn(|i| inverse_bind[i / 4][i % 4]),
                 bind_t: t,
                 bind_r: r,
                 bind_s: s,
-                parent,
+                parent: ancestry.parent.map_or(-1, |p| p as i32),
                 pad: 0,
             }
         })
@@ -146,6 +158,34 @@ pub(super) fn read_skeleton(
         .joints()
         .map(|node| node.name().unwrap_or("").to_owned())
         .collect();
+    warn_inexact_folds(&ancestries, &scene.joint_names, &mut scene.warnings);
+    Ok(JointTargets {
+        joint_of,
+        folds: ancestries.into_iter().map(|a| a.fold).collect(),
+    })
+}
 
-    Ok(joint_of)
+/// One warning for the joints whose non-joint ancestors scale non-uniformly or shear, which
+/// their TRS only approximates.
+fn warn_inexact_folds(ancestries: &[JointAncestry], names: &[String], warnings: &mut Vec<String>) {
+    let inexact: Vec<String> = ancestries
+        .iter()
+        .zip(names)
+        .enumerate()
+        .filter(|(_, (a, _))| a.fold.as_ref().is_some_and(|f| !f.is_exact()))
+        .map(|(i, (_, name))| {
+            if name.is_empty() {
+                format!("#{i}")
+            } else {
+                format!("{name:?}")
+            }
+        })
+        .collect();
+    if let Some(first) = inexact.first() {
+        warnings.push(format!(
+            "{} skin joints (the first: {first}) sit under non-joint nodes that scale \
+             non-uniformly or shear: their rest pose and keys only approximate that",
+            inexact.len()
+        ));
+    }
 }
