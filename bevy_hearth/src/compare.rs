@@ -462,11 +462,10 @@ impl Comparer {
     }
 
     /// Poses every skinned mesh in its bind pose and sets every morph weight to 0 (a bake's
-    /// base shape; Bevy's glTF loader applies a mesh's default weights). Bind pose: where each joint's world transform is its
-    /// inverse bind matrix's inverse, so skinning leaves the vertices where the mesh stores
-    /// them (and the camera framed them). Bevy's glTF loader poses a skeleton as its nodes
-    /// rest, and a joint's world there also holds its non-joint ancestors', which a bake does
-    /// not keep.
+    /// base shape; Bevy's glTF loader applies a mesh's default weights). Bind pose: where
+    /// each joint's world transform is its inverse bind matrix's inverse, so skinning leaves
+    /// the vertices where the mesh stores them (and the camera framed them). Both sides are
+    /// posed so: a skeleton's rest pose need not be its bind pose.
     fn rest_pose(&mut self) {
         use bevy::math::Mat4;
         use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
