@@ -27,10 +27,11 @@
 //! (root asset [`HearthAnimations`]): `Animation{i}` (an `AnimationClip` targeting the
 //! entities of the model's `#Scene`). Labels of a `.hscene` (root asset [`HearthScene`]):
 //! `Scene` (a [`WorldAsset`]: one entity per reference with its transform and a
-//! [`HearthSceneNode`], its mesh's `#Scene` spawned under it, and one per geometry record),
-//! `Geometry{i}`. Labels of a `.hfont` (root asset [`HearthFont`]: glyphs, kerning, line
-//! height): `Page{i}` (an [`Image`]). [`HearthNames`] loads by hearth name;
-//! [`HearthPlugin::hot`] reloads a pack's changed assets when a bake replaces it.
+//! [`HearthSceneNode`], its mesh's model under it drawn with the reference's materials in
+//! place of the model's slots, and one per geometry record), `Geometry{i}`. Labels of a
+//! `.hfont` (root asset [`HearthFont`]: glyphs, kerning, line height): `Page{i}` (an
+//! [`Image`]). [`HearthNames`] loads by hearth name; [`HearthPlugin::hot`] reloads a pack's
+//! changed assets when a bake replaces it.
 
 mod animation;
 #[cfg(feature = "compare")]

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "compare")]
 #[path = "load/compare.rs"]
 mod compare;
+#[path = "load/scenes.rs"]
+mod scenes;
 #[cfg(feature = "viewer")]
 #[path = "load/viewer.rs"]
 mod viewer;
@@ -850,9 +852,35 @@ fn named<'w>(world: &'w World, name: &str) -> bevy::ecs::world::EntityRef<'w> {
         .unwrap_or_else(|| panic!("no entity {name}"))
 }
 
+/// The pak fixture's cube placed under `placed` in `scene`: a model root with one submesh
+/// entity, its mesh loaded, drawn with `material`.
+fn check_placed_cube(
+    world: &World,
+    scene: &World,
+    placed: bevy::ecs::world::EntityRef<'_>,
+    material: &Handle<StandardMaterial>,
+) {
+    let model_root = scene.entity(placed.get::<Children>().expect("the model")[0]);
+    assert!(model_root.get::<Name>().is_some());
+    let parts: Vec<_> = model_root
+        .get::<Children>()
+        .unwrap()
+        .iter()
+        .map(|part| scene.entity(part))
+        .collect();
+    assert_eq!(parts.len(), 1);
+    for part in parts {
+        let mesh = part.get::<Mesh3d>().expect("a mesh");
+        let mesh_path = mesh.0.path().unwrap().to_string();
+        assert!(mesh_path.ends_with(".hmesh#Submesh0"), "{mesh_path}");
+        assert!(world.resource::<Assets<Mesh>>().get(&mesh.0).is_some());
+        let drawn = part.get::<MeshMaterial3d<StandardMaterial>>().unwrap();
+        assert_eq!(&drawn.0, material);
+    }
+}
+
 #[test]
 fn a_pak_scene_loads_as_a_world_asset_with_its_models_materials_data_and_geometry() {
-    use bevy::world_serialization::WorldAssetRoot;
     use bevy_hearth::{HearthScene, HearthSceneNode, SceneValue};
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pak/scene");
     let files: Vec<(&str, Vec<u8>)> = [
@@ -889,22 +917,22 @@ fn a_pak_scene_loads_as_a_world_asset_with_its_models_materials_data_and_geometr
         "8 refs and 1 geometry record"
     );
 
-    // A placed model: its transform, its mesh's #Scene under it, its material.
+    // A placed model: its transform, its mesh's parts under it, drawn with its material (the
+    // cube has no material slot: its submesh takes the reference's first).
     let one = named(scene, "mesh-with-one-material");
     assert_eq!(
         one.get::<Transform>().unwrap().translation,
         Vec3::new(1.0, 2.0, 3.0)
     );
-    let model = one.get::<WorldAssetRoot>().expect("the mesh's scene");
-    let model_path = model.0.path().unwrap().to_string();
-    assert!(model_path.ends_with(".hmesh#Scene"), "{model_path}");
-    assert!(world
-        .resource::<Assets<WorldAsset>>()
-        .get(&model.0)
-        .is_some());
+    let placed_material = node("mesh-with-one-material").materials;
+    assert_eq!(placed_material.len(), 1);
+    check_placed_cube(world, scene, one, &placed_material[0]);
     let materials = world.resource::<Assets<StandardMaterial>>();
     let images = world.resource::<Assets<Image>>();
-    assert_eq!(node("mesh-with-one-material").materials.len(), 1);
+    // `material_01.toml`: its colour texture, `alpha-test`.
+    let material = materials.get(&placed_material[0]).unwrap();
+    assert!(material.base_color_texture.is_some());
+    assert!(matches!(material.alpha_mode, AlphaMode::Mask(_)));
     assert!(node("mesh-with-zero-materials").materials.is_empty());
     // A texture as a material: its image is the base colour.
     let two = node("mesh-with-two-materials-different").materials;
