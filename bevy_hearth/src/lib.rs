@@ -30,8 +30,9 @@
 //! [`HearthSceneNode`], its mesh's model under it drawn with the reference's materials in
 //! place of the model's slots, and one per geometry record), `Geometry{i}`. Labels of a
 //! `.hfont` (root asset [`HearthFont`]: glyphs, kerning, line height): `Page{i}` (an
-//! [`Image`]). [`HearthNames`] loads by hearth name; [`HearthPlugin::hot`] reloads a pack's
-//! changed assets when a bake replaces it.
+//! [`Image`]). [`HearthNames`] loads by hearth name (models, scenes, fonts, clips,
+//! materials, textures); [`HearthPlugin::hot`] reloads a pack's changed assets when a bake
+//! replaces it.
 
 mod animation;
 #[cfg(feature = "compare")]

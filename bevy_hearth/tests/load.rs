@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "compare")]
 #[path = "load/compare.rs"]
 mod compare;
+#[path = "load/names.rs"]
+mod names;
 #[path = "load/scenes.rs"]
 mod scenes;
 #[cfg(feature = "viewer")]
