@@ -27,10 +27,13 @@
 //! (root asset [`HearthAnimations`]): `Animation{i}` (an `AnimationClip` targeting the
 //! entities of the model's `#Scene`). Labels of a `.hscene` (root asset [`HearthScene`]):
 //! `Scene` (a [`WorldAsset`]: one entity per reference with its transform and a
-//! [`HearthSceneNode`], its mesh's `#Scene` spawned under it, and one per geometry record),
-//! `Geometry{i}`. Labels of a `.hfont` (root asset [`HearthFont`]: glyphs, kerning, line
-//! height): `Page{i}` (an [`Image`]). [`HearthNames`] loads by hearth name;
-//! [`HearthPlugin::hot`] reloads a pack's changed assets when a bake replaces it.
+//! [`HearthSceneNode`], its mesh's model under it drawn with the reference's materials in
+//! place of the model's slots, and one per geometry record), `Geometry{i}`. Labels of a
+//! `.hfont` (root asset [`HearthFont`]: glyphs, kerning, line height): `Page{i}` (an
+//! [`Image`]). [`HearthNames`] loads by hearth name (models, scenes, fonts, clips,
+//! materials, textures); [`HearthPlugin::hot`] reloads a pack's changed assets when a bake
+//! replaces it, and a runtime tree's folder is watched (feature `watch`) when Bevy watches
+//! for changes.
 
 mod animation;
 #[cfg(feature = "compare")]
@@ -95,7 +98,9 @@ impl HearthPlugin {
     }
 
     /// Opens a `.hpack` (mapped) or a bake's output folder (read file by file, for debug
-    /// builds) and serves it as [`DEFAULT_SOURCE`].
+    /// builds) and serves it as [`DEFAULT_SOURCE`]. A folder is followed when Bevy watches for
+    /// changes (feature `watch`; see [`hot`](Self::hot)): its changed, added and removed files
+    /// go to Bevy as the source's events, debounced, and a changed manifest reopens it.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, hearth::ReadError> {
         Ok(Self::new(hearth::Assets::open(path)?))
     }
@@ -169,7 +174,18 @@ impl Plugin for HearthPlugin {
                     hot::watch(pack, served.clone(), events)
                 })
             }
-            None => builder,
+            None => match self.served.current() {
+                Generation::Assets(assets) => match &*assets {
+                    hearth::Assets::Tree(tree) => {
+                        let (root, served) = (tree.root().to_path_buf(), self.served.clone());
+                        builder.with_watcher(move |events| {
+                            hot::watch_tree(&root, served.clone(), events)
+                        })
+                    }
+                    hearth::Assets::Pack(_) => builder,
+                },
+                Generation::Pack(_) => builder,
+            },
         };
         app.register_asset_source(self.source, builder);
         app.insert_resource(self.names());

@@ -7,6 +7,7 @@ use bevy::asset::io::{AssetReaderError, Reader};
 use bevy::asset::{
     Asset, AssetLoader, AssetPath, Handle, LoadContext, ReadAssetBytesError, RenderAssetUsages,
 };
+use bevy::ecs::entity::Entity;
 use bevy::ecs::world::World;
 use bevy::math::{Mat4, Quat, Vec3};
 use bevy::mesh::morph::{MeshMorphWeights, MorphAttributes, MorphWeights, MAX_MORPH_WEIGHTS};
@@ -53,44 +54,64 @@ impl AssetLoader for HearthMeshLoader {
         for (i, submesh) in view.submeshes.iter().enumerate() {
             let part = submesh_mesh(view, &streams, submesh)
                 .map_err(|e| HearthLoadError::new(&path, format!("submesh {i}: {e}")))?;
-            submeshes.push(load_context.add_labeled_asset(format!("Submesh{i}"), part));
+            submeshes.push(load_context.add_labeled_asset(submesh_label(i), part));
         }
-        let materials = material_paths(load_context, view).await?;
-        let skeleton = match view.skeleton.as_deref() {
-            Some(joints) if view.skin.is_some() => {
-                check_joint_tree(joints).map_err(|e| HearthLoadError::new(&path, e))?;
+        let materials = material_paths(load_context, &path, view).await?;
+        let skeleton = match skin_joints(view).map_err(|e| HearthLoadError::new(&path, e))? {
+            Some(joints) => {
                 let inverse_binds: Vec<Mat4> = joints
                     .iter()
                     .map(|joint| Mat4::from_cols_array(&joint.inverse_bind))
                     .collect();
                 let handle = load_context.add_labeled_asset(
-                    "InverseBindposes",
+                    INVERSE_BINDPOSES,
                     SkinnedMeshInverseBindposes::from(inverse_binds),
                 );
                 Some((joints.to_vec(), handle))
             }
-            _ => None,
+            None => None,
         };
-        let model_name = path
-            .path()
-            .file_stem()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        let parts = ModelParts {
-            name: &model_name,
-            submeshes: &submeshes,
-            materials: &materials,
-            morph_weights: view.morph_targets.as_ref().map(|m| &*m.weights),
+        let model = ModelParts {
+            name: model_name(&path),
+            submeshes,
+            slots: material_slots(view),
+            materials,
+            morph_weights: view.morph_targets.as_ref().map(|m| m.weights.to_vec()),
+            skeleton,
         };
+        // Bevy draws no mesh without a material: glTF's default one, as Bevy's glTF loader
+        // gives it. A label of the file itself (not of its scene), so that an `.hscene`
+        // placing the model finds it by path.
+        let default_material = model.materials.iter().any(Option::is_none).then(|| {
+            load_context.add_labeled_asset(
+                DEFAULT_MATERIAL,
+                StandardMaterial {
+                    metallic: 1.0,
+                    perceptual_roughness: 1.0,
+                    ..StandardMaterial::default()
+                },
+            )
+        });
         let scene = load_context.labeled_asset_scope("Scene", |context| {
-            model_scene(context, &parts, skeleton.as_ref())
-                .map_err(|e| HearthLoadError::new(&path, e))
+            // Asked only for a submesh without a material, so it was made.
+            let materials = submesh_materials(context, &model, &[], &mut |_| {
+                default_material.clone().unwrap_or_default()
+            });
+            let mut world = World::new();
+            let root = world
+                .spawn((Transform::default(), Name::new(model.name.clone())))
+                .id();
+            spawn_model(&mut world, root, &model, &materials)
+                .map_err(|e| HearthLoadError::new(&path, e))?;
+            Ok::<_, HearthLoadError>(WorldAsset::new(world))
         })?;
-        let materials = materials
+        let materials = model
+            .materials
             .into_iter()
             .map(|material| material.map(|path| load_context.load(path)))
             .collect();
         Ok(HearthModel {
-            submeshes,
+            submeshes: model.submeshes,
             materials,
             scene,
         })
@@ -101,13 +122,55 @@ impl AssetLoader for HearthMeshLoader {
     }
 }
 
-/// Each submesh's material as a labeled path into the `.hmat` beside the mesh (`None`
+/// The label of a model's submesh `i`.
+fn submesh_label(i: usize) -> String {
+    format!("Submesh{i}")
+}
+
+/// The label of a skinned model's inverse bind matrices.
+const INVERSE_BINDPOSES: &str = "InverseBindposes";
+
+/// The label of the material a model's `#Scene` gives the submeshes without one.
+const DEFAULT_MATERIAL: &str = "DefaultMaterial";
+
+/// The model's name: its file stem (its scene root's name, its animation targets' root).
+fn model_name(path: &AssetPath<'_>) -> String {
+    path.path()
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// Each submesh's material slot (`None` for one without).
+fn material_slots(view: &MeshView<'_>) -> Vec<Option<usize>> {
+    view.submeshes
+        .iter()
+        .map(|s| {
+            (s.material_slot != hearth::format::hmesh::NO_MATERIAL)
+                .then_some(s.material_slot as usize)
+        })
+        .collect()
+}
+
+/// A skinned mesh's joints (checked to form a tree); `None` without a skin.
+fn skin_joints<'v>(
+    view: &'v MeshView<'_>,
+) -> Result<Option<&'v [hearth::format::hmesh::GpuJoint]>, String> {
+    match view.skeleton.as_deref() {
+        Some(joints) if view.skin.is_some() => {
+            check_joint_tree(joints)?;
+            Ok(Some(joints))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Each submesh's material as a labeled path into the `.hmat` beside the mesh at `path` (`None`
 /// without a slot, or when there is no `.hmat`).
 async fn material_paths(
     load_context: &mut LoadContext<'_>,
+    path: &AssetPath<'static>,
     view: &MeshView<'_>,
 ) -> Result<Vec<Option<AssetPath<'static>>>, HearthLoadError> {
-    let path = load_context.path().clone();
     let has_slots = view
         .submeshes
         .iter()
@@ -137,7 +200,7 @@ async fn material_paths(
             }
             if slot as usize >= view.materials.len() {
                 return Err(HearthLoadError::new(
-                    &path,
+                    path,
                     format!(
                         "material slot {slot} past the mesh's {} slots",
                         view.materials.len()
@@ -151,39 +214,135 @@ async fn material_paths(
         .collect()
 }
 
-/// The model as a scene: a root entity named after the model, one child per submesh with its
-/// mesh and material. An animatable model (joints or morph targets) has an
-/// [`AnimationPlayer`] on its root, and its root and joints carry the [`AnimationTargetId`](bevy::animation::AnimationTargetId)s
-/// its `.hanim` clips target; its morph weights are a [`MorphWeights`] on the root.
-fn model_scene(
+/// What a model's scene is built from, as handles: the `.hmesh` loader's own labeled assets,
+/// or (an `.hscene`'s placed model) the same labels loaded by path.
+pub(crate) struct ModelParts {
+    /// The model's name (its file stem).
+    name: String,
+    /// One mesh per submesh.
+    submeshes: Vec<Handle<Mesh>>,
+    /// Each submesh's material slot (`None`: none).
+    slots: Vec<Option<usize>>,
+    /// Each submesh's own material (`None`: the default material).
+    materials: Vec<Option<AssetPath<'static>>>,
+    /// Its morph targets' default weights.
+    morph_weights: Option<Vec<f32>>,
+    /// Its joints and inverse bind matrices, when skinned.
+    skeleton: Option<Skeleton>,
+}
+
+impl ModelParts {
+    /// The model at `path` (an `.hmesh`) as an `.hscene` places it: its file is read (and
+    /// checked) for its submeshes, material slots, skeleton and morph targets; the meshes,
+    /// materials and inverse bind matrices are the `.hmesh`'s labeled assets, loaded by path.
+    pub(crate) async fn by_path(
+        load_context: &mut LoadContext<'_>,
+        path: &AssetPath<'static>,
+    ) -> Result<Self, HearthLoadError> {
+        let bytes = load_context
+            .read_asset_bytes(path.clone())
+            .await
+            .map_err(|e| HearthLoadError::new(path, e))?;
+        let mesh = <hearth::Mesh as hearth::LoadAsset>::from_asset(
+            &path.to_string(),
+            hearth::AssetBytes::from_vec(bytes),
+        )
+        .map_err(|e| HearthLoadError::new(path, e))?;
+        let view = mesh.view();
+        let submeshes = (0..view.submeshes.len())
+            .map(|i| load_context.load(path.clone().with_label(submesh_label(i))))
+            .collect();
+        let materials = material_paths(load_context, path, view).await?;
+        let skeleton = skin_joints(view)
+            .map_err(|e| HearthLoadError::new(path, e))?
+            .map(|joints| {
+                let binds = load_context.load(path.clone().with_label(INVERSE_BINDPOSES));
+                (joints.to_vec(), binds)
+            });
+        Ok(Self {
+            name: model_name(path),
+            submeshes,
+            slots: material_slots(view),
+            materials,
+            morph_weights: view.morph_targets.as_ref().map(|m| m.weights.to_vec()),
+            skeleton,
+        })
+    }
+
+    /// The model's name (its file stem): its scene root's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Each submesh's material: `overrides[slot]` where given (an `.hscene` reference's materials:
+/// a submesh without a slot takes the first, as pak gives a primitive without a material
+/// the source's first), else its own `.hmat` row, else `default_material`'s.
+pub(crate) fn submesh_materials(
     context: &mut LoadContext<'_>,
-    model: &ModelParts<'_>,
-    skeleton: Option<&Skeleton>,
-) -> Result<WorldAsset, String> {
-    let mut world = World::new();
-    let root = world
-        .spawn((Transform::default(), Name::new(model.name.to_owned())))
-        .id();
-    if skeleton.is_some() || model.morph_weights.is_some() {
+    model: &ModelParts,
+    overrides: &[Handle<StandardMaterial>],
+    default_material: &mut dyn FnMut(&mut LoadContext<'_>) -> Handle<StandardMaterial>,
+) -> Vec<Handle<StandardMaterial>> {
+    model
+        .slots
+        .iter()
+        .zip(&model.materials)
+        .map(|(slot, own)| {
+            if let Some(material) = overrides.get(slot.unwrap_or(0)) {
+                return material.clone();
+            }
+            match own {
+                Some(path) => context.load(path.clone()),
+                None => default_material(context),
+            }
+        })
+        .collect()
+}
+
+/// The default material of the model at `path`, for its submeshes without one: the `.hmesh`
+/// loader's labeled one.
+pub(crate) fn default_material_of<'p>(
+    path: &'p AssetPath<'static>,
+) -> impl FnMut(&mut LoadContext<'_>) -> Handle<StandardMaterial> + 'p {
+    move |context| context.load(path.clone().with_label(DEFAULT_MATERIAL))
+}
+
+/// Spawns the model's parts under `root` (an entity named after the model): one child per
+/// submesh with its mesh, `materials[i]` and `SkinnedMesh`, and one entity per joint in its
+/// bind pose. An animatable model (joints or morph targets) gets an [`AnimationPlayer`] on
+/// `root`, and `root` and its joints carry the
+/// [`AnimationTargetId`](bevy::animation::AnimationTargetId)s its `.hanim` clips target; its
+/// morph weights are a [`MorphWeights`] on `root`.
+pub(crate) fn spawn_model(
+    world: &mut World,
+    root: Entity,
+    model: &ModelParts,
+    materials: &[Handle<StandardMaterial>],
+) -> Result<(), String> {
+    if model.skeleton.is_some() || model.morph_weights.is_some() {
         world.entity_mut(root).insert((
             AnimationPlayer::default(),
-            crate::animation::root_target_id(model.name),
+            crate::animation::root_target_id(&model.name),
             AnimatedBy(root),
         ));
     }
-    if let Some(weights) = model.morph_weights {
-        let weights = MorphWeights::new(weights.to_vec(), model.submeshes.first().cloned())
+    if let Some(weights) = &model.morph_weights {
+        let weights = MorphWeights::new(weights.clone(), model.submeshes.first().cloned())
             .map_err(|e| e.to_string())?;
         world.entity_mut(root).insert(weights);
     }
-    let skin = skeleton.map(|(joints, inverse_bindposes)| SkinnedMesh {
-        inverse_bindposes: inverse_bindposes.clone(),
-        joints: spawn_joints(&mut world, root, model.name, joints),
-    });
-    let mut default_material = None;
-    for (i, (mesh, material)) in model.submeshes.iter().zip(model.materials).enumerate() {
+    let skin = model
+        .skeleton
+        .as_ref()
+        .map(|(joints, inverse_bindposes)| SkinnedMesh {
+            inverse_bindposes: inverse_bindposes.clone(),
+            joints: spawn_joints(world, root, &model.name, joints),
+        });
+    for (i, (mesh, material)) in model.submeshes.iter().zip(materials).enumerate() {
         let mut part = world.spawn((
             Mesh3d(mesh.clone()),
+            MeshMaterial3d(material.clone()),
             Transform::default(),
             Name::new(format!("{}#{i}", model.name)),
             ChildOf(root),
@@ -194,35 +353,8 @@ fn model_scene(
         if model.morph_weights.is_some() {
             part.insert(MeshMorphWeights::Reference(root));
         }
-        let handle: Handle<StandardMaterial> = match material {
-            Some(material) => context.load(material.clone()),
-            // Bevy draws no mesh without a material: glTF's default one, as Bevy's glTF
-            // loader gives it.
-            None => default_material
-                .get_or_insert_with(|| {
-                    context.add_labeled_asset(
-                        "DefaultMaterial",
-                        StandardMaterial {
-                            metallic: 1.0,
-                            perceptual_roughness: 1.0,
-                            ..StandardMaterial::default()
-                        },
-                    )
-                })
-                .clone(),
-        };
-        part.insert(MeshMaterial3d(handle));
     }
-    Ok(WorldAsset::new(world))
-}
-
-/// What the scene is built from: the model's name (its file stem, the root entity's name),
-/// its submeshes' meshes and materials, and its morph targets' default weights.
-struct ModelParts<'a> {
-    name: &'a str,
-    submeshes: &'a [Handle<Mesh>],
-    materials: &'a [Option<AssetPath<'static>>],
-    morph_weights: Option<&'a [f32]>,
+    Ok(())
 }
 
 /// A skinned mesh's joints and its labeled inverse bind matrices.
@@ -252,10 +384,10 @@ pub(crate) fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Re
 /// named `joint{i}` and animated by the root's player.
 fn spawn_joints(
     world: &mut World,
-    root: bevy::ecs::entity::Entity,
+    root: Entity,
     model_name: &str,
     joints: &[hearth::format::hmesh::GpuJoint],
-) -> Vec<bevy::ecs::entity::Entity> {
+) -> Vec<Entity> {
     let targets = crate::animation::joint_target_ids(model_name, joints);
     let entities: Vec<_> = joints
         .iter()

@@ -4,7 +4,9 @@
 use crate::animation::animation_label;
 use crate::material::material_label;
 use crate::reader::Served;
-use crate::{HearthAnimations, HearthLoadError, HearthMaterials, HearthModel};
+use crate::{
+    HearthAnimations, HearthFont, HearthLoadError, HearthMaterials, HearthModel, HearthScene,
+};
 use bevy::animation::AnimationClip;
 use bevy::asset::io::AssetSourceId;
 use bevy::asset::{Asset, AssetPath, AssetServer, Handle};
@@ -14,15 +16,19 @@ use bevy::pbr::StandardMaterial;
 use bevy::world_serialization::WorldAsset;
 use hearth::AssetKind;
 
-/// An asset type a hearth name can load: the kind of name it takes, and where in the named
+/// An asset type a hearth name can load: the kinds of name it takes, and where in the named
 /// file it is.
 pub trait ByName: Asset {
-    /// The kind of the name's row (a model's mesh, material table and clips share a name).
-    const KIND: AssetKind;
+    /// The kinds of name row it loads, in ascending kind order: a name of several of them (a
+    /// model and a scene both `Level`, as a [`WorldAsset`]) is the lowest kind's, as
+    /// [`hearth::NameTable::lookup`] picks. A model's mesh, material table and clips share a
+    /// name; each type names the kind it loads.
+    const KINDS: &'static [AssetKind];
 
-    /// The label inside the named file: `sub` is a sub-asset name's material row or clip
-    /// index, `None` for a whole file's name. An error says which type loads that name.
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str>;
+    /// The label inside the named file, a row of `kind` (one of [`KINDS`](Self::KINDS)): `sub`
+    /// is a sub-asset name's material row or clip index, `None` for a whole file's name. An
+    /// error says which type loads that name.
+    fn label(kind: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str>;
 }
 
 /// A whole file's name only.
@@ -34,31 +40,45 @@ fn whole(sub: Option<u32>, what: &'static str) -> Result<Option<String>, &'stati
 }
 
 impl ByName for HearthModel {
-    const KIND: AssetKind = AssetKind::MESH;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
+    const KINDS: &'static [AssetKind] = &[AssetKind::MESH];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
         whole(sub, "a sub-asset, not a model")
     }
 }
 
-/// A model's name as its `#Scene`.
+/// A model's or a scene's name as its `#Scene`.
 impl ByName for WorldAsset {
-    const KIND: AssetKind = AssetKind::MESH;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
-        whole(sub, "a sub-asset, not a model").map(|_| Some("Scene".to_owned()))
+    const KINDS: &'static [AssetKind] = &[AssetKind::MESH, AssetKind::SCENE];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
+        whole(sub, "a sub-asset, not a model or a scene").map(|_| Some("Scene".to_owned()))
+    }
+}
+
+impl ByName for HearthScene {
+    const KINDS: &'static [AssetKind] = &[AssetKind::SCENE];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
+        whole(sub, "a sub-asset, not a scene")
+    }
+}
+
+impl ByName for HearthFont {
+    const KINDS: &'static [AssetKind] = &[AssetKind::FONT];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
+        whole(sub, "a sub-asset, not a font")
     }
 }
 
 impl ByName for HearthAnimations {
-    const KIND: AssetKind = AssetKind::ANIMATION;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
+    const KINDS: &'static [AssetKind] = &[AssetKind::ANIMATION];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
         whole(sub, "one clip: load it as an AnimationClip")
     }
 }
 
 /// A clip's name (`Fox#Survey`).
 impl ByName for AnimationClip {
-    const KIND: AssetKind = AssetKind::ANIMATION;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
+    const KINDS: &'static [AssetKind] = &[AssetKind::ANIMATION];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
         match sub {
             Some(clip) => Ok(Some(animation_label(clip as usize))),
             None => Err("a whole .hanim: load it as HearthAnimations"),
@@ -67,16 +87,16 @@ impl ByName for AnimationClip {
 }
 
 impl ByName for HearthMaterials {
-    const KIND: AssetKind = AssetKind::MATERIAL;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
+    const KINDS: &'static [AssetKind] = &[AssetKind::MATERIAL];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
         whole(sub, "one material: load it as a StandardMaterial")
     }
 }
 
 /// A material row's name.
 impl ByName for StandardMaterial {
-    const KIND: AssetKind = AssetKind::MATERIAL;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
+    const KINDS: &'static [AssetKind] = &[AssetKind::MATERIAL];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
         match sub {
             Some(row) => Ok(Some(material_label(row as usize))),
             None => Err("a whole .hmat: load it as HearthMaterials"),
@@ -84,11 +104,21 @@ impl ByName for StandardMaterial {
     }
 }
 
+/// A texture's name, a font's page among them (`ui#page_0`: the page's `.ktx2`).
 impl ByName for Image {
-    const KIND: AssetKind = AssetKind::TEXTURE;
-    fn label(sub: Option<u32>) -> Result<Option<String>, &'static str> {
+    const KINDS: &'static [AssetKind] = &[AssetKind::TEXTURE];
+    fn label(_: AssetKind, sub: Option<u32>) -> Result<Option<String>, &'static str> {
         whole(sub, "a sub-asset, not a texture")
     }
+}
+
+/// The kinds, for an error: `mesh or scene`.
+fn kind_list(kinds: &[AssetKind]) -> String {
+    kinds
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// Resolves hearth names through the served pack's (or tree's) name table, at its current
@@ -113,18 +143,26 @@ impl HearthNames {
     }
 
     /// The asset path `name` loads as `A` (`hearth://models/fox.hmesh#Scene` for a model's
-    /// scene); an error names `name` when the table has no such name of `A`'s kind or the
-    /// name is of a sub-asset `A` is not.
+    /// scene, `hearth://levels/one.hscene#Scene` for a scene's); an error names `name` when
+    /// the table has no such name of `A`'s kinds or the name is of a sub-asset `A` is not.
     pub fn path<A: ByName>(&self, name: &str) -> Result<AssetPath<'static>, HearthLoadError> {
-        let record = self
-            .served
-            .current()
-            .lookup_name(name, Some(A::KIND))
-            .map_err(|e| HearthLoadError::new(name, e))?
-            .ok_or_else(|| {
-                HearthLoadError::new(name, format!("no such name of kind {}", A::KIND))
-            })?;
-        let label = A::label(record.sub).map_err(|e| HearthLoadError::new(name, e))?;
+        let generation = self.served.current();
+        let mut record = None;
+        for &kind in A::KINDS {
+            record = generation
+                .lookup_name(name, Some(kind))
+                .map_err(|e| HearthLoadError::new(name, e))?;
+            if record.is_some() {
+                break;
+            }
+        }
+        let record = record.ok_or_else(|| {
+            HearthLoadError::new(
+                name,
+                format!("no such name of kind {}", kind_list(A::KINDS)),
+            )
+        })?;
+        let label = A::label(record.kind, record.sub).map_err(|e| HearthLoadError::new(name, e))?;
         let path = AssetPath::from(record.path.to_string())
             .with_source(AssetSourceId::from(self.source))
             .into_owned();

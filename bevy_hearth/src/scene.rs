@@ -1,10 +1,13 @@
 //! `.hscene` → a spawnable [`WorldAsset`]: one entity per placed reference (its model's
 //! `#Scene` under it) and per custom geometry record, with their transforms, tags and data.
 
+use crate::material::material_label;
+use crate::mesh::{default_material_of, spawn_model, submesh_materials, ModelParts};
 use crate::HearthLoadError;
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext, RenderAssetUsages};
 use bevy::ecs::component::Component;
+use bevy::ecs::entity::Entity;
 use bevy::ecs::reflect::ReflectComponent;
 use bevy::ecs::world::World;
 use bevy::image::Image;
@@ -14,18 +17,20 @@ use bevy::pbr::StandardMaterial;
 use bevy::prelude::{ChildOf, Name, Transform};
 use bevy::reflect::std_traits::ReflectDefault;
 use bevy::reflect::{Reflect, TypePath};
-use bevy::world_serialization::{WorldAsset, WorldAssetRoot};
+use bevy::world_serialization::WorldAsset;
 use hearth::format::hman;
 use hearth::format::hscene::ValueKind;
-use hearth::read::scene::{SceneGeometry, SceneRef, Value};
+use hearth::read::scene::{SceneGeometry, SceneRef, SceneView, Value};
 use hearth::AssetKind;
+use std::collections::HashMap;
 
 /// A loaded `.hscene`: the scene to spawn (label `Scene`) and its custom geometry as meshes
 /// (labels `Geometry{i}`).
 #[derive(Asset, TypePath, Debug)]
 pub struct HearthScene {
     /// The scene: a root named after the file stem, one child per reference, then one per
-    /// geometry record, in file order.
+    /// geometry record, in file order. A dependency: the scene is loaded with what it places.
+    #[dependency]
     pub scene: Handle<WorldAsset>,
     /// Each geometry record as a triangle-list mesh (positions and indices), in order.
     pub geometry: Vec<Handle<Mesh>>,
@@ -42,8 +47,10 @@ pub struct HearthSceneNode {
     /// Its custom data.
     pub data: Option<SceneValue>,
     /// A reference's materials, in file order: a `.hmat`'s first row, or a texture as a
-    /// material's base colour. They are not applied to the model spawned under the entity
-    /// (which keeps its own `.hmat`); the game decides what they mean.
+    /// material's base colour. The model spawned under the entity uses them in place of its
+    /// own: material `i` for its material slot `i` (the first for a submesh without a slot, as
+    /// pak gives a primitive without a material the source's first); a slot past them keeps
+    /// the model's own `.hmat` row.
     pub materials: Vec<Handle<StandardMaterial>>,
     /// A geometry record's mesh (not rendered: no `Mesh3d`; for colliders, nav meshes …).
     pub geometry: Option<Handle<Mesh>>,
@@ -125,45 +132,16 @@ impl AssetLoader for HearthSceneLoader {
         } else {
             manifest_rows(load_context).await?
         };
+        let models = placed_models(load_context, view, &manifest).await?;
         let mut geometry = Vec::with_capacity(view.geometry_count());
         for (i, record) in view.geometry().enumerate() {
             let mesh = geometry_mesh(&record)
                 .map_err(|e| HearthLoadError::new(&path, format!("geometry {i}: {e}")))?;
             geometry.push(load_context.add_labeled_asset(format!("Geometry{i}"), mesh));
         }
-        let mut world = World::new();
-        let name = path
-            .path()
-            .file_stem()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        let root = world.spawn((Transform::default(), Name::new(name))).id();
-        for (i, placed) in view.refs().enumerate() {
-            let (name, transform, node, model) = ref_entity(load_context, &manifest, i, &placed)
-                .map_err(|e| HearthLoadError::new(&path, format!("ref {i}: {e}")))?;
-            let mut entity = world.spawn((name, transform, node, ChildOf(root)));
-            if let Some(model) = model {
-                entity.insert(model);
-            }
-        }
-        for (i, (record, mesh)) in view.geometry().zip(&geometry).enumerate() {
-            let [x, y, z, w] = record.rotation();
-            let node = HearthSceneNode {
-                id: record.id().to_owned(),
-                tags: record.tags().into_iter().map(str::to_owned).collect(),
-                data: owned_data(record.data())
-                    .map_err(|e| HearthLoadError::new(&path, format!("geometry {i}: {e}")))?,
-                materials: Vec::new(),
-                geometry: Some(mesh.clone()),
-            };
-            world.spawn((
-                entity_name(&node.id, "geometry", i),
-                Transform::from_translation(Vec3::from(record.translation()))
-                    .with_rotation(Quat::from_xyzw(x, y, z, w)),
-                node,
-                ChildOf(root),
-            ));
-        }
-        let scene = load_context.add_labeled_asset("Scene".to_owned(), WorldAsset::new(world));
+        let scene = load_context.labeled_asset_scope("Scene", |context| {
+            scene_world(context, view, &manifest, &models, &geometry).map(WorldAsset::new)
+        })?;
         Ok(HearthScene { scene, geometry })
     }
 
@@ -190,13 +168,83 @@ fn owned_data(data: Option<Value<'_>>) -> Result<Option<SceneValue>, String> {
     .transpose()
 }
 
-/// Reference `i`'s entity: name, transform, node, and its mesh's `#Scene` spawned under it.
-fn ref_entity(
+/// The models the scene's references place, by mesh hash, each read once (an `.hmesh` of the
+/// manifest; a mesh of another kind is the reference's error when its entity is made).
+async fn placed_models(
     load_context: &mut LoadContext<'_>,
-    manifest: &[(u64, AssetKind, AssetPath<'static>)],
+    view: &SceneView<'_>,
+    manifest: &[ManifestRow],
+) -> Result<HashMap<u64, ModelParts>, HearthLoadError> {
+    let mut models = HashMap::new();
+    for hash in view.refs().filter_map(|placed| placed.mesh()) {
+        if models.contains_key(&hash) {
+            continue;
+        }
+        let Some((_, AssetKind::MESH, mesh_path)) = manifest.iter().find(|(h, ..)| *h == hash)
+        else {
+            continue;
+        };
+        let model = ModelParts::by_path(load_context, mesh_path).await?;
+        models.insert(hash, model);
+    }
+    Ok(models)
+}
+
+/// The scene's world: a root named after the file stem, one child per reference (its model
+/// spawned under it), then one per geometry record.
+fn scene_world(
+    context: &mut LoadContext<'_>,
+    view: &SceneView<'_>,
+    manifest: &[ManifestRow],
+    models: &HashMap<u64, ModelParts>,
+    geometry: &[Handle<Mesh>],
+) -> Result<World, HearthLoadError> {
+    let path = context.path().clone();
+    let mut world = World::new();
+    let name = path
+        .path()
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let root = world.spawn((Transform::default(), Name::new(name))).id();
+    for (i, placed) in view.refs().enumerate() {
+        spawn_ref(context, &mut world, root, manifest, models, i, &placed)
+            .map_err(|e| HearthLoadError::new(&path, format!("ref {i}: {e}")))?;
+    }
+    for (i, (record, mesh)) in view.geometry().zip(geometry).enumerate() {
+        let [x, y, z, w] = record.rotation();
+        let node = HearthSceneNode {
+            id: record.id().to_owned(),
+            tags: record.tags().into_iter().map(str::to_owned).collect(),
+            data: owned_data(record.data())
+                .map_err(|e| HearthLoadError::new(&path, format!("geometry {i}: {e}")))?,
+            materials: Vec::new(),
+            geometry: Some(mesh.clone()),
+        };
+        world.spawn((
+            entity_name(&node.id, "geometry", i),
+            Transform::from_translation(Vec3::from(record.translation()))
+                .with_rotation(Quat::from_xyzw(x, y, z, w)),
+            node,
+            ChildOf(root),
+        ));
+    }
+    Ok(world)
+}
+
+/// An `assets.hman` row: hash, kind, asset path in the loaded file's source.
+type ManifestRow = (u64, AssetKind, AssetPath<'static>);
+
+/// Reference `i`'s entity under `root`: name, transform, node, and its model's parts under it
+/// (a child named after the model) with the reference's materials in place of the model's.
+fn spawn_ref(
+    context: &mut LoadContext<'_>,
+    world: &mut World,
+    root: Entity,
+    manifest: &[ManifestRow],
+    models: &HashMap<u64, ModelParts>,
     i: usize,
     placed: &SceneRef<'_>,
-) -> Result<(Name, Transform, HearthSceneNode, Option<WorldAssetRoot>), String> {
+) -> Result<(), String> {
     let resolve = |hash: u64| {
         manifest
             .iter()
@@ -207,24 +255,23 @@ fn ref_entity(
     let mut materials = Vec::new();
     for (j, hash) in placed.materials().enumerate() {
         let material = match resolve(hash)? {
-            (AssetKind::MATERIAL, path) => load_context.load(path.with_label("Material0")),
+            (AssetKind::MATERIAL, path) => context.load(path.with_label(material_label(0))),
             (AssetKind::TEXTURE, path) => {
-                let image: Handle<Image> = load_context.load(path);
+                let image: Handle<Image> = context.load(path);
                 let material = StandardMaterial {
                     base_color_texture: Some(image),
                     ..Default::default()
                 };
-                load_context.add_labeled_asset(format!("Ref{i}Material{j}"), material)
+                context.add_labeled_asset(format!("Ref{i}Material{j}"), material)
             }
             (kind, path) => return Err(format!("material {j}: {path} is a {kind:?}")),
         };
         materials.push(material);
     }
-    let model = match placed.mesh().map(resolve).transpose()? {
-        Some((AssetKind::MESH, path)) => {
-            Some(WorldAssetRoot(load_context.load(path.with_label("Scene"))))
-        }
-        Some((kind, path)) => return Err(format!("its mesh {path} is a {kind:?}")),
+    let model = match placed.mesh().map(|hash| resolve(hash).map(|r| (hash, r))) {
+        Some(Ok((hash, (AssetKind::MESH, path)))) => models.get(&hash).map(|model| (model, path)),
+        Some(Ok((_, (kind, path)))) => return Err(format!("its mesh {path} is a {kind:?}")),
+        Some(Err(error)) => return Err(error),
         None => None,
     };
     let [x, y, z, w] = placed.rotation();
@@ -235,16 +282,32 @@ fn ref_entity(
         materials,
         geometry: None,
     };
-    Ok((
-        entity_name(&node.id, "ref", i),
-        Transform {
-            translation: Vec3::from(placed.translation()),
-            rotation: Quat::from_xyzw(x, y, z, w),
-            scale: Vec3::from(placed.scale()),
-        },
-        node,
-        model,
-    ))
+    let transform = Transform {
+        translation: Vec3::from(placed.translation()),
+        rotation: Quat::from_xyzw(x, y, z, w),
+        scale: Vec3::from(placed.scale()),
+    };
+    let entity = world
+        .spawn((entity_name(&node.id, "ref", i), transform, ChildOf(root)))
+        .id();
+    if let Some((model, path)) = model {
+        let materials = submesh_materials(
+            context,
+            model,
+            &node.materials,
+            &mut default_material_of(&path),
+        );
+        let model_root = world
+            .spawn((
+                Transform::default(),
+                Name::new(model.name().to_owned()),
+                ChildOf(entity),
+            ))
+            .id();
+        spawn_model(world, model_root, model, &materials)?;
+    }
+    world.entity_mut(entity).insert(node);
+    Ok(())
 }
 
 /// A geometry record as a triangle list: its vertices (z = 0 for 2D ones) and indices.
@@ -270,7 +333,7 @@ fn geometry_mesh(record: &SceneGeometry<'_>) -> Result<Mesh, String> {
 /// asset path in that source).
 pub(crate) async fn manifest_rows(
     load_context: &mut LoadContext<'_>,
-) -> Result<Vec<(u64, AssetKind, AssetPath<'static>)>, HearthLoadError> {
+) -> Result<Vec<ManifestRow>, HearthLoadError> {
     let path = load_context.path().clone();
     let source = path.source().clone_owned();
     let manifest_path = AssetPath::from(hman::MANIFEST_PATH).with_source(source.clone());

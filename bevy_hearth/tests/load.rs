@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "compare")]
 #[path = "load/compare.rs"]
 mod compare;
+#[path = "load/names.rs"]
+mod names;
+#[path = "load/scenes.rs"]
+mod scenes;
 #[cfg(feature = "viewer")]
 #[path = "load/viewer.rs"]
 mod viewer;
@@ -711,6 +715,127 @@ fn a_rebaked_pack_reloads_its_changed_models_with_asset_events() {
     );
 }
 
+/// Updates `app` until `done` holds; panics naming `what` after 30 s.
+fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+    let start = Instant::now();
+    loop {
+        app.update();
+        if done(app) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{what} after 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_rewritten_mesh_in_a_runtime_tree_reloads_with_an_asset_event() {
+    use bevy::ecs::message::Messages;
+    let dir = tempfile::tempdir().unwrap();
+    bake_thing(dir.path(), "BoxVertexColors/BoxVertexColors.glb");
+    let tree = dir.path().join("out");
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        HearthPlugin::open(&tree).unwrap(),
+        AssetPlugin {
+            watch_for_changes_override: Some(true),
+            ..default()
+        },
+    ));
+    app.finish();
+    app.cleanup();
+    let handle: Handle<HearthModel> = load(&mut app, "m/Thing.hmesh");
+    let submeshes = |app: &App| {
+        let models = app.world().resource::<Assets<HearthModel>>();
+        models.get(&handle).unwrap().submeshes.len()
+    };
+    assert_eq!(submeshes(&app), 1);
+    // Loads read the tree's files; reads are no change (no reload follows them).
+    let quiet_until = Instant::now() + Duration::from_millis(500);
+    let mut events = Vec::new();
+    while Instant::now() < quiet_until {
+        app.update();
+        let mut messages = app
+            .world_mut()
+            .resource_mut::<Messages<AssetEvent<HearthModel>>>();
+        events.extend(messages.drain().filter(|e| e.is_modified(&handle)));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(events.is_empty(), "{events:?}");
+
+    // The tree's mesh is rewritten (another model's bytes, two submeshes): Bevy reloads it and
+    // says so.
+    let other = bake_thing(
+        &dir.path().join("other"),
+        "MorphPrimitivesTest/MorphPrimitivesTest.glb",
+    );
+    let other_mesh = other.parent().unwrap().join("m/Thing.hmesh");
+    let staged = tree.join("m/Thing.hmesh.new");
+    std::fs::copy(&other_mesh, &staged).unwrap();
+    std::fs::rename(&staged, tree.join("m/Thing.hmesh")).unwrap();
+    let mut modified = false;
+    update_until(&mut app, "no reload", |app| {
+        modified |= app
+            .world_mut()
+            .resource_mut::<Messages<AssetEvent<HearthModel>>>()
+            .drain()
+            .any(|event| event.is_modified(&handle));
+        modified && submeshes(app) == 2
+    });
+    let model = app
+        .world()
+        .resource::<Assets<HearthModel>>()
+        .get(&handle)
+        .unwrap();
+    let meshes = app.world().resource::<Assets<Mesh>>();
+    let pak = hearth::PakReader::open(&other).unwrap();
+    let mesh: hearth::Mesh = pak.load("m/Thing.hmesh").unwrap();
+    for (submesh, handle) in mesh.view().submeshes.iter().zip(&model.submeshes) {
+        let loaded = meshes.get(handle).expect("the new submesh loaded");
+        assert_eq!(
+            loaded.indices().unwrap().len(),
+            submesh.index_count as usize
+        );
+    }
+
+    // A new bake into the tree, of a model with a material: its `.hmat` is a file the tree did
+    // not list, served once the changed manifest reopens the tree.
+    let pack = bake_thing(dir.path(), "RiggedSimple/RiggedSimple.glb");
+    update_until(&mut app, "no reload with the material", |app| {
+        let world = app.world();
+        let model = world
+            .resource::<Assets<HearthModel>>()
+            .get(&handle)
+            .unwrap();
+        let material = model.materials.first().cloned().flatten();
+        let loaded = material.is_some_and(|material| {
+            world
+                .resource::<Assets<StandardMaterial>>()
+                .get(&material)
+                .is_some()
+        });
+        model.submeshes.len() == 1 && loaded
+    });
+    let names = app.world().resource::<bevy_hearth::HearthNames>();
+    let pak = hearth::PakReader::open(&pack).unwrap();
+    let table = pak.names().unwrap();
+    let material_row = table
+        .iter()
+        .find(|row| row.kind == hearth::AssetKind::MATERIAL && row.sub.is_some())
+        .expect("a named material row");
+    assert_eq!(
+        names
+            .path::<StandardMaterial>(material_row.name)
+            .unwrap()
+            .to_string(),
+        "hearth://m/Thing.hmat#Material0"
+    );
+}
+
 /// Bakes BoxVertexColors as `m/Thing.glb` into `dir/out`, signed by `key`; returns the pack.
 fn bake_signed(dir: &Path, key: &hearth::bake::signing::SigningKey) -> PathBuf {
     let src = dir.join("src");
@@ -850,9 +975,35 @@ fn named<'w>(world: &'w World, name: &str) -> bevy::ecs::world::EntityRef<'w> {
         .unwrap_or_else(|| panic!("no entity {name}"))
 }
 
+/// The pak fixture's cube placed under `placed` in `scene`: a model root with one submesh
+/// entity, its mesh loaded, drawn with `material`.
+fn check_placed_cube(
+    world: &World,
+    scene: &World,
+    placed: bevy::ecs::world::EntityRef<'_>,
+    material: &Handle<StandardMaterial>,
+) {
+    let model_root = scene.entity(placed.get::<Children>().expect("the model")[0]);
+    assert!(model_root.get::<Name>().is_some());
+    let parts: Vec<_> = model_root
+        .get::<Children>()
+        .unwrap()
+        .iter()
+        .map(|part| scene.entity(part))
+        .collect();
+    assert_eq!(parts.len(), 1);
+    for part in parts {
+        let mesh = part.get::<Mesh3d>().expect("a mesh");
+        let mesh_path = mesh.0.path().unwrap().to_string();
+        assert!(mesh_path.ends_with(".hmesh#Submesh0"), "{mesh_path}");
+        assert!(world.resource::<Assets<Mesh>>().get(&mesh.0).is_some());
+        let drawn = part.get::<MeshMaterial3d<StandardMaterial>>().unwrap();
+        assert_eq!(&drawn.0, material);
+    }
+}
+
 #[test]
 fn a_pak_scene_loads_as_a_world_asset_with_its_models_materials_data_and_geometry() {
-    use bevy::world_serialization::WorldAssetRoot;
     use bevy_hearth::{HearthScene, HearthSceneNode, SceneValue};
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pak/scene");
     let files: Vec<(&str, Vec<u8>)> = [
@@ -889,22 +1040,22 @@ fn a_pak_scene_loads_as_a_world_asset_with_its_models_materials_data_and_geometr
         "8 refs and 1 geometry record"
     );
 
-    // A placed model: its transform, its mesh's #Scene under it, its material.
+    // A placed model: its transform, its mesh's parts under it, drawn with its material (the
+    // cube has no material slot: its submesh takes the reference's first).
     let one = named(scene, "mesh-with-one-material");
     assert_eq!(
         one.get::<Transform>().unwrap().translation,
         Vec3::new(1.0, 2.0, 3.0)
     );
-    let model = one.get::<WorldAssetRoot>().expect("the mesh's scene");
-    let model_path = model.0.path().unwrap().to_string();
-    assert!(model_path.ends_with(".hmesh#Scene"), "{model_path}");
-    assert!(world
-        .resource::<Assets<WorldAsset>>()
-        .get(&model.0)
-        .is_some());
+    let placed_material = node("mesh-with-one-material").materials;
+    assert_eq!(placed_material.len(), 1);
+    check_placed_cube(world, scene, one, &placed_material[0]);
     let materials = world.resource::<Assets<StandardMaterial>>();
     let images = world.resource::<Assets<Image>>();
-    assert_eq!(node("mesh-with-one-material").materials.len(), 1);
+    // `material_01.toml`: its colour texture, `alpha-test`.
+    let material = materials.get(&placed_material[0]).unwrap();
+    assert!(material.base_color_texture.is_some());
+    assert!(matches!(material.alpha_mode, AlphaMode::Mask(_)));
     assert!(node("mesh-with-zero-materials").materials.is_empty());
     // A texture as a material: its image is the base colour.
     let two = node("mesh-with-two-materials-different").materials;
