@@ -168,27 +168,29 @@ impl Names {
     }
 }
 
-/// Name hash -> the first row of that name, laid out for a lookup to touch as few cache
-/// lines and pages as it can (the 100 ns budget at 100k names is spent on misses):
+/// Name hash -> the first row of that name, laid out for a lookup to touch one cache line
+/// (the 100 ns budget at 100k names is spent on misses):
 ///
-/// - a 16-byte slot holds a hash tag, the row and where the name and its path sit in the
-///   text area, so the row's fields and the name/path text are fetched in parallel, both
-///   right after the slot;
-/// - slots, row fields and text share one anonymous mapping that asks for huge pages
-///   (Linux's `MADV_HUGEPAGE`; elsewhere, or where refused, it is an ordinary mapping), so a
-///   lookup misses the TLB once or not at all instead of once per array.
+/// - a 64-byte slot (one line: the mapping is page-aligned) holds a hash tag, the row, the
+///   row's fields (asset hash, sub-asset, kind), where the name and its path sit in the text
+///   area, and the name's first [`INLINE_NAME`] bytes, so a name that short is compared and
+///   answered from the slot alone; the text area is read only to compare a longer name;
+/// - slots and text share one anonymous mapping that asks for huge pages (Linux's
+///   `MADV_HUGEPAGE`; elsewhere, or where refused, it is an ordinary mapping), so a lookup
+///   misses the TLB once or not at all.
+///
+/// The price is memory: 64 bytes a slot, two slots a name (16 MiB of slots at 100k names).
 ///
 /// Open addressing, linear probing, at most 0.5 load, each probe run bounded by
 /// [`NameIndex::MAX_PROBE`] (a table whose names crowd past it, which a real bake does not
 /// make, gets no index: lookups binary-search instead).
 #[derive(Debug, Default)]
 pub(crate) struct NameIndex {
-    /// `[slots: slot_count × 16 B][fields: rows × 16 B][text]`, little-endian. A slot:
-    /// tag u32 | text offset u32 | name length u16 | path length u16 | row + 1 u32 (0: empty,
-    /// so that the zeroed mapping starts empty). A row's fields: hash u64 | sub u32 | kind u8.
+    /// `[slots: slot_count × 64 B][text]`, little-endian. A slot: tag u32 | row + 1 u32 (0:
+    /// empty, so that the zeroed mapping starts empty) | hash u64 | sub u32 | text offset u32
+    /// | name length u16 | path length u16 | kind u8 | the name's first bytes.
     area: Option<memmap2::MmapMut>,
     slot_count: usize,
-    fields_start: usize,
     shift: u32,
 }
 
@@ -207,17 +209,20 @@ impl Clone for NameIndex {
     }
 }
 
-/// A slot of [`NameIndex`], decoded.
+/// A slot of [`NameIndex`], found: where it starts in the area, and its text.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
+    at: usize,
     text: usize,
     name_len: usize,
     path_len: usize,
     row: usize,
 }
 
-const SLOT_SIZE: usize = 16;
-const FIELDS_SIZE: usize = 16;
+const SLOT_SIZE: usize = 64;
+const INLINE_AT: usize = 29;
+/// How many of a name's bytes its slot holds.
+const INLINE_NAME: usize = SLOT_SIZE - INLINE_AT;
 
 impl NameIndex {
     const MAX_PROBE: usize = 64;
@@ -230,8 +235,7 @@ impl NameIndex {
         let count = view.len();
         let text_size: usize = view.rows().map(|r| r.name.len() + r.path.len()).sum();
         let slot_count = (count * 2).next_power_of_two().max(2);
-        let fields_start = slot_count * SLOT_SIZE;
-        let text_start = fields_start + count * FIELDS_SIZE;
+        let text_start = slot_count * SLOT_SIZE;
         // Offsets are u32: a table past 4 GiB of text is not indexed.
         if count == 0 || count >= u32::MAX as usize || text_start + text_size > u32::MAX as usize {
             return Self::default();
@@ -245,10 +249,6 @@ impl NameIndex {
         let mut text = text_start;
         let mut previous: Option<&str> = None;
         for (row, entry) in view.rows().enumerate() {
-            let fields = &mut area[fields_start + row * FIELDS_SIZE..][..FIELDS_SIZE];
-            fields[0..8].copy_from_slice(&entry.hash.to_le_bytes());
-            fields[8..12].copy_from_slice(&entry.sub.unwrap_or(WHOLE).to_le_bytes());
-            fields[12] = entry.kind.0;
             if previous == Some(entry.name) {
                 continue; // the same name of a higher kind: the first row stands for both
             }
@@ -257,17 +257,22 @@ impl NameIndex {
             let home = (hash >> shift) as usize;
             let free = (0..Self::MAX_PROBE)
                 .map(|step| (home + step) & (slot_count - 1))
-                .find(|&slot| read_u32(&area, slot * SLOT_SIZE + 12) == 0);
+                .find(|&slot| read_u32(&area, slot * SLOT_SIZE + 4) == 0);
             let Some(slot) = free else {
                 return Self::default();
             };
             // Lengths fit u16 (the format stores them so); offsets fit u32 (checked above).
             let raw = &mut area[slot * SLOT_SIZE..][..SLOT_SIZE];
             raw[0..4].copy_from_slice(&(hash as u32).to_le_bytes());
-            raw[4..8].copy_from_slice(&(text as u32).to_le_bytes());
-            raw[8..10].copy_from_slice(&(entry.name.len() as u16).to_le_bytes());
-            raw[10..12].copy_from_slice(&(entry.path.len() as u16).to_le_bytes());
-            raw[12..16].copy_from_slice(&(row as u32 + 1).to_le_bytes());
+            raw[4..8].copy_from_slice(&(row as u32 + 1).to_le_bytes());
+            raw[8..16].copy_from_slice(&entry.hash.to_le_bytes());
+            raw[16..20].copy_from_slice(&entry.sub.unwrap_or(WHOLE).to_le_bytes());
+            raw[20..24].copy_from_slice(&(text as u32).to_le_bytes());
+            raw[24..26].copy_from_slice(&(entry.name.len() as u16).to_le_bytes());
+            raw[26..28].copy_from_slice(&(entry.path.len() as u16).to_le_bytes());
+            raw[28] = entry.kind.0;
+            let inline = entry.name.len().min(INLINE_NAME);
+            raw[INLINE_AT..INLINE_AT + inline].copy_from_slice(&entry.name.as_bytes()[..inline]);
             for part in [entry.name, entry.path] {
                 area[text..text + part.len()].copy_from_slice(part.as_bytes());
                 text += part.len();
@@ -276,7 +281,6 @@ impl NameIndex {
         Self {
             area: Some(area),
             slot_count,
-            fields_start,
             shift,
         }
     }
@@ -286,21 +290,26 @@ impl NameIndex {
         let area = self.area.as_deref()?;
         let hash = Self::hash(name.as_bytes());
         let home = (hash >> self.shift) as usize;
+        let inline = name.len().min(INLINE_NAME);
         for step in 0..Self::MAX_PROBE {
-            let raw = area.get(((home + step) & (self.slot_count - 1)) * SLOT_SIZE..)?;
-            let row = read_u32(raw, 12) as usize;
+            let at = ((home + step) & (self.slot_count - 1)) * SLOT_SIZE;
+            let raw = area.get(at..at + SLOT_SIZE)?;
+            let row = read_u32(raw, 4) as usize;
             if row == 0 {
                 return None;
             }
             let slot = Slot {
-                text: read_u32(raw, 4) as usize,
-                name_len: read_u16(raw, 8),
-                path_len: read_u16(raw, 10),
+                at,
+                text: read_u32(raw, 20) as usize,
+                name_len: read_u16(raw, 24),
+                path_len: read_u16(raw, 26),
                 row: row - 1,
             };
             if read_u32(raw, 0) == hash as u32
                 && slot.name_len == name.len()
-                && area.get(slot.text..slot.text + slot.name_len) == Some(name.as_bytes())
+                && raw[INLINE_AT..INLINE_AT + inline] == name.as_bytes()[..inline]
+                && (name.len() <= INLINE_NAME
+                    || area.get(slot.text..slot.text + slot.name_len) == Some(name.as_bytes()))
             {
                 return Some(slot);
             }
@@ -315,16 +324,20 @@ impl NameIndex {
             return view.find(name);
         };
         let slot = self.slot(name)?;
-        let fields = area.get(self.fields_start + slot.row * FIELDS_SIZE..)?;
+        let raw = area.get(slot.at..slot.at + SLOT_SIZE)?;
         let path_at = slot.text + slot.name_len;
-        let sub = read_u32(fields, 8);
+        let sub = read_u32(raw, 16);
+        // A name that fits its slot is answered from the slot, which this lookup holds in
+        // cache; a longer one from the text it was just compared with.
+        let name = match slot.name_len <= INLINE_NAME {
+            true => raw.get(INLINE_AT..INLINE_AT + slot.name_len)?,
+            false => area.get(slot.text..path_at)?,
+        };
         Some(NameRef {
-            // The text was copied from validated strings; the checks only re-read bytes
-            // this lookup already holds in cache.
-            name: std::str::from_utf8(area.get(slot.text..path_at)?).ok()?,
-            kind: AssetKind(*fields.get(12)?),
-            hash: u64::from_le_bytes(fields.get(0..8)?.try_into().ok()?),
-            path: std::str::from_utf8(area.get(path_at..path_at + slot.path_len)?).ok()?,
+            name: std::str::from_utf8(name).ok()?,
+            kind: AssetKind(raw[28]),
+            hash: u64::from_le_bytes(raw[8..16].try_into().ok()?),
+            path: text_str(area.get(path_at..path_at + slot.path_len)?),
             sub: (sub != WHOLE).then_some(sub),
         })
     }
@@ -337,6 +350,18 @@ impl NameIndex {
         }
         self.slot(name).map(|slot| slot.row)
     }
+}
+
+/// A path of [`NameIndex`]'s text area as text, without reading its bytes: a lookup hands it
+/// out, and reading it to validate it would cost a cache miss the caller may never need.
+fn text_str(bytes: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
+    // SAFETY: `NameIndex::build` fills the text area only by copying whole `&str`s (a name,
+    // then its path) and records each one's start and length, which is how `first` cuts
+    // `bytes`; the mapping is private to the index and never written after `build` (every
+    // later access is through `&self`; `Clone` copies it whole). So `bytes` are exactly the
+    // bytes of a `str`: valid UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
@@ -374,6 +399,7 @@ mod tests {
                 0 => format!("Rock^folder_{i}"),
                 1 => format!("Fox#Survey{i}"),
                 2 => format!("Ünïcødé_{i}"),
+                3 if i % 8 == 3 => format!("AVeryLongModelNameThatSpillsPastItsSlot_{i}#Sub"),
                 _ => format!("R{i}"),
             })
             .collect();
@@ -420,6 +446,7 @@ mod tests {
             "Fox#Survey",
             "Ünïcødé_",
             "R10000",
+            "AVeryLongModelNameThatSpillsPastItsSlot_3#Suc",
             "p/1/asset.hmesh",
         ] {
             assert_eq!(indexed.lookup(missing), None, "{missing}");
