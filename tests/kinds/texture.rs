@@ -659,6 +659,58 @@ fn texture_bakes_are_deterministic_and_cached_per_folder() {
     assert!(grown.inputs.iter().any(|p| p.ends_with("sky.env/nz.png")));
 }
 
+/// The PNG/zlib CRC-32 of `bytes`.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for byte in bytes {
+        crc ^= *byte as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// `png` with its image data (the zlib stream of its IDAT chunks) cut in half, in one
+/// well-formed IDAT chunk: every chunk up to IEND is whole, the rows stop part way.
+fn idat_cut(png: &[u8]) -> Vec<u8> {
+    let mut chunks = Vec::new();
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        chunks.push((&png[at + 4..at + 8], &png[at + 8..at + 8 + length]));
+        at += 12 + length;
+    }
+    let idat: Vec<u8> = chunks
+        .iter()
+        .filter(|(kind, _)| *kind == b"IDAT")
+        .flat_map(|(_, data)| data.iter().copied())
+        .collect();
+    let mut out = png[..8].to_vec();
+    let mut idat_written = false;
+    for (kind, data) in chunks {
+        let data = match kind {
+            b"IDAT" if idat_written => continue,
+            b"IDAT" => {
+                idat_written = true;
+                &idat[..idat.len() / 2]
+            }
+            _ => data,
+        };
+        out.extend((data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend(kind);
+        out.extend(data);
+        let crc = crc32(&out[start..]);
+        out.extend(crc.to_be_bytes());
+    }
+    out
+}
+
 fn encoded(image: image::DynamicImage, format: image::ImageFormat) -> Vec<u8> {
     let mut out = Vec::new();
     image
@@ -669,7 +721,9 @@ fn encoded(image: image::DynamicImage, format: image::ImageFormat) -> Vec<u8> {
 
 #[test]
 fn truncated_images_are_errors_naming_the_file() {
-    // Generated: an RLE TGA (the `image` crate writes RLE), a PNG cut inside IEND.
+    // Generated: an RLE TGA (the `image` crate writes RLE), a PNG cut inside IEND, PNGs whose
+    // chunks are whole but whose image data stops half way (decoded row by row: the error
+    // comes from a row, and names the file, a cubemap's face too).
     let rgba = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(40, 30, |x, y| {
         image::Rgba(pattern(x, y))
     }));
@@ -681,10 +735,24 @@ fn truncated_images_are_errors_naming_the_file() {
         ("rle_whole.tga".into(), tga.clone()),
         ("iend_cut.png".into(), png[..png.len() - 2].to_vec()),
         ("whole.png".into(), png.clone()),
+        ("idat_cut.png".into(), idat_cut(&png)),
     ];
+    let square = self::png(32, 32, pattern);
+    for face in ["px", "nx", "py", "ny", "pz", "nz"] {
+        let bytes = match face {
+            "py" => idat_cut(&square),
+            _ => square.clone(),
+        };
+        files.push((format!("cut.env/{face}.png"), bytes));
+    }
     // Real corpus images cut short: the JPEG to 100 KB (the decoder fills the rest with gray
     // and reported success) and just before its end-of-image marker; the PNG and TGAs too.
-    let mut expect = vec![("rle_cut.tga", "truncated"), ("iend_cut.png", "truncated")];
+    let mut expect = vec![
+        ("rle_cut.tga", "truncated"),
+        ("iend_cut.png", "truncated"),
+        ("idat_cut.png", "cannot decode image"),
+        ("cut.env/py.png", "cannot decode image"),
+    ];
     let jpeg = std::fs::read(corpus("images/DamagedHelmet_albedo_2k.jpg")).unwrap();
     let png = std::fs::read(corpus("images/FlightHelmet_GlassPlastic_BaseColor_2k.png")).unwrap();
     let tga = std::fs::read(corpus("images/tga/chain_texture.tga")).unwrap();
@@ -732,21 +800,8 @@ fn the_pixel_budget_is_checked_before_decoding() {
     // the decoder's; the budget refuses it from the header alone.
     let mut claims_big = png(2, 2, pattern);
     claims_big[16..24].copy_from_slice(&[0, 0, 0x0F, 0xA0, 0, 0, 0x0F, 0xA0]);
-    let crc = {
-        // IHDR's CRC covers its type and data (bytes 12..29).
-        let mut crc = 0xFFFF_FFFFu32;
-        for byte in &claims_big[12..29] {
-            crc ^= *byte as u32;
-            for _ in 0..8 {
-                crc = if crc & 1 != 0 {
-                    (crc >> 1) ^ 0xEDB8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
-    };
+    // IHDR's CRC covers its type and data (bytes 12..29).
+    let crc = crc32(&claims_big[12..29]);
     claims_big[29..33].copy_from_slice(&crc.to_be_bytes());
     let small = png(64, 64, pattern);
     let model = format!(

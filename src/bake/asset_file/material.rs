@@ -306,7 +306,7 @@ fn bake_orm(
         channels.push(match image {
             Some((read, root_rel)) => {
                 let bytes = cx.read(read)?;
-                Some(decode(std::path::Path::new(root_rel), &bytes, settings, cx)?.to_pixels())
+                Some(decode(std::path::Path::new(root_rel), &bytes, settings, cx)?.to_pixels()?)
             }
             None => None,
         });

@@ -129,7 +129,7 @@ pub fn encode<P: PixelSource>(
 /// [`encode`] for decoded sources it may drop once their levels are made (before the UASTC
 /// encoder runs, which holds its own copies), to keep the peak memory of large images down.
 pub fn encode_decoded(
-    images: Vec<DecodedImage>,
+    images: Vec<DecodedImage<'_>>,
     shape: TextureShape,
     mode: TextureMode,
     settings: &TextureSettings,
@@ -238,7 +238,7 @@ fn stream_levels<P: PixelSource>(
     sizes: (u32, u32, u32, u32),
     data: &mut [Vec<Vec<u8>>],
     stream: &slices::RowStream,
-) {
+) -> Result<(), String> {
     let asset = timings::current();
     let streamed = stream.level_count();
     // The slices run in the scope; this thread's task (the asset) covers making the rows,
@@ -258,17 +258,28 @@ fn stream_levels<P: PixelSource>(
                     };
                     image_levels(image, working, true, sizes, &mut outs, &mut |outs| {
                         send(outs, false)
-                    });
+                    })
+                    .map_err(|e| image_error(images.len(), index, e))?;
                     send(&mut outs, true);
                 }
+                Ok(())
             })
         })
-    });
+    })
+}
+
+/// An error reading image `index` of `count`, naming which where there are several.
+fn image_error(count: usize, index: usize, error: String) -> String {
+    match count {
+        1 => error,
+        _ => format!("image {index}: {error}"),
+    }
 }
 
 /// Makes the levels of one image: reads its rows, filters them into the chain and appends
 /// each level's rows to `outs[level]`, calling `after_row` with them after each source
-/// row. `sizes` is the source's width and height, then level 0's.
+/// row. `sizes` is the source's width and height, then level 0's. Fails where reading a
+/// source row does (a PNG decoded as it is read).
 fn image_levels<P: PixelSource>(
     image: &P,
     working: &Working,
@@ -276,7 +287,7 @@ fn image_levels<P: PixelSource>(
     (width, height, w, h): (u32, u32, u32, u32),
     outs: &mut [&mut Vec<u8>],
     after_row: &mut dyn FnMut(&mut [&mut Vec<u8>]),
-) {
+) -> Result<(), String> {
     let level_count = outs.len() as u32;
     // chain[k] filters level k into level k + 1; `base` the source into level 0.
     let mut chain: Vec<RowResampler> = (1..level_count)
@@ -292,7 +303,7 @@ fn image_levels<P: PixelSource>(
     let mut base = ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
     let mut row = vec![[0.0f32; 4]; width as usize];
     for y in 0..height {
-        image.read_row(y, &mut row);
+        image.read_row(y, &mut row)?;
         let working_row: Vec<[f32; 4]> = row.iter().map(|p| working.to_working(*p)).collect();
         match &mut base {
             Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {
@@ -302,6 +313,7 @@ fn image_levels<P: PixelSource>(
         }
         after_row(outs);
     }
+    Ok(())
 }
 
 impl Levels {
@@ -396,12 +408,13 @@ impl Levels {
                 for (index, image) in images.iter().enumerate() {
                     let mut outs: Vec<&mut Vec<u8>> =
                         data.iter_mut().map(|level| &mut level[index]).collect();
-                    image_levels(image, &working, uastc, sizes, &mut outs, &mut |_| {});
+                    image_levels(image, &working, uastc, sizes, &mut outs, &mut |_| {})
+                        .map_err(|e| image_error(images.len(), index, e))?;
                 }
                 None
             }
             Some(stream) => {
-                stream_levels(images, &working, sizes, &mut data, &stream);
+                stream_levels(images, &working, sizes, &mut data, &stream)?;
                 Some(stream)
             }
         };
@@ -800,6 +813,146 @@ mod tests {
                 "{count} image(s), max_size {}",
                 settings.max_size
             );
+        }
+    }
+
+    /// PNGs of every color type and depth, decoded as rows are read (interlaced ones whole,
+    /// as before), bake the KTX2 of the same image decoded whole by the `image` crate.
+    #[test]
+    fn png_rows_read_as_decoded_bake_what_whole_images_bake() {
+        use pixels::test_png;
+        use png::{BitDepth as D, ColorType as C};
+        // 1100 wide: level 0 goes to the UASTC encoder in row slices of 236 rows.
+        let size = (1100u32, 300u32);
+        let palette = |entries: usize| -> Vec<u8> {
+            (0..entries * 3).map(|i| (i * 37 % 256) as u8).collect()
+        };
+        let alphas: Vec<u8> = (0..200).map(|i| (i * 5 % 256) as u8).collect();
+        // (name, color type, depth, samples per pixel, palette, tRNS)
+        let cases: Vec<(&str, C, D, u32, Option<Vec<u8>>, Option<Vec<u8>>)> = vec![
+            ("gray", C::Grayscale, D::Eight, 1, None, None),
+            ("gray 1-bit", C::Grayscale, D::One, 1, None, None),
+            (
+                "gray tRNS",
+                C::Grayscale,
+                D::Eight,
+                1,
+                None,
+                Some(vec![0, 7]),
+            ),
+            ("gray+alpha", C::GrayscaleAlpha, D::Eight, 2, None, None),
+            ("rgb", C::Rgb, D::Eight, 3, None, None),
+            (
+                "rgb tRNS",
+                C::Rgb,
+                D::Eight,
+                3,
+                None,
+                Some(vec![0, 7, 0, 14, 0, 21]),
+            ),
+            ("rgba", C::Rgba, D::Eight, 4, None, None),
+            ("palette", C::Indexed, D::Eight, 1, Some(palette(256)), None),
+            (
+                "palette tRNS",
+                C::Indexed,
+                D::Eight,
+                1,
+                Some(palette(256)),
+                Some(alphas),
+            ),
+            (
+                "palette 4-bit",
+                C::Indexed,
+                D::Four,
+                1,
+                Some(palette(16)),
+                None,
+            ),
+            ("gray 16", C::Grayscale, D::Sixteen, 1, None, None),
+            (
+                "gray+alpha 16",
+                C::GrayscaleAlpha,
+                D::Sixteen,
+                2,
+                None,
+                None,
+            ),
+            ("rgb 16", C::Rgb, D::Sixteen, 3, None, None),
+            (
+                "rgb 16 tRNS",
+                C::Rgb,
+                D::Sixteen,
+                3,
+                None,
+                Some(vec![1, 2, 3, 4, 5, 6]),
+            ),
+            ("rgba 16", C::Rgba, D::Sixteen, 4, None, None),
+        ];
+        let mut files: Vec<(String, Vec<u8>, bool)> = cases
+            .into_iter()
+            .map(|(name, color, depth, samples, palette, trns)| {
+                let row = test_png::row_bytes(size.0, samples, depth as u32);
+                let data = test_png::data(size.1 as usize, row);
+                let png = test_png::encode(size, (color, depth), palette, trns, &data);
+                (name.to_owned(), png, true)
+            })
+            .collect();
+        for (name, color, bytes_per_pixel) in
+            [("interlaced rgba", 6u8, 4), ("interlaced gray", 0, 1)]
+        {
+            let data = test_png::data(size.1 as usize, size.0 as usize * bytes_per_pixel);
+            files.push((
+                name.into(),
+                test_png::adam7(size, (color, 8), bytes_per_pixel, &data),
+                false,
+            ));
+        }
+        let data = test_png::data(size.1 as usize, size.0 as usize * 8);
+        files.push((
+            "interlaced rgba 16".into(),
+            test_png::adam7(size, (6, 16), 8, &data),
+            false,
+        ));
+
+        let uastc = TextureSettings {
+            quality: TextureQuality::Fastest,
+            ..TextureSettings::default()
+        };
+        let raw = TextureSettings {
+            compress: false,
+            max_size: 500,
+            ..TextureSettings::default()
+        };
+        let runs = [
+            (&uastc, TextureMode::Color),
+            (&raw, TextureMode::Normal),
+            (&raw, TextureMode::Grayscale),
+        ];
+        for (name, png, streams) in &files {
+            let streamed = DecodedImage::decode(png, "png", 1 << 20).unwrap();
+            assert_eq!(streamed.is_row_streamed(), *streams, "{name}");
+            let whole = DecodedImage::decode_with(png, "png", 1 << 20, false).unwrap();
+            assert!(!whole.is_row_streamed());
+            assert_eq!(streamed.info(), whole.info(), "{name}");
+            let bits = |p: pixels::Pixels| -> Vec<u32> {
+                p.rgba.iter().flatten().map(|v| v.to_bits()).collect()
+            };
+            let pixels = bits(streamed.to_pixels().unwrap());
+            assert_eq!(pixels, bits(whole.to_pixels().unwrap()), "{name}");
+            assert!(pixels.iter().any(|v| *v != pixels[0]), "{name}: not flat");
+            for (settings, mode) in runs {
+                let one = |image| {
+                    encode_decoded(vec![image], TextureShape::Single, mode, settings).unwrap()
+                };
+                let from_rows = one(DecodedImage::decode(png, "png", 1 << 20).unwrap());
+                let from_whole =
+                    one(DecodedImage::decode_with(png, "png", 1 << 20, false).unwrap());
+                assert!(
+                    from_rows == from_whole,
+                    "{name}, {mode:?}, compress {}",
+                    settings.compress
+                );
+            }
         }
     }
 }

@@ -28,17 +28,18 @@ pub fn is_image(name: &str) -> bool {
     IMAGE_EXTENSIONS.contains(&extension(name).as_str())
 }
 
-/// Decodes one image under the settings' pixel budget, naming the file in errors and warning
-/// about precision loss.
-pub(crate) fn decode(
+/// Decodes one image under the settings' pixel budget, naming the file in errors (also those
+/// of a PNG's rows, decoded later as they are read) and warning about precision loss.
+pub(crate) fn decode<'b>(
     path: &Path,
-    bytes: &[u8],
+    bytes: &'b [u8],
     settings: &TextureSettings,
     cx: &mut BakeContext<'_>,
-) -> Result<DecodedImage, BakeError> {
+) -> Result<DecodedImage<'b>, BakeError> {
     let ext = extension(&path.to_string_lossy());
     let image = DecodedImage::decode(bytes, &ext, settings.max_pixels)
-        .map_err(|e| BakeError::asset(path, e))?;
+        .map_err(|e| BakeError::asset(path, e))?
+        .named(path.display().to_string());
     let info = image.info();
     if info.bits > 8 {
         cx.warn_about(

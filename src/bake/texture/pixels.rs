@@ -16,8 +16,9 @@ pub trait PixelSource {
     fn width(&self) -> u32;
     /// Height in pixels.
     fn height(&self) -> u32;
-    /// Writes row `y` (`< height`) into `out` (`width` pixels).
-    fn read_row(&self, y: u32, out: &mut [[f32; 4]]);
+    /// Writes row `y` (`< height`) into `out` (`width` pixels). A source decoded as it is
+    /// read fails here when its data does (a PNG's image data cut short or corrupt).
+    fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String>;
 }
 
 impl PixelSource for Pixels {
@@ -27,21 +28,48 @@ impl PixelSource for Pixels {
     fn height(&self) -> u32 {
         self.height
     }
-    fn read_row(&self, y: u32, out: &mut [[f32; 4]]) {
+    fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String> {
         let w = self.width as usize;
         out.copy_from_slice(&self.rgba[y as usize * w..(y as usize + 1) * w]);
+        Ok(())
     }
 }
 
-/// A decoded source image, kept in its own sample format (gray 8-bit is 1 byte per pixel,
-/// RGBA 16-bit 8 bytes), read as `f32` row by row through [`PixelSource`].
-#[derive(Debug, Clone)]
-pub struct DecodedImage {
-    image: image::DynamicImage,
+/// A decoded source image, read as `f32` row by row through [`PixelSource`].
+///
+/// A non-interlaced PNG is decoded as its rows are read, from the file's bytes, and is never
+/// held decoded (a row and the decoder's window at a time); its rows are the samples the
+/// `image` crate would decode, with the same decoder settings. Any other image (JPEG, TGA,
+/// interlaced PNG) is decoded whole and kept in its own sample format (gray 8-bit is 1 byte
+/// per pixel, RGBA 16-bit 8 bytes).
+pub struct DecodedImage<'a> {
+    samples: Samples<'a>,
     info: SourceInfo,
+    width: u32,
+    height: u32,
+    /// Named in the errors of rows decoded as they are read (the pipelines set the file).
+    name: Option<String>,
 }
 
-impl DecodedImage {
+/// Where a [`DecodedImage`]'s rows come from.
+enum Samples<'a> {
+    Whole(image::DynamicImage),
+    PngRows(PngRows<'a>),
+}
+
+impl std::fmt::Debug for DecodedImage<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DecodedImage")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("info", &self.info)
+            .field("row_streamed", &self.is_row_streamed())
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl<'a> DecodedImage<'a> {
     /// Decodes a PNG, JPEG or TGA file. PNG and JPEG are recognized by their header; TGA has
     /// none, so `extension` (the file's, lowercase) selects it.
     ///
@@ -52,20 +80,26 @@ impl DecodedImage {
     /// data or RLE packets), so a file cut short is an error ("truncated …") even where the
     /// decoder would fill the missing part with gray. The decoder then runs under explicit
     /// [`image::Limits`] sized for that image.
-    pub fn decode(bytes: &[u8], extension: &str, max_pixels: u64) -> Result<Self, String> {
-        let reader = |bytes| -> Result<image::ImageReader<Cursor<&[u8]>>, String> {
-            let mut reader = image::ImageReader::new(Cursor::new(bytes))
-                .with_guessed_format()
-                .map_err(|e| format!("cannot read image: {e}"))?;
-            if reader.format().is_none() && extension == "tga" {
-                reader.set_format(image::ImageFormat::Tga);
-            }
-            Ok(reader)
-        };
-        let format = reader(bytes)?
+    ///
+    /// A non-interlaced PNG borrows `bytes` and decodes its rows when they are read, so an
+    /// error inside its image data (a corrupt or short zlib stream in well-formed chunks)
+    /// comes from [`PixelSource::read_row`], not from here.
+    pub fn decode(bytes: &'a [u8], extension: &str, max_pixels: u64) -> Result<Self, String> {
+        Self::decode_with(bytes, extension, max_pixels, true)
+    }
+
+    /// [`decode`](Self::decode), with PNG rows streamed or (`stream_png` false) the whole
+    /// image decoded at once, as every format was before: the tests compare the two.
+    pub(crate) fn decode_with(
+        bytes: &'a [u8],
+        extension: &str,
+        max_pixels: u64,
+        stream_png: bool,
+    ) -> Result<Self, String> {
+        let format = image_reader(bytes, extension)?
             .format()
             .ok_or("not a PNG, JPEG or TGA image (unrecognized header)")?;
-        let (width, height) = reader(bytes)?
+        let (width, height) = image_reader(bytes, extension)?
             .into_dimensions()
             .map_err(|e| format!("cannot read the image header: {e}"))?;
         let pixels = width as u64 * height as u64;
@@ -83,47 +117,38 @@ impl DecodedImage {
             ));
         }
         check_complete(format, bytes)?;
-        let mut reader = reader(bytes)?;
-        let mut limits = image::Limits::default();
-        limits.max_image_width = Some(MAX_DIMENSION);
-        limits.max_image_height = Some(MAX_DIMENSION);
         // The largest decoded buffer (16-bit RGBA) plus room for the decoder's own state; the
         // budget above is what keeps memory bounded, not this.
-        limits.max_alloc = Some(pixels * 8 + (64 << 20));
-        reader.limits(limits);
-        let image = reader.decode().map_err(|e| match e {
-            image::ImageError::Limits(e) => {
-                format!("cannot decode image: over the decoder's memory limit ({e})")
+        let max_alloc = pixels * 8 + (64 << 20);
+        let rows = (stream_png && format == image::ImageFormat::Png)
+            .then(|| PngRows::open(bytes, max_alloc, (width, height)))
+            .flatten();
+        let (samples, info) = match rows {
+            Some(rows) => {
+                let info = rows.info();
+                (Samples::PngRows(rows), info)
             }
-            e => format!("cannot decode image: {e}"),
-        })?;
-        if (image.width(), image.height()) != (width, height) {
-            return Err(format!(
-                "cannot decode image: the header says {width}x{height}, the decoder made {}x{}",
-                image.width(),
-                image.height()
-            ));
-        }
-        let color = image.color();
-        let info = SourceInfo {
-            bits: (color.bits_per_pixel() / color.channel_count() as u16) as u8,
-            channels: color.channel_count(),
+            None => decode_whole(bytes, extension, (width, height), max_alloc)?,
         };
-        // The `image` crate has more sample formats than its PNG, JPEG and TGA decoders make;
-        // any other is widened once (never happens with those decoders).
-        let image = match image {
-            image::DynamicImage::ImageLuma8(_)
-            | image::DynamicImage::ImageLumaA8(_)
-            | image::DynamicImage::ImageRgb8(_)
-            | image::DynamicImage::ImageRgba8(_)
-            | image::DynamicImage::ImageLuma16(_)
-            | image::DynamicImage::ImageLumaA16(_)
-            | image::DynamicImage::ImageRgb16(_)
-            | image::DynamicImage::ImageRgba16(_)
-            | image::DynamicImage::ImageRgba32F(_) => image,
-            other => image::DynamicImage::ImageRgba32F(other.into_rgba32f()),
-        };
-        Ok(Self { image, info })
+        Ok(Self {
+            samples,
+            info,
+            width,
+            height,
+            name: None,
+        })
+    }
+
+    /// Names the image (its file) in the errors of rows decoded as they are read.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Whether the rows are decoded as they are read (a non-interlaced PNG), rather than
+    /// held decoded.
+    pub fn is_row_streamed(&self) -> bool {
+        matches!(self.samples, Samples::PngRows(_))
     }
 
     /// What the source looked like (bits and channels).
@@ -132,74 +157,299 @@ impl DecodedImage {
     }
 
     /// All pixels as `f32` RGBA (16 bytes per pixel).
-    pub fn to_pixels(&self) -> Pixels {
+    pub fn to_pixels(&self) -> Result<Pixels, String> {
         let (width, height) = (self.width(), self.height());
         let mut rgba = vec![[0.0f32; 4]; width as usize * height as usize];
         for (y, row) in rgba.chunks_exact_mut(width as usize).enumerate() {
-            self.read_row(y as u32, row);
+            self.read_row(y as u32, row)?;
         }
-        Pixels {
+        Ok(Pixels {
             width,
             height,
             rgba,
-        }
+        })
     }
 }
 
-impl PixelSource for DecodedImage {
+/// An `image` reader of `bytes`: format guessed from the header, or TGA by `extension`.
+fn image_reader<'b>(
+    bytes: &'b [u8],
+    extension: &str,
+) -> Result<image::ImageReader<Cursor<&'b [u8]>>, String> {
+    let mut reader = image::ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| format!("cannot read image: {e}"))?;
+    if reader.format().is_none() && extension == "tga" {
+        reader.set_format(image::ImageFormat::Tga);
+    }
+    Ok(reader)
+}
+
+/// Decodes the whole image through the `image` crate (header checked already).
+fn decode_whole<'a>(
+    bytes: &[u8],
+    extension: &str,
+    (width, height): (u32, u32),
+    max_alloc: u64,
+) -> Result<(Samples<'a>, SourceInfo), String> {
+    let mut reader = image_reader(bytes, extension)?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_DIMENSION);
+    limits.max_image_height = Some(MAX_DIMENSION);
+    limits.max_alloc = Some(max_alloc);
+    reader.limits(limits);
+    let image = reader.decode().map_err(|e| match e {
+        image::ImageError::Limits(e) => {
+            format!("cannot decode image: over the decoder's memory limit ({e})")
+        }
+        e => format!("cannot decode image: {e}"),
+    })?;
+    if (image.width(), image.height()) != (width, height) {
+        return Err(format!(
+            "cannot decode image: the header says {width}x{height}, the decoder made {}x{}",
+            image.width(),
+            image.height()
+        ));
+    }
+    let color = image.color();
+    let info = SourceInfo {
+        bits: (color.bits_per_pixel() / color.channel_count() as u16) as u8,
+        channels: color.channel_count(),
+    };
+    // The `image` crate has more sample formats than its PNG, JPEG and TGA decoders make;
+    // any other is widened once (never happens with those decoders).
+    let image = match image {
+        image::DynamicImage::ImageLuma8(_)
+        | image::DynamicImage::ImageLumaA8(_)
+        | image::DynamicImage::ImageRgb8(_)
+        | image::DynamicImage::ImageRgba8(_)
+        | image::DynamicImage::ImageLuma16(_)
+        | image::DynamicImage::ImageLumaA16(_)
+        | image::DynamicImage::ImageRgb16(_)
+        | image::DynamicImage::ImageRgba16(_)
+        | image::DynamicImage::ImageRgba32F(_) => image,
+        other => image::DynamicImage::ImageRgba32F(other.into_rgba32f()),
+    };
+    Ok((Samples::Whole(image), info))
+}
+
+/// The `png` reader with the settings of the `image` crate's PNG decoder (text chunks read,
+/// its memory limit, `EXPAND`: palette and bit depths under 8 widened to 8 bits, `tRNS` to
+/// an alpha channel, 16 bits kept), ready at the first row.
+fn open_png(
+    bytes: &[u8],
+    max_alloc: u64,
+) -> Result<png::Reader<Cursor<&[u8]>>, png::DecodingError> {
+    let limits = png::Limits {
+        bytes: usize::try_from(max_alloc).unwrap_or(usize::MAX),
+    };
+    let mut decoder = png::Decoder::new_with_limits(Cursor::new(bytes), limits);
+    decoder.set_ignore_text_chunk(false);
+    decoder.read_header_info()?;
+    decoder.set_transformations(png::Transformations::EXPAND);
+    decoder.read_info()
+}
+
+/// A non-interlaced PNG decoded one row at a time, as rows are asked for.
+struct PngRows<'a> {
+    bytes: &'a [u8],
+    max_alloc: u64,
+    /// Samples per pixel after `EXPAND` (1 to 4), and whether they are 16-bit.
+    channels: usize,
+    sixteen: bool,
+    height: u32,
+    state: std::cell::RefCell<RowReader<'a>>,
+}
+
+/// A PNG reader and where it is.
+struct RowReader<'a> {
+    reader: png::Reader<Cursor<&'a [u8]>>,
+    /// The row `reader` returns next.
+    next: u32,
+    /// One row of 16-bit samples in native order (reused).
+    wide: Vec<u16>,
+}
+
+impl<'a> PngRows<'a> {
+    /// The rows of the PNG in `bytes`, or `None` where they cannot come one at a time in
+    /// order (Adam7 interlacing: the first passes hold every other row) or the header does not
+    /// open as expected: the whole-image path decodes those, and words their errors as before.
+    fn open(bytes: &'a [u8], max_alloc: u64, (width, height): (u32, u32)) -> Option<Self> {
+        let reader = open_png(bytes, max_alloc).ok()?;
+        if reader.info().interlaced || reader.info().size() != (width, height) {
+            return None;
+        }
+        let channels = match reader.output_color_type() {
+            (png::ColorType::Grayscale, _) => 1,
+            (png::ColorType::GrayscaleAlpha, _) => 2,
+            (png::ColorType::Rgb, _) => 3,
+            (png::ColorType::Rgba, _) => 4,
+            (png::ColorType::Indexed, _) => return None,
+        };
+        let sixteen = match reader.output_color_type().1 {
+            png::BitDepth::Eight => false,
+            png::BitDepth::Sixteen => true,
+            _ => return None,
+        };
+        Some(Self {
+            bytes,
+            max_alloc,
+            channels,
+            sixteen,
+            height,
+            state: std::cell::RefCell::new(RowReader {
+                reader,
+                next: 0,
+                wide: Vec::new(),
+            }),
+        })
+    }
+
+    fn info(&self) -> SourceInfo {
+        SourceInfo {
+            bits: if self.sixteen { 16 } else { 8 },
+            channels: self.channels as u8,
+        }
+    }
+
+    /// Decodes up to row `y` and converts it into `out`; after the last row, the rest of the
+    /// image data is read as whole-image decoding does (its checksums checked). An earlier
+    /// row than the last one read starts the decoder over (the pipelines read each row once,
+    /// in order).
+    fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String> {
+        let decoding = |e: png::DecodingError| format!("cannot decode image: {e}");
+        let mut state = self.state.borrow_mut();
+        if y < state.next {
+            state.reader = open_png(self.bytes, self.max_alloc).map_err(decoding)?;
+            state.next = 0;
+        }
+        let RowReader { reader, next, wide } = &mut *state;
+        while *next <= y {
+            let row = match reader.next_row() {
+                Ok(Some(row)) => row,
+                failed => {
+                    let at = *next;
+                    // Any later read starts over (and fails here again).
+                    *next = u32::MAX;
+                    return Err(match failed {
+                        Err(e) => decoding(e),
+                        _ => format!("cannot decode image: the PNG's image data ends at row {at}"),
+                    });
+                }
+            };
+            if *next == y {
+                let data = row.data();
+                if self.sixteen {
+                    wide.clear();
+                    wide.extend(
+                        data.chunks_exact(2)
+                            .map(|b| u16::from_be_bytes([b[0], b[1]])),
+                    );
+                    fill_channels(wide, self.channels, out, u16f, gray16);
+                } else {
+                    fill_channels(data, self.channels, out, u8f, gray8);
+                }
+            }
+            *next += 1;
+        }
+        if y + 1 == self.height {
+            if let Err(e) = reader.next_row() {
+                *next = u32::MAX;
+                return Err(decoding(e));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PixelSource for DecodedImage<'_> {
     fn width(&self) -> u32 {
-        self.image.width()
+        self.width
     }
     fn height(&self) -> u32 {
-        self.image.height()
+        self.height
     }
     /// Converts exactly as `image`'s `into_rgba32f` does (so bakes are the same bytes as when
     /// hearth called it): color samples `v / MAX`, gray ones `v * (1 / MAX)` (its gray path
     /// goes through another routine, which differs in the last bit), gray copied to R, G and
     /// B, a missing alpha 1.
-    fn read_row(&self, y: u32, out: &mut [[f32; 4]]) {
+    fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String> {
         use image::DynamicImage as D;
-        fn fill<T: Copy, const N: usize>(
-            raw: &[T],
-            width: usize,
-            y: u32,
-            out: &mut [[f32; 4]],
-            to_f32: impl Fn(T) -> f32,
-        ) {
-            let row = &raw[y as usize * width * N..(y as usize + 1) * width * N];
-            for (o, p) in out.iter_mut().zip(row.chunks_exact(N)) {
-                *o = match N {
-                    1 => {
-                        let l = to_f32(p[0]);
-                        [l, l, l, 1.0]
-                    }
-                    2 => {
-                        let l = to_f32(p[0]);
-                        [l, l, l, to_f32(p[1])]
-                    }
-                    3 => [to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), 1.0],
-                    _ => [to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])],
-                };
+        let image = match &self.samples {
+            Samples::PngRows(rows) => {
+                return rows.read_row(y, out).map_err(|e| match &self.name {
+                    Some(name) => format!("{name}: {e}"),
+                    None => e,
+                })
             }
-        }
-        let u8f = |v: u8| (v as f32 / u8::MAX as f32).clamp(0.0, 1.0);
-        let u16f = |v: u16| (v as f32 / u16::MAX as f32).clamp(0.0, 1.0);
-        let gray8 = |v: u8| v as f32 * (1.0 / u8::MAX as f32);
-        let gray16 = |v: u16| v as f32 * (1.0 / u16::MAX as f32);
-        let w = self.image.width() as usize;
-        match &self.image {
-            D::ImageLuma8(i) => fill::<_, 1>(i.as_raw(), w, y, out, gray8),
-            D::ImageLumaA8(i) => fill::<_, 2>(i.as_raw(), w, y, out, gray8),
-            D::ImageRgb8(i) => fill::<_, 3>(i.as_raw(), w, y, out, u8f),
-            D::ImageRgba8(i) => fill::<_, 4>(i.as_raw(), w, y, out, u8f),
-            D::ImageLuma16(i) => fill::<_, 1>(i.as_raw(), w, y, out, gray16),
-            D::ImageLumaA16(i) => fill::<_, 2>(i.as_raw(), w, y, out, gray16),
-            D::ImageRgb16(i) => fill::<_, 3>(i.as_raw(), w, y, out, u16f),
-            D::ImageRgba16(i) => fill::<_, 4>(i.as_raw(), w, y, out, u16f),
-            D::ImageRgba32F(i) => fill::<_, 4>(i.as_raw(), w, y, out, |v: f32| v),
+            Samples::Whole(image) => image,
+        };
+        let w = self.width as usize;
+        let row = |raw_len: usize| {
+            let n = raw_len / (w * self.height as usize);
+            y as usize * w * n..(y as usize + 1) * w * n
+        };
+        match image {
+            D::ImageLuma8(i) => fill::<_, 1>(&i.as_raw()[row(i.len())], out, gray8),
+            D::ImageLumaA8(i) => fill::<_, 2>(&i.as_raw()[row(i.len())], out, gray8),
+            D::ImageRgb8(i) => fill::<_, 3>(&i.as_raw()[row(i.len())], out, u8f),
+            D::ImageRgba8(i) => fill::<_, 4>(&i.as_raw()[row(i.len())], out, u8f),
+            D::ImageLuma16(i) => fill::<_, 1>(&i.as_raw()[row(i.len())], out, gray16),
+            D::ImageLumaA16(i) => fill::<_, 2>(&i.as_raw()[row(i.len())], out, gray16),
+            D::ImageRgb16(i) => fill::<_, 3>(&i.as_raw()[row(i.len())], out, u16f),
+            D::ImageRgba16(i) => fill::<_, 4>(&i.as_raw()[row(i.len())], out, u16f),
+            D::ImageRgba32F(i) => fill::<_, 4>(&i.as_raw()[row(i.len())], out, |v: f32| v),
             // `decode` widened every other format to RGBA32F.
             _ => unreachable!("DecodedImage holds 8-bit, 16-bit or RGBA32F samples"),
         }
+        Ok(())
+    }
+}
+
+fn u8f(v: u8) -> f32 {
+    (v as f32 / u8::MAX as f32).clamp(0.0, 1.0)
+}
+fn u16f(v: u16) -> f32 {
+    (v as f32 / u16::MAX as f32).clamp(0.0, 1.0)
+}
+fn gray8(v: u8) -> f32 {
+    v as f32 * (1.0 / u8::MAX as f32)
+}
+fn gray16(v: u16) -> f32 {
+    v as f32 * (1.0 / u16::MAX as f32)
+}
+
+/// One row of `N`-sample pixels as RGBA `f32` (gray to R, G and B; a missing alpha 1).
+fn fill<T: Copy, const N: usize>(row: &[T], out: &mut [[f32; 4]], to_f32: impl Fn(T) -> f32) {
+    for (o, p) in out.iter_mut().zip(row.chunks_exact(N)) {
+        *o = match N {
+            1 => {
+                let l = to_f32(p[0]);
+                [l, l, l, 1.0]
+            }
+            2 => {
+                let l = to_f32(p[0]);
+                [l, l, l, to_f32(p[1])]
+            }
+            3 => [to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), 1.0],
+            _ => [to_f32(p[0]), to_f32(p[1]), to_f32(p[2]), to_f32(p[3])],
+        };
+    }
+}
+
+/// [`fill`] for `channels` samples a pixel: `gray` converts gray samples, `color` the others.
+fn fill_channels<T: Copy>(
+    row: &[T],
+    channels: usize,
+    out: &mut [[f32; 4]],
+    color: fn(T) -> f32,
+    gray: fn(T) -> f32,
+) {
+    match channels {
+        1 => fill::<_, 1>(row, out, gray),
+        2 => fill::<_, 2>(row, out, gray),
+        3 => fill::<_, 3>(row, out, color),
+        _ => fill::<_, 4>(row, out, color),
     }
 }
 
@@ -390,7 +640,7 @@ impl Pixels {
     /// instead of 16).
     pub fn decode(bytes: &[u8], extension: &str) -> Result<(Self, SourceInfo), String> {
         let image = DecodedImage::decode(bytes, extension, DEFAULT_MAX_PIXELS)?;
-        Ok((image.to_pixels(), image.info()))
+        Ok((image.to_pixels()?, image.info()))
     }
 
     /// Resamples to `width` x `height` with an area-weighted box filter: each output pixel is
@@ -682,6 +932,173 @@ pub fn full_mip_count(width: u32, height: u32) -> u32 {
     32 - width.max(height).max(1).leading_zeros()
 }
 
+/// PNG files for the tests: written by the `png` crate, or by hand where it cannot (Adam7
+/// interlacing, image data cut short inside well-formed chunks).
+#[cfg(test)]
+pub(crate) mod test_png {
+    /// The PNG/zlib CRC-32 of `bytes`.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = 0xFFFF_FFFFu32;
+        for byte in bytes {
+            crc ^= *byte as u32;
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    /// Appends a chunk (length, type, data, CRC).
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend((data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend(kind);
+        out.extend(data);
+        let crc = crc32(&out[start..]);
+        out.extend(crc.to_be_bytes());
+    }
+
+    /// The chunks of a PNG: (type, data).
+    fn chunks(png: &[u8]) -> Vec<([u8; 4], &[u8])> {
+        let mut at = 8;
+        let mut out = Vec::new();
+        while at + 12 <= png.len() {
+            let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+            let kind: [u8; 4] = png[at + 4..at + 8].try_into().unwrap();
+            out.push((kind, &png[at + 8..at + 8 + length]));
+            at += 12 + length;
+        }
+        out
+    }
+
+    /// Bytes per row of `width` pixels of `samples` samples of `bits`.
+    pub(crate) fn row_bytes(width: u32, samples: u32, bits: u32) -> usize {
+        (width * samples * bits).div_ceil(8) as usize
+    }
+
+    /// Samples of every kind: any byte is a valid sample, packed or not, or palette index (the
+    /// palettes have 2^bits entries).
+    pub(crate) fn data(rows: usize, row_bytes: usize) -> Vec<u8> {
+        (0..rows * row_bytes)
+            .map(|i| {
+                let (x, y) = (i % row_bytes, i / row_bytes);
+                ((x * 7 + y * 13) ^ (x * y / 5)) as u8
+            })
+            .collect()
+    }
+
+    /// A non-interlaced PNG through the `png` crate's encoder.
+    pub(crate) fn encode(
+        (width, height): (u32, u32),
+        (color, depth): (png::ColorType, png::BitDepth),
+        palette: Option<Vec<u8>>,
+        trns: Option<Vec<u8>>,
+        data: &[u8],
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(color);
+        encoder.set_depth(depth);
+        if let Some(palette) = palette {
+            encoder.set_palette(palette);
+        }
+        if let Some(trns) = trns {
+            encoder.set_trns(trns);
+        }
+        let mut writer = encoder.write_header().unwrap();
+        writer.write_image_data(data).unwrap();
+        writer.finish().unwrap();
+        out
+    }
+
+    /// An Adam7-interlaced PNG of 8- or 16-bit samples (`color` is the IHDR color type byte),
+    /// written by hand: the `png` crate does not write interlaced images. Unfiltered rows in
+    /// stored (uncompressed) deflate blocks.
+    pub(crate) fn adam7(
+        (width, height): (u32, u32),
+        (color, bits): (u8, u8),
+        bytes_per_pixel: usize,
+        data: &[u8],
+    ) -> Vec<u8> {
+        const PASSES: [(u32, u32, u32, u32); 7] = [
+            (0, 0, 8, 8),
+            (4, 0, 8, 8),
+            (0, 4, 4, 8),
+            (2, 0, 4, 4),
+            (0, 2, 2, 4),
+            (1, 0, 2, 2),
+            (0, 1, 1, 2),
+        ];
+        let stride = width as usize * bytes_per_pixel;
+        let mut raw = Vec::new();
+        for (x0, y0, dx, dy) in PASSES {
+            if x0 >= width || y0 >= height {
+                continue;
+            }
+            for y in (y0..height).step_by(dy as usize) {
+                raw.push(0); // filter: none
+                for x in (x0..width).step_by(dx as usize) {
+                    let at = y as usize * stride + x as usize * bytes_per_pixel;
+                    raw.extend(&data[at..at + bytes_per_pixel]);
+                }
+            }
+        }
+        let mut zlib = vec![0x78, 0x01];
+        let blocks: Vec<&[u8]> = raw.chunks(65535).collect();
+        for (i, block) in blocks.iter().enumerate() {
+            zlib.push((i + 1 == blocks.len()) as u8);
+            let length = block.len() as u16;
+            zlib.extend(length.to_le_bytes());
+            zlib.extend((!length).to_le_bytes());
+            zlib.extend(*block);
+        }
+        let (mut a, mut b) = (1u32, 0u32);
+        for byte in &raw {
+            a = (a + *byte as u32) % 65521;
+            b = (b + a) % 65521;
+        }
+        zlib.extend(((b << 16) | a).to_be_bytes());
+        let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+        let mut ihdr = Vec::new();
+        ihdr.extend(width.to_be_bytes());
+        ihdr.extend(height.to_be_bytes());
+        ihdr.extend([bits, color, 0, 0, 1]);
+        chunk(&mut png, b"IHDR", &ihdr);
+        chunk(&mut png, b"IDAT", &zlib);
+        chunk(&mut png, b"IEND", &[]);
+        png
+    }
+
+    /// `png` with its image data (the IDAT chunks' zlib stream) cut to `keep` of its length, in
+    /// one well-formed IDAT chunk: the file's structure is whole, its rows stop part way.
+    pub(crate) fn idat_cut(png: &[u8], keep: f64) -> Vec<u8> {
+        let all = chunks(png);
+        let idat: Vec<u8> = all
+            .iter()
+            .filter(|(kind, _)| kind == b"IDAT")
+            .flat_map(|(_, data)| data.iter().copied())
+            .collect();
+        let cut = &idat[..(idat.len() as f64 * keep) as usize];
+        let mut out = png[..8].to_vec();
+        let mut idat_written = false;
+        for (kind, data) in all {
+            match &kind {
+                b"IDAT" if idat_written => {}
+                b"IDAT" => {
+                    chunk(&mut out, b"IDAT", cut);
+                    idat_written = true;
+                }
+                _ => chunk(&mut out, &kind, data),
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -742,15 +1159,19 @@ mod tests {
                 .iter()
                 .map(|v| v.to_bits())
                 .collect();
-            let decoded = DecodedImage::decode(&png, "png", 1 << 20).unwrap();
-            let got: Vec<u32> = decoded
-                .to_pixels()
-                .rgba
-                .iter()
-                .flatten()
-                .map(|v| v.to_bits())
-                .collect();
-            assert_eq!(got, want, "{color:?}");
+            for stream in [true, false] {
+                let decoded = DecodedImage::decode_with(&png, "png", 1 << 20, stream).unwrap();
+                assert_eq!(decoded.is_row_streamed(), stream);
+                let got: Vec<u32> = decoded
+                    .to_pixels()
+                    .unwrap()
+                    .rgba
+                    .iter()
+                    .flatten()
+                    .map(|v| v.to_bits())
+                    .collect();
+                assert_eq!(got, want, "{color:?}, streamed {stream}");
+            }
         }
     }
 
@@ -835,5 +1256,41 @@ mod tests {
         assert_eq!(p.to_rgba8()[..4], [1, 2, 3, 4]);
         let err = Pixels::decode(&png[..png.len() / 2], "png").unwrap_err();
         assert!(err.contains("truncated"), "{err}");
+    }
+
+    #[test]
+    fn a_png_cut_short_inside_its_image_data_fails_on_a_row_naming_the_file() {
+        // Large enough for many deflate blocks: the first rows decode from the data kept.
+        let (w, h) = (512u32, 512u32);
+        let rgb = test_png::data(h as usize, test_png::row_bytes(w, 3, 8));
+        let whole = test_png::encode(
+            (w, h),
+            (png::ColorType::Rgb, png::BitDepth::Eight),
+            None,
+            None,
+            &rgb,
+        );
+        let cut = test_png::idat_cut(&whole, 0.5);
+        // The whole-image decoder fails at once; the row stream opens and fails at a row past
+        // the first ones (the data for those is there), naming the file.
+        let err = DecodedImage::decode_with(&cut, "png", 1 << 20, false).unwrap_err();
+        assert!(err.contains("cannot decode image"), "{err}");
+        let image = DecodedImage::decode(&cut, "png", 1 << 20)
+            .unwrap()
+            .named("dir/cut.png");
+        assert!(image.is_row_streamed());
+        let mut row = vec![[0.0f32; 4]; w as usize];
+        image.read_row(0, &mut row).unwrap();
+        let err = image.to_pixels().unwrap_err();
+        assert!(err.starts_with("dir/cut.png: cannot decode image"), "{err}");
+        // Every row up to the failing one is read, the failing one and later are errors.
+        let failing = (0..h)
+            .find(|y| image.read_row(*y, &mut row).is_err())
+            .unwrap();
+        assert!(failing > h / 8 && failing < h, "fails at row {failing}");
+        assert!(image.read_row(h - 1, &mut row).is_err());
+        // The uncut file reads whole (the stream's final check of the rest of the data passes).
+        let fine = DecodedImage::decode(&whole, "png", 1 << 20).unwrap();
+        assert_eq!(fine.to_pixels().unwrap().to_rgba8()[..3], rgb[..3]);
     }
 }
