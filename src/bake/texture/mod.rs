@@ -829,7 +829,8 @@ mod tests {
         };
         let alphas: Vec<u8> = (0..200).map(|i| (i * 5 % 256) as u8).collect();
         // (name, color type, depth, samples per pixel, palette, tRNS)
-        let cases: Vec<(&str, C, D, u32, Option<Vec<u8>>, Option<Vec<u8>>)> = vec![
+        type Case = (&'static str, C, D, u32, Option<Vec<u8>>, Option<Vec<u8>>);
+        let cases: Vec<Case> = vec![
             ("gray", C::Grayscale, D::Eight, 1, None, None),
             ("gray 1-bit", C::Grayscale, D::One, 1, None, None),
             (
