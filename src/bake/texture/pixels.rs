@@ -54,7 +54,8 @@ pub struct DecodedImage<'a> {
 /// Where a [`DecodedImage`]'s rows come from.
 enum Samples<'a> {
     Whole(image::DynamicImage),
-    PngRows(PngRows<'a>),
+    /// Boxed: the decoder's state is some hundred bytes.
+    PngRows(Box<PngRows<'a>>),
 }
 
 impl std::fmt::Debug for DecodedImage<'_> {
@@ -126,7 +127,7 @@ impl<'a> DecodedImage<'a> {
         let (samples, info) = match rows {
             Some(rows) => {
                 let info = rows.info();
-                (Samples::PngRows(rows), info)
+                (Samples::PngRows(Box::new(rows)), info)
             }
             None => decode_whole(bytes, extension, (width, height), max_alloc)?,
         };
