@@ -1,6 +1,8 @@
 //! The texture pipeline: images, cubemaps, arrays and 3D LUTs -> KTX2.
 //!
-//! - Decoding through the `image` crate (PNG, JPEG, TGA; 8 or 16 bits, any channel count).
+//! - Decoding through the `image` crate (PNG, JPEG, TGA; 8 or 16 bits, any channel count);
+//!   non-interlaced PNGs row by row through the `png` crate as the levels read them, never
+//!   held decoded ([`pixels::DecodedImage`]).
 //! - Mipmaps: a full chain down to 1x1, each level an area-weighted box filter of the one
 //!   above (a 2x2 average for even sizes), computed in linear light for sRGB sources; normal
 //!   maps are renormalized per level.
@@ -828,7 +830,7 @@ mod tests {
             (0..entries * 3).map(|i| (i * 37 % 256) as u8).collect()
         };
         let alphas: Vec<u8> = (0..200).map(|i| (i * 5 % 256) as u8).collect();
-        // (name, color type, depth, samples per pixel, palette, tRNS)
+        /// Name, color type, depth, samples per pixel, palette, tRNS.
         type Case = (&'static str, C, D, u32, Option<Vec<u8>>, Option<Vec<u8>>);
         let cases: Vec<Case> = vec![
             ("gray", C::Grayscale, D::Eight, 1, None, None),

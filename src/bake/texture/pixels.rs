@@ -54,7 +54,7 @@ pub struct DecodedImage<'a> {
 /// Where a [`DecodedImage`]'s rows come from.
 enum Samples<'a> {
     Whole(image::DynamicImage),
-    // Boxed: the decoder's state is ~900 bytes, the whole image's handle 48.
+    /// Boxed: the decoder's state is some hundred bytes.
     PngRows(Box<PngRows<'a>>),
 }
 
