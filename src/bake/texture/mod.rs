@@ -16,6 +16,7 @@ pub mod lut;
 pub mod pipelines;
 pub mod pixels;
 pub mod settings;
+mod passthrough;
 mod slices;
 pub mod uastc;
 
@@ -303,9 +304,16 @@ fn image_levels<P: PixelSource>(
         })
         .collect();
     let mut base = ((w, h) != (width, height)).then(|| RowResampler::new(width, height, w, h));
+    let one_to_one = !uastc && level_count == 1 && base.is_none();
+    let passthrough = passthrough::ByteMap::new(working, one_to_one);
     let mut row = vec![[0.0f32; 4]; width as usize];
     for y in 0..height {
         image.read_row(y, &mut row)?;
+        if let (Some(map), [out]) = (&passthrough, &mut *outs) {
+            map.write_row(working, &row, out);
+            after_row(outs);
+            continue;
+        }
         let working_row: Vec<[f32; 4]> = row.iter().map(|p| working.to_working(*p)).collect();
         match &mut base {
             Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {

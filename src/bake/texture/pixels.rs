@@ -407,13 +407,16 @@ impl PixelSource for DecodedImage<'_> {
     }
 }
 
-fn u8f(v: u8) -> f32 {
+/// An 8-bit colour sample as `image`'s `into_rgba32f` makes it.
+pub(super) fn u8f(v: u8) -> f32 {
     (v as f32 / u8::MAX as f32).clamp(0.0, 1.0)
 }
 fn u16f(v: u16) -> f32 {
     (v as f32 / u16::MAX as f32).clamp(0.0, 1.0)
 }
-fn gray8(v: u8) -> f32 {
+/// An 8-bit gray sample as `image`'s `into_rgba32f` makes it (another routine, which can
+/// differ from [`u8f`] in the last bit).
+pub(super) fn gray8(v: u8) -> f32 {
     v as f32 * (1.0 / u8::MAX as f32)
 }
 fn gray16(v: u16) -> f32 {
