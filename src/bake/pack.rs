@@ -5,6 +5,7 @@ use crate::bake::signing::SigningKey;
 use crate::format::hman::AssetKind;
 use crate::format::hpack::{self, Codec, PackInput};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::io::Write;
 
 /// An entry is stored uncompressed unless compression saves at least this share (1/16, 6.25%)
@@ -48,9 +49,10 @@ pub fn already_compressed(path: &str, bytes: &[u8]) -> bool {
     }
 }
 
-/// Compresses one entry, or returns it stored when that is smaller or not worth it.
-pub fn compress(file: &PackFile<'_>) -> (Codec, Vec<u8>) {
-    let stored = || (Codec::None, file.bytes.to_vec());
+/// Compresses one entry, or returns it stored (borrowed, not copied: a pack of textures
+/// is mostly stored bytes) when that is smaller or not worth it.
+pub fn compress<'a>(file: &PackFile<'a>) -> (Codec, Cow<'a, [u8]>) {
+    let stored = || (Codec::None, Cow::Borrowed(file.bytes));
     if file.codec == Codec::None
         || file.bytes.len() < MIN_COMPRESS_SIZE
         || already_compressed(file.path, file.bytes)
@@ -59,8 +61,10 @@ pub fn compress(file: &PackFile<'_>) -> (Codec, Vec<u8>) {
     }
     let compressed = match file.codec {
         Codec::None => unreachable!("handled above"),
-        Codec::Zstd => zstd::bulk::compress(file.bytes, file.level.unwrap_or(DEFAULT_ZSTD_LEVEL))
-            .expect("in-memory zstd"),
+        Codec::Zstd => crate::format::zstd_frame::compress(
+            file.bytes,
+            file.level.unwrap_or(DEFAULT_ZSTD_LEVEL),
+        ),
         Codec::Snap => {
             let mut encoder = snap::write::FrameEncoder::new(Vec::new());
             encoder.write_all(file.bytes).expect("in-memory snap");
@@ -75,7 +79,7 @@ pub fn compress(file: &PackFile<'_>) -> (Codec, Vec<u8>) {
     };
     let worth_it = compressed.len() <= file.bytes.len() - file.bytes.len() / MIN_SAVING_DIVISOR;
     if worth_it {
-        (file.codec, compressed)
+        (file.codec, Cow::Owned(compressed))
     } else {
         stored()
     }
@@ -119,11 +123,11 @@ pub fn build_encoded(inputs: &[PackInput<'_>], key: Option<&SigningKey>) -> Vec<
 }
 
 /// Each file compressed (or stored) as its settings say, in parallel.
-fn encode(files: &[PackFile<'_>]) -> Vec<(Codec, Vec<u8>)> {
+fn encode<'a>(files: &[PackFile<'a>]) -> Vec<(Codec, Cow<'a, [u8]>)> {
     files.par_iter().map(compress).collect()
 }
 
-fn inputs<'a>(files: &[PackFile<'a>], encoded: &'a [(Codec, Vec<u8>)]) -> Vec<PackInput<'a>> {
+fn inputs<'a>(files: &[PackFile<'a>], encoded: &'a [(Codec, Cow<'_, [u8]>)]) -> Vec<PackInput<'a>> {
     files
         .iter()
         .zip(encoded)

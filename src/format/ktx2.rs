@@ -579,9 +579,7 @@ fn write_levels(desc: &Ktx2Description, levels: Vec<std::borrow::Cow<'_, [u8]>>)
     let mut stored: Vec<std::borrow::Cow<'_, [u8]>> = levels
         .into_iter()
         .map(|level| match desc.zstd_level {
-            Some(l) => {
-                std::borrow::Cow::Owned(zstd::bulk::compress(&level, l).expect("in-memory zstd"))
-            }
+            Some(l) => std::borrow::Cow::Owned(super::zstd_frame::compress(&level, l)),
             None => level,
         })
         .collect();

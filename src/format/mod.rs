@@ -17,6 +17,7 @@ pub mod ktx2;
 #[cfg(feature = "inspect")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]
 pub mod spirv;
+pub(crate) mod zstd_frame;
 
 /// The folder inside an output folder where a bake stages its files before it commits them
 /// (the write transaction; README, "What hearth reads and writes"). Never part of the tree.

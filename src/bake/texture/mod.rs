@@ -13,10 +13,10 @@
 pub(crate) mod asset_file;
 pub mod gpu_format;
 pub mod lut;
+mod passthrough;
 pub mod pipelines;
 pub mod pixels;
 pub mod settings;
-mod passthrough;
 mod slices;
 pub mod uastc;
 
@@ -307,13 +307,14 @@ fn image_levels<P: PixelSource>(
     let one_to_one = !uastc && level_count == 1 && base.is_none();
     let passthrough = passthrough::ByteMap::new(working, one_to_one);
     let mut row = vec![[0.0f32; 4]; width as usize];
+    let mut samples = Vec::new();
     for y in 0..height {
-        image.read_row(y, &mut row)?;
         if let (Some(map), [out]) = (&passthrough, &mut *outs) {
-            map.write_row(working, &row, out);
+            map.write_source_row((image, y), working, (&mut row, &mut samples), out)?;
             after_row(outs);
             continue;
         }
+        image.read_row(y, &mut row)?;
         let working_row: Vec<[f32; 4]> = row.iter().map(|p| working.to_working(*p)).collect();
         match &mut base {
             Some(base) => base.push(y as usize, &working_row, &mut |o, level0| {

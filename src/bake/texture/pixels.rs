@@ -19,6 +19,17 @@ pub trait PixelSource {
     /// Writes row `y` (`< height`) into `out` (`width` pixels). A source decoded as it is
     /// read fails here when its data does (a PNG's image data cut short or corrupt).
     fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String>;
+
+    /// Row `y` as the source's own 8-bit samples, where it has them: `out` is replaced by
+    /// `width` pixels of `channels` samples (gray, gray + alpha, RGB or RGBA) and `channels`
+    /// is returned; `None` for other sources (16-bit, float), which only [`read_row`] reads.
+    /// [`read_row`] of the same row gives these samples as `f32` ([`u8f`], or [`gray8`] for
+    /// gray and gray + alpha).
+    ///
+    /// [`read_row`]: PixelSource::read_row
+    fn read_row_u8(&self, _y: u32, _out: &mut Vec<u8>) -> Option<Result<usize, String>> {
+        None
+    }
 }
 
 impl PixelSource for Pixels {
@@ -318,7 +329,37 @@ impl<'a> PngRows<'a> {
     /// row than the last one read starts the decoder over (the pipelines read each row once,
     /// in order).
     fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String> {
+        self.with_row(y, |data, wide| {
+            if self.sixteen {
+                wide.clear();
+                wide.extend(
+                    data.chunks_exact(2)
+                        .map(|b| u16::from_be_bytes([b[0], b[1]])),
+                );
+                fill_channels(wide, self.channels, out, u16f, gray16);
+            } else {
+                fill_channels(data, self.channels, out, u8f, gray8);
+            }
+        })
+    }
+
+    /// [`PixelSource::read_row_u8`] of an 8-bit PNG.
+    fn read_row_u8(&self, y: u32, out: &mut Vec<u8>) -> Option<Result<usize, String>> {
+        if self.sixteen {
+            return None;
+        }
+        let read = self.with_row(y, |data, _| {
+            out.clear();
+            out.extend_from_slice(data);
+        });
+        Some(read.map(|()| self.channels))
+    }
+
+    /// Decodes up to row `y` and hands it to `use_row` (its bytes, and a reusable buffer of
+    /// 16-bit samples); see [`PngRows::read_row`].
+    fn with_row(&self, y: u32, use_row: impl FnOnce(&[u8], &mut Vec<u16>)) -> Result<(), String> {
         let decoding = |e: png::DecodingError| format!("cannot decode image: {e}");
+        let mut use_row = Some(use_row);
         let mut state = self.state.borrow_mut();
         if y < state.next {
             state.reader = open_png(self.bytes, self.max_alloc).map_err(decoding)?;
@@ -339,16 +380,8 @@ impl<'a> PngRows<'a> {
                 }
             };
             if *next == y {
-                let data = row.data();
-                if self.sixteen {
-                    wide.clear();
-                    wide.extend(
-                        data.chunks_exact(2)
-                            .map(|b| u16::from_be_bytes([b[0], b[1]])),
-                    );
-                    fill_channels(wide, self.channels, out, u16f, gray16);
-                } else {
-                    fill_channels(data, self.channels, out, u8f, gray8);
+                if let Some(use_row) = use_row.take() {
+                    use_row(row.data(), wide);
                 }
             }
             *next += 1;
@@ -404,6 +437,32 @@ impl PixelSource for DecodedImage<'_> {
             _ => unreachable!("DecodedImage holds 8-bit, 16-bit or RGBA32F samples"),
         }
         Ok(())
+    }
+
+    fn read_row_u8(&self, y: u32, out: &mut Vec<u8>) -> Option<Result<usize, String>> {
+        use image::DynamicImage as D;
+        let image = match &self.samples {
+            Samples::PngRows(rows) => {
+                return rows.read_row_u8(y, out).map(|read| {
+                    read.map_err(|e| match &self.name {
+                        Some(name) => format!("{name}: {e}"),
+                        None => e,
+                    })
+                })
+            }
+            Samples::Whole(image) => image,
+        };
+        let (raw, channels) = match image {
+            D::ImageLuma8(i) => (i.as_raw(), 1),
+            D::ImageLumaA8(i) => (i.as_raw(), 2),
+            D::ImageRgb8(i) => (i.as_raw(), 3),
+            D::ImageRgba8(i) => (i.as_raw(), 4),
+            _ => return None,
+        };
+        let len = self.width as usize * channels;
+        out.clear();
+        out.extend_from_slice(&raw[y as usize * len..(y as usize + 1) * len]);
+        Some(Ok(channels))
     }
 }
 
