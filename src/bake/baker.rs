@@ -5,13 +5,13 @@ use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::{check_preset_output, Config, Preset};
 use crate::bake::names::{assign_names, NameClaim};
-use crate::bake::output::{no_symlink_on_way, Durability, OutputLock};
+use crate::bake::output::{no_symlink_on_way, Durability, OutputLock, TreeListing};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Recorded, Registry, Source, SourceFile,
     MAX_INPUT_BYTES,
 };
-use crate::bake::plan::{join_rel, mtime_ns, plan, Job, Plan};
+use crate::bake::plan::{mtime_ns, plan, Job, Plan};
 use crate::bake::settings;
 use crate::bake::shared_cache::{self, SharedCache, SharedCacheConfig, TierKind};
 use crate::bake::signing::SigningKey;
@@ -240,8 +240,10 @@ impl std::fmt::Debug for Baker {
     }
 }
 
-struct AssetResult {
-    record: CachedAsset,
+/// One job's outcome. A cache hit borrows its record from the loaded cache (`'c`): cloning
+/// 10k records was a tenth of a no-op re-bake.
+struct AssetResult<'c> {
+    record: Cow<'c, CachedAsset>,
     /// Files baked this time (empty for cache hits, whose files are already on disk).
     files: Vec<Output>,
     cached: bool,
@@ -252,9 +254,9 @@ struct AssetResult {
     elapsed: Duration,
 }
 
-impl AssetResult {
+impl<'c> AssetResult<'c> {
     /// An asset whose outputs, already on disk, are still current: `record` stands.
-    fn cached(record: CachedAsset) -> Self {
+    fn cached(record: Cow<'c, CachedAsset>) -> Self {
         Self {
             record,
             files: Vec::new(),
@@ -564,8 +566,8 @@ impl Baker {
         };
         // The output tree's files and sizes, listed once: cached outputs must still be there.
         let existing = match old_cache.assets.is_empty() {
-            true => HashSet::new(),
-            false => list_tree(out_dir)?,
+            true => TreeListing::default(),
+            false => TreeListing::list(out_dir)?,
         };
         Ok(Planned {
             plan,
@@ -586,10 +588,10 @@ impl Baker {
     /// whatever the thread count, so what follows is deterministic. With
     /// [`Baker::record_timings`], also the tasks it ran.
     #[allow(clippy::type_complexity)]
-    fn execute(
+    fn execute<'p>(
         &self,
-        planned: &Planned,
-    ) -> Result<(Vec<JobResult>, rayon::ThreadPool, Vec<TaskTime>), BakeError> {
+        planned: &'p Planned,
+    ) -> Result<(Vec<JobResult<'p>>, rayon::ThreadPool, Vec<TaskTime>), BakeError> {
         let jobs = &planned.plan.jobs;
         if let Some(progress) = &self.on_progress {
             progress(Progress::Planned { assets: jobs.len() });
@@ -603,7 +605,8 @@ impl Baker {
         let recorder = self.record_timings.then(timings::Recorder::new);
         let results = pool.install(|| {
             jobs.par_iter()
-                .map(|job| {
+                .enumerate()
+                .map(|(index, job)| {
                     if self.cancelled() {
                         return Err(BakeError::Cancelled);
                     }
@@ -611,7 +614,7 @@ impl Baker {
                     let span = recorder.as_ref().map(|r| timings::Span::asset(r, &job.rel));
                     let result = timings::run(span, || {
                         bake_one(
-                            job,
+                            (index, job),
                             &self.registry,
                             &planned.old_cache,
                             &planned.existing,
@@ -649,7 +652,7 @@ impl Baker {
         &self,
         config: &Config,
         planned: &'p Planned,
-        results: Vec<JobResult>,
+        results: Vec<JobResult<'p>>,
         warnings: &mut Warnings<'_>,
     ) -> Result<Settled<'p>, BakeError> {
         if self.cancelled() {
@@ -674,7 +677,7 @@ impl Baker {
             && assets
                 .iter()
                 .zip(&old_cache.assets)
-                .all(|(asset, old)| asset.cached && asset.record == *old);
+                .all(|(asset, old)| asset.cached && same_record(&asset.record, old));
         // Built (and so checked for hash collisions) before anything is written.
         let built_manifest = match unchanged {
             true => None,
@@ -712,8 +715,8 @@ impl Baker {
     fn collect_results<'p>(
         &self,
         planned: &'p Planned,
-        results: Vec<JobResult>,
-    ) -> Result<(Vec<AssetResult>, Cow<'p, [Job]>, Vec<(String, String)>), BakeError> {
+        results: Vec<JobResult<'p>>,
+    ) -> Result<(Vec<AssetResult<'p>>, Cow<'p, [Job]>, Vec<(String, String)>), BakeError> {
         let plan_jobs = &planned.plan.jobs;
         let mut assets = Vec::with_capacity(results.len());
         let mut failures = Vec::new();
@@ -732,7 +735,7 @@ impl Baker {
                             .all(|o| planned.existing.contains(&o.path))
                     });
                     match last_good {
-                        Some(old) => assets.push(AssetResult::cached(old.clone())),
+                        Some(old) => assets.push(AssetResult::cached(Cow::Borrowed(old))),
                         None => dropped.push(index),
                     }
                     kept.push((job.rel.clone(), error.to_string()));
@@ -795,7 +798,11 @@ impl Baker {
             && old_cache.names_input == Some(settled.names_input);
         if !(settled.unchanged && names_unchanged && old_cache.pack.as_ref() == Some(&pack)) {
             let new_cache = Cache {
-                assets: settled.assets.into_iter().map(|a| a.record).collect(),
+                assets: settled
+                    .assets
+                    .into_iter()
+                    .map(|a| a.record.into_owned())
+                    .collect(),
                 pack: Some(pack),
                 manifest_hash: Some(manifest_hash),
                 names_hash: Some(names_hash),
@@ -1147,7 +1154,7 @@ struct Planned {
     /// go); with the cache on it is `old_cache`. See [`Planned::previous`].
     previous: Option<Cache>,
     /// The output tree's files (empty when the cache knows no asset).
-    existing: HashSet<String>,
+    existing: TreeListing,
     shared: Option<SharedCache>,
 }
 
@@ -1159,11 +1166,19 @@ impl Planned {
 }
 
 /// One job's outcome, from the execute phase.
-type JobResult = Result<AssetResult, BakeError>;
+/// Whether a hit's record is `old`: the same record (borrowed from the cache) or an equal one.
+fn same_record(record: &Cow<'_, CachedAsset>, old: &CachedAsset) -> bool {
+    match record {
+        Cow::Borrowed(record) => std::ptr::eq(*record, old) || **record == *old,
+        Cow::Owned(record) => record == old,
+    }
+}
+
+type JobResult<'c> = Result<AssetResult<'c>, BakeError>;
 
 /// The assets a settled bake writes, with everything the write phase needs to know.
 struct Settled<'p> {
-    assets: Vec<AssetResult>,
+    assets: Vec<AssetResult<'p>>,
     /// The jobs of `assets`, index for index.
     jobs: Cow<'p, [Job]>,
     /// With [`Baker::keep_last_good`]: the assets that failed, each with its error.
@@ -1312,32 +1327,6 @@ fn pack_file_name(config: &Config) -> String {
     format!("{}.hpack", config.pack_name)
 }
 
-/// Every regular, visible file under `dir`, by relative path: one directory listing per
-/// folder and no stat per file (the listing's file types are enough). Symlinks are not
-/// followed: hearth never writes one, so one is not an output.
-fn list_tree(dir: &Path) -> Result<HashSet<String>, BakeError> {
-    let mut files = HashSet::new();
-    let mut stack = vec![(dir.to_path_buf(), String::new())];
-    while let Some((dir, rel)) = stack.pop() {
-        let io = |e| BakeError::io(&dir, e);
-        for entry in std::fs::read_dir(&dir).map_err(io)? {
-            let entry = entry.map_err(io)?;
-            let file_name = entry.file_name();
-            let Some(name) = file_name.to_str().filter(|n| !n.starts_with('.')) else {
-                continue;
-            };
-            let kind = entry.file_type().map_err(io)?;
-            let rel = join_rel(&rel, name);
-            if kind.is_dir() {
-                stack.push((entry.path(), rel));
-            } else if kind.is_file() {
-                files.insert(rel);
-            }
-        }
-    }
-    Ok(files)
-}
-
 /// One side input's contribution to the fast-path stamp: like a source's, or a marker when it
 /// cannot be stat-ed (a side file the bake looked for and did not find is an input too).
 fn stamp_side(stamp: &mut xxhash_rust::xxh3::Xxh3, path: &Path) -> u64 {
@@ -1401,24 +1390,24 @@ fn job_base(job: &Job) -> &Path {
 }
 
 /// Bakes one job, or proves from the cache that its outputs are current.
-fn bake_one(
-    job: &Job,
+fn bake_one<'c>(
+    (index, job): (usize, &Job),
     registry: &Registry,
-    cache: &Cache,
-    existing: &HashSet<String>,
+    cache: &'c Cache,
+    existing: &TreeListing,
     root: &Path,
     shared: Option<(&SharedCache, bool)>,
-) -> Result<AssetResult, BakeError> {
+) -> Result<AssetResult<'c>, BakeError> {
     let pipeline = registry.get(job.pipeline);
-    let encoder = (pipeline.name().to_owned(), pipeline.version());
-    let usable = usable_record(job, &encoder, cache, existing, root);
+    let encoder = (pipeline.name(), pipeline.version());
+    let usable = usable_record((index, job), encoder, cache, existing, root);
 
     // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
     let no_side_inputs = Vec::new();
     let side_inputs = usable.map_or(&no_side_inputs, |old| &old.side_inputs);
     let (stamp, source_size) = stamp_inputs(job, side_inputs);
     if let Some(old) = usable.filter(|old| old.source_stamp == stamp) {
-        return Ok(AssetResult::cached(old.clone()));
+        return Ok(AssetResult::cached(Cow::Borrowed(old)));
     }
 
     // Slow path: the bytes.
@@ -1426,14 +1415,15 @@ fn bake_one(
     if let Some(old) = usable {
         if old.source_hash == recorded_content_hash(&content, side_inputs, root) {
             // Touched but unchanged: keep the outputs, remember the new stamp.
-            return Ok(AssetResult::cached(CachedAsset {
+            return Ok(AssetResult::cached(Cow::Owned(CachedAsset {
                 source_stamp: stamp,
                 source_size,
                 ..old.clone()
-            }));
+            })));
         }
     }
 
+    let encoder = (pipeline.name().to_owned(), pipeline.version());
     // The shared cache: another checkout, teammate or CI runner may have baked these inputs.
     let mut shared = shared.map(|(cache, lookups)| {
         let name = (pipeline.name(), pipeline.version());
@@ -1462,15 +1452,16 @@ fn bake_one(
 
 /// The cache's record of `job`, when it may prove the outputs current: same encoder, same
 /// settings, side inputs only inside the content root, and every output still on disk.
+/// `index` is the job's place in the plan, where its record is when the plan is unchanged.
 fn usable_record<'a>(
-    job: &Job,
-    encoder: &(String, u32),
+    (index, job): (usize, &Job),
+    (name, version): (&str, u32),
     cache: &'a Cache,
-    existing: &HashSet<String>,
+    existing: &TreeListing,
     root: &Path,
 ) -> Option<&'a CachedAsset> {
-    cache.get(&job.rel).filter(|old| {
-        old.encoder == *encoder
+    cache.get_near(&job.rel, index).filter(|old| {
+        old.encoder.0 == name && old.encoder.1 == version
             // Only side inputs inside the content root are ever stat-ed or read again.
             && old.side_inputs.iter().all(|side| side.starts_with(root))
             && old.settings.iter().all(|(table, fingerprint)| {
@@ -1584,7 +1575,7 @@ fn record_asset(
     mut content: xxhash_rust::xxh3::Xxh3,
     encoder: (String, u32),
     mut recorded: Recorded,
-) -> Result<AssetResult, BakeError> {
+) -> Result<AssetResult<'static>, BakeError> {
     let fail = |message: String| BakeError::asset(&job.source, message);
     let mut seen = BTreeSet::new();
     for output in &recorded.outputs {
@@ -1639,7 +1630,7 @@ fn record_asset(
         outputs,
     };
     Ok(AssetResult {
-        record,
+        record: Cow::Owned(record),
         files: recorded.outputs,
         cached: false,
         warnings: recorded.warnings,

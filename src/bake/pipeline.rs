@@ -664,6 +664,10 @@ pub struct Registry {
     pipelines: Vec<Arc<dyn DynPipeline>>,
     /// (lowercased suffix, is folder, pipeline index)
     claims: Vec<(String, bool, usize)>,
+    /// Per last byte of a suffix (lowercase), the claims ending with it; the empty suffix
+    /// (`*`) under every byte. [`Registry::classify`] runs per file and per folder walked: it
+    /// looks only at these, not at every claim.
+    by_last_byte: Vec<Vec<usize>>,
     /// (asset-file table name, pipeline index)
     tables: Vec<(String, usize)>,
 }
@@ -746,6 +750,20 @@ impl Registry {
         self.claims.extend(claims);
         self.tables.extend(tables);
         self.pipelines.push(pipeline);
+        self.by_last_byte = (0..=255u8)
+            .map(|byte| {
+                let byte = byte.to_ascii_lowercase();
+                (0..self.claims.len())
+                    .filter(|&i| {
+                        self.claims[i]
+                            .0
+                            .as_bytes()
+                            .last()
+                            .is_none_or(|&b| b == byte)
+                    })
+                    .collect()
+            })
+            .collect();
         Ok(())
     }
 
@@ -771,8 +789,11 @@ impl Registry {
             name.len() >= suffix.len()
                 && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
         };
-        self.claims
+        let last = name.last().copied().unwrap_or(0).to_ascii_lowercase();
+        self.by_last_byte
+            .get(last as usize)?
             .iter()
+            .map(|&i| &self.claims[i])
             .filter(|(suffix, f, _)| *f == folder && ends_with(suffix))
             .max_by_key(|(suffix, _, _)| suffix.len())
             .map(|(_, _, index)| *index)
@@ -813,14 +834,19 @@ pub(crate) fn output_path_problem(path: &str) -> Option<&'static str> {
     if path.is_empty() {
         return Some("is empty");
     }
-    if path.contains(['\\', '\0', '\n', '\r']) || path.starts_with('/') {
+    if path.starts_with('/') || path.bytes().any(|b| matches!(b, b'\\' | 0 | b'\n' | b'\r')) {
         return Some("must be relative and `/`-separated");
     }
-    let parts = || path.split('/');
-    if parts().any(|part| part.is_empty() || part == "." || part == "..") {
+    // One pass over the components (every cached output path is checked at each bake).
+    let (mut outside, mut hidden) = (false, false);
+    for part in path.split('/') {
+        outside |= part.is_empty() || part == "." || part == "..";
+        hidden |= part.starts_with('.');
+    }
+    if outside {
         return Some("is outside the runtime tree (an empty, `.` or `..` component)");
     }
-    if parts().any(|part| part.starts_with('.')) {
+    if hidden {
         return Some(
             "is hidden (a component starts with `.`; hearth's own files, such as the \
              `.hearth-txn` transaction folder, are named so)",

@@ -231,6 +231,43 @@ fn read_entries(root: &Path, dir: &Path) -> Result<Rc<[Entry]>, std::io::Error> 
     Ok(entries.into())
 }
 
+/// A glob as the walk matches it. `PREFIX/**/*` and `**/*` (every file under a folder, the
+/// commonest group) are a prefix test: the walk only meets relative paths without hidden or
+/// empty components, and for those the glob crate's answer is the same (checked in a test);
+/// its matcher was a tenth of a no-op re-bake. Any other glob goes to the glob crate.
+enum WalkGlob {
+    /// Everything below this folder (`""`: the content root), at any depth.
+    Below(String),
+    Glob(glob::Pattern),
+}
+
+impl WalkGlob {
+    fn new(pattern: &str) -> Result<Self, glob::PatternError> {
+        let compiled = glob::Pattern::new(pattern)?;
+        let prefix = match pattern {
+            "**/*" => Some(""),
+            _ => pattern.strip_suffix("/**/*"),
+        };
+        // A plain folder path: no glob syntax, no empty component.
+        let folder = |p: &str| {
+            !p.contains(['*', '?', '[', ']']) && (p.is_empty() || !p.split('/').any(str::is_empty))
+        };
+        Ok(match prefix {
+            Some("") => WalkGlob::Below(String::new()),
+            Some(prefix) if folder(prefix) => WalkGlob::Below(format!("{prefix}/")),
+            _ => WalkGlob::Glob(compiled),
+        })
+    }
+
+    /// Whether `rel` (as the walk makes it: relative, no hidden or empty component) matches.
+    fn matches(&self, rel: &str) -> bool {
+        match self {
+            WalkGlob::Below(prefix) => rel.len() > prefix.len() && rel.starts_with(prefix.as_str()),
+            WalkGlob::Glob(glob) => glob.matches_with(rel, WALK_OPTIONS),
+        }
+    }
+}
+
 /// Walks the content tree for a glob: never follows a symlink out of `root`, visits no folder
 /// twice (symlink loops), skips hidden entries, special files, names that are not UTF-8 (with
 /// a warning: no glob can name them) and `skip` (the output folder). Folders are read through
@@ -255,7 +292,7 @@ impl Walker<'_> {
         (base, base_rel): (PathBuf, String),
         found: &mut Vec<Found>,
     ) -> Result<(), BakeError> {
-        let compiled = glob::Pattern::new(pattern).map_err(|e| BakeError::Config {
+        let compiled = WalkGlob::new(pattern).map_err(|e| BakeError::Config {
             file: config.file.clone(),
             message: format!("glob {pattern:?}: {}", e.msg),
         })?;
@@ -301,7 +338,7 @@ impl Walker<'_> {
                     .as_ref()
                     .map_err(|e| BakeError::io(path(), copy_io(e)))?;
                 let mut rel = join_rel(&rel, name);
-                let matched = compiled.matches_with(&rel, WALK_OPTIONS);
+                let matched = compiled.matches(&rel);
                 if let Some(link) = &entry.link {
                     // A link is followed only inside the root; one the glob would take (or
                     // walk into) that leads out, or nowhere, is refused. Others are ignored.
@@ -644,6 +681,56 @@ pub(crate) fn join_rel(parent: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The prefix test answers as the glob crate does for every path the walk can meet.
+    #[test]
+    fn folder_globs_match_as_the_glob_crate_does() {
+        let paths = [
+            "a",
+            "data",
+            "data/x",
+            "data/x.png",
+            "data/sub/y",
+            "database/x",
+            "dat/x",
+            "data/sub/deeper/z.bin",
+            "Data/x",
+            "art/data/x",
+            "data2/x",
+            "a/b/c",
+        ];
+        for pattern in [
+            "**/*",
+            "data/**/*",
+            "data/sub/**/*",
+            "a/**/*",
+            "art/data/**/*",
+        ] {
+            let fast = WalkGlob::new(pattern).unwrap();
+            assert!(matches!(fast, WalkGlob::Below(_)), "{pattern}");
+            let slow = glob::Pattern::new(pattern).unwrap();
+            for path in paths {
+                assert_eq!(
+                    fast.matches(path),
+                    slow.matches_with(path, WALK_OPTIONS),
+                    "{pattern} {path}"
+                );
+            }
+        }
+        for other in [
+            "data/*",
+            "data/**/*.png",
+            "d?ta/**/*",
+            "[d]ata/**/*",
+            "a//**/*",
+            "**",
+        ] {
+            assert!(
+                matches!(WalkGlob::new(other).unwrap(), WalkGlob::Glob(_)),
+                "{other}"
+            );
+        }
+    }
 
     /// 2,000 groups over the same small tree read each of its folders once: every group used
     /// to list (and stat) the whole tree again, 2M stat calls for 10k groups of 200 files.
