@@ -8,7 +8,6 @@ use crate::common;
 use hearth::format::hpack::{self, PackInput};
 use hearth::format::ktx2::{self, channel, vk, BasicDfd, Ktx2Description};
 use hearth::{AssetKind, Codec, Ktx2, Limits, PakReader, ReadError};
-use std::path::Path;
 
 /// Byte offset of level `i`'s row in the KTX2 level index.
 fn level_row(i: usize) -> usize {
@@ -321,7 +320,7 @@ fn an_output_path_over_65535_bytes_is_an_error_naming_the_source() {
 #[test]
 fn a_closed_stdout_pipe_exits_quietly() {
     use std::process::{Command, Stdio};
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let pack = fixture.join("tiny.hpack");
     let pack = pack.to_str().unwrap();
     for args in [
