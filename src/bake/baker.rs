@@ -1167,11 +1167,8 @@ impl Planned {
 
 /// One job's outcome, from the execute phase.
 /// Whether a hit's record is `old`: the same record (borrowed from the cache) or an equal one.
-fn same_record(record: &Cow<'_, CachedAsset>, old: &CachedAsset) -> bool {
-    match record {
-        Cow::Borrowed(record) => std::ptr::eq(*record, old) || **record == *old,
-        Cow::Owned(record) => record == old,
-    }
+fn same_record(record: &CachedAsset, old: &CachedAsset) -> bool {
+    std::ptr::eq(record, old) || record == old
 }
 
 type JobResult<'c> = Result<AssetResult<'c>, BakeError>;

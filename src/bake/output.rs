@@ -164,7 +164,7 @@ impl TreeListing {
                         listing.paths.push('/');
                     }
                     listing.paths.push_str(name);
-                    let hash = xxhash_rust::xxh3::xxh3_64(listing.paths[start..].as_bytes());
+                    let hash = xxhash_rust::xxh3::xxh3_64(&listing.paths.as_bytes()[start..]);
                     listing.index.push((hash, start, listing.paths.len()));
                 }
             }

@@ -23,8 +23,9 @@ pub trait PixelSource {
     /// Row `y` as the source's own 8-bit samples, where it has them: `out` is replaced by
     /// `width` pixels of `channels` samples (gray, gray + alpha, RGB or RGBA) and `channels`
     /// is returned; `None` for other sources (16-bit, float), which only [`read_row`] reads.
-    /// [`read_row`] of the same row gives these samples as `f32` ([`u8f`], or [`gray8`] for
-    /// gray and gray + alpha).
+    /// [`read_row`] of the same row gives these samples as `f32`: `v / 255` for colour
+    /// samples, `v * (1 / 255)` for gray and gray + alpha (as the `image` crate converts them;
+    /// the two can differ in the last bit).
     ///
     /// [`read_row`]: PixelSource::read_row
     fn read_row_u8(&self, _y: u32, _out: &mut Vec<u8>) -> Option<Result<usize, String>> {
