@@ -548,13 +548,35 @@ impl Baker {
         warnings: &mut Warnings<'_>,
     ) -> Result<Planned, BakeError> {
         let out_dir = &target.out_dir;
-        let plan = plan(config, &self.registry, target.preset, Some(out_dir))?;
-        warnings.extend(plan.warnings.iter().cloned());
-        let (old_cache, cache_warning) = if self.use_cache {
-            Cache::load(out_dir)
-        } else {
-            (Cache::default(), None)
+        let make_plan = || plan(config, &self.registry, target.preset, Some(out_dir));
+        // The cache and the output tree's listing, which do not depend on the plan: read on a
+        // second thread while the content tree is walked, when the bake may use two.
+        let load_outputs = || -> Result<_, BakeError> {
+            let (old_cache, warning) = match self.use_cache {
+                true => Cache::load(out_dir),
+                false => (Cache::default(), None),
+            };
+            // The output tree's files, listed once: cached outputs must still be there.
+            let existing = match old_cache.assets.is_empty() {
+                true => TreeListing::default(),
+                false => TreeListing::list(out_dir)?,
+            };
+            Ok((old_cache, warning, existing))
         };
+        let (plan, loaded) = match self.thread_count() {
+            1 => (make_plan(), load_outputs()),
+            _ => std::thread::scope(|scope| {
+                let loading = scope.spawn(load_outputs);
+                let plan = make_plan();
+                let loaded = loading
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (plan, loaded)
+            }),
+        };
+        let plan = plan?;
+        warnings.extend(plan.warnings.iter().cloned());
+        let (old_cache, cache_warning, existing) = loaded?;
         warnings.extend(cache_warning);
         let (shared, shared_warnings) = self.open_shared_cache(config);
         warnings.extend(shared_warnings);
@@ -563,11 +585,6 @@ impl Baker {
         let previous = match self.use_cache {
             true => None,
             false => Some(Cache::load(out_dir).0),
-        };
-        // The output tree's files and sizes, listed once: cached outputs must still be there.
-        let existing = match old_cache.assets.is_empty() {
-            true => TreeListing::default(),
-            false => TreeListing::list(out_dir)?,
         };
         Ok(Planned {
             plan,
