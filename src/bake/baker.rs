@@ -1182,12 +1182,12 @@ impl Planned {
     }
 }
 
-/// One job's outcome, from the execute phase.
 /// Whether a hit's record is `old`: the same record (borrowed from the cache) or an equal one.
 fn same_record(record: &CachedAsset, old: &CachedAsset) -> bool {
     std::ptr::eq(record, old) || record == old
 }
 
+/// One job's outcome, from the execute phase.
 type JobResult<'c> = Result<AssetResult<'c>, BakeError>;
 
 /// The assets a settled bake writes, with everything the write phase needs to know.

@@ -244,18 +244,20 @@ enum WalkGlob {
 impl WalkGlob {
     fn new(pattern: &str) -> Result<Self, glob::PatternError> {
         let compiled = glob::Pattern::new(pattern)?;
-        let prefix = match pattern {
-            "**/*" => Some(""),
-            _ => pattern.strip_suffix("/**/*"),
+        // A plain folder path: not empty, no glob syntax, no empty component (nor a leading
+        // `/`, which makes one).
+        let folder =
+            |p: &str| !p.contains(['*', '?', '[', ']']) && !p.split('/').any(str::is_empty);
+        let below = match pattern {
+            "**/*" => Some(String::new()),
+            _ => pattern
+                .strip_suffix("/**/*")
+                .filter(|prefix| folder(prefix))
+                .map(|prefix| format!("{prefix}/")),
         };
-        // A plain folder path: no glob syntax, no empty component.
-        let folder = |p: &str| {
-            !p.contains(['*', '?', '[', ']']) && (p.is_empty() || !p.split('/').any(str::is_empty))
-        };
-        Ok(match prefix {
-            Some("") => WalkGlob::Below(String::new()),
-            Some(prefix) if folder(prefix) => WalkGlob::Below(format!("{prefix}/")),
-            _ => WalkGlob::Glob(compiled),
+        Ok(match below {
+            Some(prefix) => WalkGlob::Below(prefix),
+            None => WalkGlob::Glob(compiled),
         })
     }
 
@@ -723,6 +725,8 @@ mod tests {
             "d?ta/**/*",
             "[d]ata/**/*",
             "a//**/*",
+            "/**/*",
+            "/data/**/*",
             "**",
         ] {
             assert!(
