@@ -659,22 +659,6 @@ fn texture_bakes_are_deterministic_and_cached_per_folder() {
     assert!(grown.inputs.iter().any(|p| p.ends_with("sky.env/nz.png")));
 }
 
-/// The PNG/zlib CRC-32 of `bytes`.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for byte in bytes {
-        crc ^= *byte as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
 /// `png` with its image data (the zlib stream of its IDAT chunks) cut in half, in one
 /// well-formed IDAT chunk: every chunk up to IEND is whole, the rows stop part way.
 fn idat_cut(png: &[u8]) -> Vec<u8> {
@@ -705,8 +689,7 @@ fn idat_cut(png: &[u8]) -> Vec<u8> {
         let start = out.len();
         out.extend(kind);
         out.extend(data);
-        let crc = crc32(&out[start..]);
-        out.extend(crc.to_be_bytes());
+        out.extend(crc32fast::hash(&out[start..]).to_be_bytes());
     }
     out
 }
@@ -801,7 +784,7 @@ fn the_pixel_budget_is_checked_before_decoding() {
     let mut claims_big = png(2, 2, pattern);
     claims_big[16..24].copy_from_slice(&[0, 0, 0x0F, 0xA0, 0, 0, 0x0F, 0xA0]);
     // IHDR's CRC covers its type and data (bytes 12..29).
-    let crc = crc32(&claims_big[12..29]);
+    let crc = crc32fast::hash(&claims_big[12..29]);
     claims_big[29..33].copy_from_slice(&crc.to_be_bytes());
     let small = png(64, 64, pattern);
     let model = format!(

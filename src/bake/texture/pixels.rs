@@ -158,6 +158,14 @@ impl<'a> DecodedImage<'a> {
         self
     }
 
+    /// An error reading a row, naming the image where it is named.
+    fn row_error(&self, error: String) -> String {
+        match &self.name {
+            Some(name) => format!("{name}: {error}"),
+            None => error,
+        }
+    }
+
     /// Whether the rows are decoded as they are read (a non-interlaced PNG), rather than
     /// held decoded.
     pub fn is_row_streamed(&self) -> bool {
@@ -411,12 +419,7 @@ impl PixelSource for DecodedImage<'_> {
     fn read_row(&self, y: u32, out: &mut [[f32; 4]]) -> Result<(), String> {
         use image::DynamicImage as D;
         let image = match &self.samples {
-            Samples::PngRows(rows) => {
-                return rows.read_row(y, out).map_err(|e| match &self.name {
-                    Some(name) => format!("{name}: {e}"),
-                    None => e,
-                })
-            }
+            Samples::PngRows(rows) => return rows.read_row(y, out).map_err(|e| self.row_error(e)),
             Samples::Whole(image) => image,
         };
         let w = self.width as usize;
@@ -444,12 +447,9 @@ impl PixelSource for DecodedImage<'_> {
         use image::DynamicImage as D;
         let image = match &self.samples {
             Samples::PngRows(rows) => {
-                return rows.read_row_u8(y, out).map(|read| {
-                    read.map_err(|e| match &self.name {
-                        Some(name) => format!("{name}: {e}"),
-                        None => e,
-                    })
-                })
+                return rows
+                    .read_row_u8(y, out)
+                    .map(|read| read.map_err(|e| self.row_error(e)))
             }
             Samples::Whole(image) => image,
         };
@@ -1000,30 +1000,13 @@ pub fn full_mip_count(width: u32, height: u32) -> u32 {
 /// interlacing, image data cut short inside well-formed chunks).
 #[cfg(test)]
 pub(crate) mod test_png {
-    /// The PNG/zlib CRC-32 of `bytes`.
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut crc = 0xFFFF_FFFFu32;
-        for byte in bytes {
-            crc ^= *byte as u32;
-            for _ in 0..8 {
-                crc = if crc & 1 != 0 {
-                    (crc >> 1) ^ 0xEDB8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
-    }
-
     /// Appends a chunk (length, type, data, CRC).
     fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
         out.extend((data.len() as u32).to_be_bytes());
         let start = out.len();
         out.extend(kind);
         out.extend(data);
-        let crc = crc32(&out[start..]);
-        out.extend(crc.to_be_bytes());
+        out.extend(crc32fast::hash(&out[start..]).to_be_bytes());
     }
 
     /// The chunks of a PNG: (type, data).
