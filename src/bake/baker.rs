@@ -5,7 +5,9 @@ use crate::bake::cache::{Cache, CachedAsset, CachedOutput, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::{check_preset_output, Config, Preset};
 use crate::bake::names::{assign_names, NameClaim};
-use crate::bake::output::{no_symlink_on_way, Durability, OutputLock, TreeListing};
+use crate::bake::output::{
+    no_symlink_on_way, open_previous_pack, Durability, OutputLock, PreviousOutputs, TreeListing,
+};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{
     check_output_path, BakeContext, Output, Pipeline, Recorded, Registry, Source, SourceFile,
@@ -21,6 +23,7 @@ use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace, ManifestEntry, MANIFEST_PATH};
 use crate::format::hnames::{self, NAMES_PATH};
 use crate::format::hpack::Codec;
+use crate::read::pak::PakReader;
 use crate::read::regular_file::read_regular;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -121,6 +124,9 @@ type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 pub struct Report {
     /// The runtime tree's root (the output folder, or a preset's subfolder of it).
     pub out_dir: PathBuf,
+    /// Whether the loose runtime tree was written besides the pack (`tree` in the manifest,
+    /// [`Baker::tree`]); `false` for a pack-only bake, whose folder holds the pack alone.
+    pub tree: bool,
     /// The pack's path.
     pub pack_path: PathBuf,
     /// The preset used.
@@ -213,6 +219,8 @@ pub struct Baker {
     cancel: Option<Arc<AtomicBool>>,
     shared: SharedSetup,
     record_timings: bool,
+    /// Overrides the manifest's `tree` (see [`Baker::tree`]).
+    tree: Option<bool>,
 }
 
 /// Where [`Baker::run`] finds its shared cache.
@@ -287,6 +295,7 @@ impl Baker {
             cancel: None,
             shared: SharedSetup::Off,
             record_timings: false,
+            tree: None,
         }
     }
 
@@ -406,6 +415,24 @@ impl Baker {
         self
     }
 
+    /// Writes the loose runtime tree besides the pack (`true`), or the pack alone (`false`),
+    /// whatever the manifest's `tree` says. A pack-only bake suits a build that embeds or maps
+    /// the pack ([`load_pak!`](crate::load_pak)): it writes one file where the tree is one per
+    /// output, and its cache finds unchanged assets' outputs in the previous pack. Switching
+    /// removes the other form's files: the folder holds one bake.
+    ///
+    /// ```no_run
+    /// use hearth::bake::Baker;
+    ///
+    /// let report = Baker::new("assets/hearth.toml", "target/assets").tree(false).run()?;
+    /// assert!(!report.tree);
+    /// # Ok::<(), hearth::bake::BakeError>(())
+    /// ```
+    pub fn tree(&mut self, tree: bool) -> &mut Self {
+        self.tree = Some(tree);
+        self
+    }
+
     /// Bake every asset even after a failure, and report all failures together.
     pub fn keep_going(&mut self, keep_going: bool) -> &mut Self {
         self.keep_going = keep_going;
@@ -486,6 +513,9 @@ impl Baker {
             &pool,
             &mut held.transaction,
         )?;
+        // The previous pack is mapped until here; unmapped before it is replaced (Windows
+        // refuses to replace a mapped file).
+        drop(planned);
         self.commit(held.transaction)?;
         report.tasks = tasks;
         report.warnings = warnings.list;
@@ -531,10 +561,15 @@ impl Baker {
             .or_else(|| config.default_preset.clone());
         let preset = config.preset(preset_name.as_deref())?;
         let out_dir = self.output_folder(config, preset_name.as_deref(), preset)?;
+        let tree = self
+            .tree
+            .or(preset.and_then(|p| p.tree))
+            .unwrap_or(config.tree);
         Ok(Target {
             preset_name,
             preset,
             out_dir,
+            tree,
         })
     }
 
@@ -556,12 +591,30 @@ impl Baker {
                 true => Cache::load(out_dir),
                 false => (Cache::default(), None),
             };
-            // The output tree's files, listed once: cached outputs must still be there.
-            let existing = match old_cache.assets.is_empty() {
-                true => TreeListing::default(),
-                false => TreeListing::list(out_dir)?,
+            // The output tree's files, listed once: cached outputs must still be there (or,
+            // for a pack-only bake, be gone: the folder holds the pack alone).
+            let mut outputs = PreviousOutputs {
+                pack_only: !target.tree,
+                ..PreviousOutputs::default()
             };
-            Ok((old_cache, warning, existing))
+            // (A pack-only bake lists its folder whatever the cache says: a tree left there
+            // by a tree bake goes.)
+            if old_cache.assets.is_empty() && target.tree {
+                return Ok((old_cache, warning.into_iter().collect(), outputs));
+            }
+            outputs.tree = TreeListing::list(out_dir)?;
+            let mut warnings: Vec<String> = warning.into_iter().collect();
+            if let (false, Some(pack)) = (target.tree, &old_cache.pack) {
+                let path = out_dir.join(pack_file_name(config));
+                match open_previous_pack(&path, pack.size) {
+                    Ok(pack) => outputs.pack = pack,
+                    Err(why) => warnings.push(format!(
+                        "{}: the previous pack is unusable ({why}); its assets are baked again",
+                        path.display()
+                    )),
+                }
+            }
+            Ok((old_cache, warnings, outputs))
         };
         let (plan, loaded) = match self.thread_count() {
             1 => (make_plan(), load_outputs()),
@@ -576,8 +629,8 @@ impl Baker {
         };
         let plan = plan?;
         warnings.extend(plan.warnings.iter().cloned());
-        let (old_cache, cache_warning, existing) = loaded?;
-        warnings.extend(cache_warning);
+        let (old_cache, cache_warnings, outputs) = loaded?;
+        warnings.extend(cache_warnings);
         let (shared, shared_warnings) = self.open_shared_cache(config);
         warnings.extend(shared_warnings);
         // Even with the cache off, the previous bake's outputs are known, so stale ones go.
@@ -590,7 +643,7 @@ impl Baker {
             plan,
             old_cache,
             previous,
-            existing,
+            outputs,
             shared,
         })
     }
@@ -634,7 +687,7 @@ impl Baker {
                             (index, job),
                             &self.registry,
                             &planned.old_cache,
-                            &planned.existing,
+                            &planned.outputs,
                             &planned.plan.root,
                             shared,
                         )
@@ -689,7 +742,7 @@ impl Baker {
         let old_cache = &planned.old_cache;
         let unchanged = self.use_cache
             && assets.len() == old_cache.assets.len()
-            && planned.existing.contains(MANIFEST_PATH)
+            && planned.outputs.contains(MANIFEST_PATH)
             && old_cache.manifest_hash.is_some()
             && assets
                 .iter()
@@ -707,7 +760,7 @@ impl Baker {
         let names = match unchanged
             && old_cache.names_input == Some(names_input)
             && old_cache.names_hash.is_some()
-            && planned.existing.contains(NAMES_PATH)
+            && planned.outputs.contains(NAMES_PATH)
         {
             true => {
                 warn_unbaked_names(config, &assets, warnings);
@@ -749,7 +802,7 @@ impl Baker {
                     let last_good = planned.previous().get(&job.rel).filter(|old| {
                         old.outputs
                             .iter()
-                            .all(|o| planned.existing.contains(&o.path))
+                            .all(|o| planned.outputs.contains(&o.path))
                     });
                     match last_good {
                         Some(old) => assets.push(AssetResult::cached(Cow::Borrowed(old))),
@@ -806,7 +859,7 @@ impl Baker {
             &settled.jobs,
             &settled.assets,
             manifest,
-            old_cache,
+            planned,
             pool,
             transaction,
             &mut report,
@@ -846,6 +899,7 @@ impl Baker {
         let assets = &settled.assets;
         let mut report = Report {
             out_dir: target.out_dir.clone(),
+            tree: target.tree,
             pack_path: target.out_dir.join(pack_file_name(config)),
             preset: target
                 .preset_name
@@ -919,7 +973,7 @@ impl Baker {
         jobs: &[Job],
         assets: &[AssetResult],
         manifest: ManifestPackEntry<'_>,
-        old_cache: &Cache,
+        planned: &Planned,
         pool: &rayon::ThreadPool,
         transaction: &mut Transaction,
         report: &mut Report,
@@ -928,7 +982,7 @@ impl Baker {
         let fingerprint = self.pack_fingerprint(config.pack_version, &entries);
         report.pack_entries = entries.len();
         let pack_path = &report.pack_path;
-        if let Some(old) = &old_cache.pack {
+        if let Some(old) = &planned.old_cache.pack {
             let size_on_disk = std::fs::metadata(pack_path).map(|m| m.len()).ok();
             if old.fingerprint == fingerprint && size_on_disk == Some(old.size) {
                 report.pack_bytes = old.size;
@@ -958,11 +1012,16 @@ impl Baker {
                 &rebuilt_names
             }
         };
+        let previous_pack = match planned.outputs.pack_only {
+            true => planned.outputs.pack.as_ref(),
+            false => None,
+        };
         let sources = pack_entry_bytes(
             &entries,
             assets,
             [manifest_bytes, names_bytes],
             &report.out_dir,
+            previous_pack,
         )?;
         let files: Vec<PackFile<'_>> = entries
             .iter()
@@ -1056,13 +1115,15 @@ fn pack_entries<'a>(
     entries
 }
 
-/// Bytes of every pack entry: in memory for fresh bakes, read back from the output folder
-/// for cache hits (and checked against the hash the cache recorded).
+/// Bytes of every pack entry: in memory for fresh bakes, read back for cache hits (from the
+/// output folder, or a pack-only bake's previous pack) and checked against the hash the cache
+/// recorded.
 fn pack_entry_bytes<'a>(
     entries: &[PackPlanEntry<'_>],
     assets: &'a [AssetResult],
     [manifest_bytes, names_bytes]: [&'a [u8]; 2],
     out_dir: &Path,
+    previous_pack: Option<&'a PakReader>,
 ) -> Result<Vec<Cow<'a, [u8]>>, BakeError> {
     let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
     for (path, hash, _, _, owner, _) in entries {
@@ -1091,7 +1152,7 @@ fn pack_entry_bytes<'a>(
             .find(|o| o.path == *path);
         // Always found: the entries are the records' outputs.
         let cap = recorded.map_or(0, |output| output.size);
-        let bytes = read_regular(&file_path, cap).map_err(|e| {
+        let cannot_read = |e: String| {
             BakeError::asset(
                 &file_path,
                 format!(
@@ -1099,7 +1160,17 @@ fn pack_entry_bytes<'a>(
                     assets[owner].record.rel
                 ),
             )
-        })?;
+        };
+        let bytes = match previous_pack {
+            // Proven there by the cache check (`PreviousOutputs::contains`).
+            Some(pack) => pack
+                .get(path)
+                .map_err(|e| cannot_read(e.to_string()))?
+                .ok_or_else(|| cannot_read("not in the previous pack".into()))?,
+            None => {
+                Cow::Owned(read_regular(&file_path, cap).map_err(|e| cannot_read(e.to_string()))?)
+            }
+        };
         if xxhash_rust::xxh3::xxh3_64(&bytes) != *hash {
             return Err(BakeError::asset(
                 &file_path,
@@ -1109,7 +1180,7 @@ fn pack_entry_bytes<'a>(
                 ),
             ));
         }
-        sources.push(Cow::Owned(bytes));
+        sources.push(bytes);
     }
     Ok(sources)
 }
@@ -1153,6 +1224,8 @@ struct Target<'c> {
     preset_name: Option<String>,
     preset: Option<&'c Preset>,
     out_dir: PathBuf,
+    /// Whether the loose runtime tree is written (see [`Baker::tree`]).
+    tree: bool,
 }
 
 /// The output folder, held for the whole bake. The transaction comes first so that it is
@@ -1170,8 +1243,9 @@ struct Planned {
     /// The previous bake's record when the cache is off (read anyway: its stale outputs
     /// go); with the cache on it is `old_cache`. See [`Planned::previous`].
     previous: Option<Cache>,
-    /// The output tree's files (empty when the cache knows no asset).
-    existing: TreeListing,
+    /// Where the previous bake's outputs are: the output tree's files, or a pack-only bake's
+    /// previous pack.
+    outputs: PreviousOutputs,
     shared: Option<SharedCache>,
 }
 
@@ -1279,6 +1353,9 @@ fn stage_outputs(
     transaction: &mut Transaction,
     report: &mut Report,
 ) -> Result<u64, BakeError> {
+    if planned.outputs.pack_only {
+        return Ok(remove_tree(planned, settled, transaction, report)?);
+    }
     for asset in &settled.assets {
         for file in &asset.files {
             report.files_written +=
@@ -1317,6 +1394,28 @@ fn stage_outputs(
     })
 }
 
+/// A pack-only bake's tree: the previous bake's outputs, manifest and name table that are files
+/// in the output folder (a tree bake wrote them) are removed, so the folder holds one bake.
+/// Returns the manifest's hash.
+fn remove_tree(
+    planned: &Planned,
+    settled: &Settled<'_>,
+    transaction: &mut Transaction,
+    report: &mut Report,
+) -> Result<u64, BakeError> {
+    let outputs = planned.previous().assets.iter().flat_map(|a| &a.outputs);
+    let paths = [MANIFEST_PATH, NAMES_PATH]
+        .into_iter()
+        .chain(outputs.map(|o| o.path.as_str()));
+    for path in paths.filter(|path| planned.outputs.tree.contains(path)) {
+        report.files_removed += transaction.remove(path)? as usize;
+    }
+    Ok(match &settled.built_manifest {
+        Some(bytes) => xxhash_rust::xxh3::xxh3_64(bytes),
+        None => planned.old_cache.manifest_hash.unwrap_or_default(),
+    })
+}
+
 /// Stages `assets.hnames` unless the cache shows the same one is on disk (`names` is `None`
 /// when the settle phase found so without building it). Returns its hash.
 fn stage_names(
@@ -1329,7 +1428,10 @@ fn stage_names(
         return Ok(planned.old_cache.names_hash.unwrap_or_default());
     };
     let hash = xxhash_rust::xxh3::xxh3_64(names);
-    let on_disk = planned.existing.contains(NAMES_PATH);
+    let on_disk = planned.outputs.tree.contains(NAMES_PATH);
+    if planned.outputs.pack_only {
+        return Ok(hash);
+    }
     if !(on_disk && planned.old_cache.names_hash == Some(hash)) {
         report.files_written += transaction.put(NAMES_PATH, names, Durability::Durable)? as usize;
     }
@@ -1408,7 +1510,7 @@ fn bake_one<'c>(
     (index, job): (usize, &Job),
     registry: &Registry,
     cache: &'c Cache,
-    existing: &TreeListing,
+    existing: &PreviousOutputs,
     root: &Path,
     shared: Option<(&SharedCache, bool)>,
 ) -> Result<AssetResult<'c>, BakeError> {
@@ -1471,7 +1573,7 @@ fn usable_record<'a>(
     (index, job): (usize, &Job),
     (name, version): (&str, u32),
     cache: &'a Cache,
-    existing: &TreeListing,
+    existing: &PreviousOutputs,
     root: &Path,
 ) -> Option<&'a CachedAsset> {
     cache.get_near(&job.rel, index).filter(|old| {

@@ -17,6 +17,8 @@
 //! texture = { compress = false }
 //! [presets.mobile]
 //! output = "mobile"
+//! [presets.release]
+//! tree = false                       # the pack only: no loose runtime tree
 //! [[presets.mobile.rules]]
 //! match = "decals/*"
 //! texture = { compress = false }
@@ -50,6 +52,7 @@ struct RawTable {
     match_glob: Option<String>,
     rules: Option<Vec<RawTable>>,
     output: Option<String>,
+    tree: Option<bool>,
     assets: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
     #[serde(flatten)]
@@ -72,6 +75,7 @@ struct RawContent {
     pack_version: Option<u32>,
     compression: Option<CodecName>,
     compression_level: Option<i32>,
+    tree: Option<bool>,
     #[serde(default)]
     group: Vec<RawTable>,
     #[serde(default)]
@@ -106,6 +110,7 @@ fn misplaced_keys(
         ("match", table.match_glob.is_some()),
         ("rules", table.rules.is_some()),
         ("output", table.output.is_some()),
+        ("tree", table.tree.is_some()),
         ("assets", table.assets.is_some()),
         ("exclude", table.exclude.is_some()),
     ];
@@ -145,6 +150,9 @@ pub struct Rule {
 pub struct Preset {
     /// Output subfolder, relative to the bake's output folder.
     pub output: Option<String>,
+    /// Whether the bake writes the loose runtime tree besides the pack (`tree`); `None`
+    /// keeps `[content]`'s.
+    pub tree: Option<bool>,
     /// The preset's globals.
     pub layer: SettingsLayer,
     /// The preset's rules, in file order.
@@ -177,6 +185,10 @@ pub struct Config {
     pub pack_name: String,
     /// The pack format version written (2, 3 or 4).
     pub pack_version: u32,
+    /// `[content] tree`: whether the bake writes the loose runtime tree (every output a file,
+    /// plus `assets.hman` and `assets.hnames`) besides the pack. `true` unless set; a pack-only
+    /// bake (`false`) writes the pack alone, for builds that embed or map it.
+    pub tree: bool,
     /// `[content]` compression.
     pub content: SettingsLayer,
     /// Content groups, in file order.
@@ -372,12 +384,19 @@ impl Config {
         let mut presets = BTreeMap::new();
         for (name, table) in &raw.presets {
             let at = format!("presets.{name}");
-            misplaced_keys(table, &at, &["rules", "output"], &file, &mut warnings);
+            misplaced_keys(
+                table,
+                &at,
+                &["rules", "output", "tree"],
+                &file,
+                &mut warnings,
+            );
             if let Some(output) = &table.output {
                 check_preset_output(name, output).map_err(config_error)?;
             }
             let preset = Preset {
                 output: table.output.clone(),
+                tree: table.tree,
                 layer: table.layer(),
                 rules: parse_rules(table, &at, &file, &mut warnings)?,
             };
@@ -390,6 +409,7 @@ impl Config {
             default_preset: raw.preset,
             pack_name,
             pack_version,
+            tree: content.tree.unwrap_or(true),
             content: content_layer,
             groups,
             default: default.layer(),

@@ -2,6 +2,7 @@
 //! detection, symlink refusal, stale removal, and a lock that serializes bakes into one folder.
 
 use crate::bake::error::BakeError;
+use crate::read::pak::{Limits, PakReader};
 use crate::read::regular_file::{open_regular, read_regular, Links};
 use std::fs::{self, File};
 use std::path::Path;
@@ -69,8 +70,14 @@ pub(crate) fn no_symlink_on_way(root: &Path, folder: &str) -> Result<(), BakeErr
 /// Removes a file this baker wrote earlier and no longer produces, then any folders that
 /// became empty up to (not including) `root`. Returns whether a file was removed.
 pub fn remove_stale(root: &Path, rel: &str) -> Result<bool, BakeError> {
-    // The cache was validated on load; checked again because a delete cannot be undone.
-    crate::bake::pipeline::check_output_path(rel).map_err(|e| BakeError::asset(root, e))?;
+    // The cache was validated on load; checked again because a delete cannot be undone. The
+    // manifest and the name table are no output's paths, but a pack-only bake removes a tree
+    // bake's.
+    let bookkeeping =
+        rel == crate::format::hman::MANIFEST_PATH || rel == crate::format::hnames::NAMES_PATH;
+    if !bookkeeping {
+        crate::bake::pipeline::check_output_path(rel).map_err(|e| BakeError::asset(root, e))?;
+    }
     no_symlinked_folder(root, rel)?;
     let path = root.join(rel);
     match fs::remove_file(&path) {
@@ -182,6 +189,53 @@ impl TreeListing {
             .take_while(|(h, _, _)| *h == hash)
             .any(|&(_, start, end)| &self.paths[start..end] == rel)
     }
+}
+
+/// Where a bake finds the previous bake's outputs, to prove its cache hits current: the output
+/// tree's files, or for a pack-only bake (see [`Baker::tree`](crate::bake::Baker::tree)) the
+/// entries of the previous pack.
+#[derive(Debug, Default)]
+pub(crate) struct PreviousOutputs {
+    /// The output tree's files (empty when the cache knows no asset). A pack-only bake removes
+    /// the previous bake's outputs it finds here.
+    pub(crate) tree: TreeListing,
+    /// A pack-only bake's previous pack, mapped: the one the cache recorded, when it is there.
+    pub(crate) pack: Option<PakReader>,
+    /// Whether this bake writes the pack alone.
+    pub(crate) pack_only: bool,
+}
+
+impl PreviousOutputs {
+    /// Whether the previous bake's output `rel` is where this bake keeps outputs: in the tree,
+    /// or in the previous pack for a pack-only bake.
+    pub(crate) fn contains(&self, rel: &str) -> bool {
+        match (self.pack_only, &self.pack) {
+            (false, _) => self.tree.contains(rel),
+            (true, Some(pack)) => pack.find(rel).is_ok_and(|entry| entry.is_some()),
+            (true, None) => false,
+        }
+    }
+}
+
+/// The previous pack at `path`, when it is the one the cache recorded (`size` bytes): opened
+/// without following a link and mapped, not read (a no-op re-bake touches none of its pages
+/// but the index's). Missing: `Ok(None)`; a link, a special file, another size or a pack that
+/// does not parse: an error saying why, and the bake bakes those assets again.
+pub(crate) fn open_previous_pack(path: &Path, size: u64) -> Result<Option<PakReader>, String> {
+    let file = match open_regular(path, fs::OpenOptions::new().read(true), Links::Refuse) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let len = file.metadata().map_err(|e| e.to_string())?.len();
+    if len != size {
+        return Err(format!(
+            "{len} bytes where the cache recorded {size} (replaced outside hearth?)"
+        ));
+    }
+    PakReader::map_file(file, Limits::default())
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

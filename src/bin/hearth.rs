@@ -81,6 +81,10 @@ enum Command {
         /// Ignore the incremental cache and rebuild everything.
         #[arg(long)]
         no_cache: bool,
+        /// Write the pack alone, no runtime tree (the manifest's `tree = false`), for builds
+        /// that embed or map the pack.
+        #[arg(long)]
+        pack_only: bool,
         /// Bake every asset even after a failure, and report all failures.
         #[arg(long)]
         keep_going: bool,
@@ -328,6 +332,7 @@ fn main() -> ExitCode {
                     jobs,
                 },
             no_cache,
+            pack_only,
             keep_going,
             verify,
             quiet,
@@ -341,6 +346,7 @@ fn main() -> ExitCode {
                 preset,
                 jobs,
                 use_cache: !no_cache,
+                pack_only,
                 keep_going,
                 verify,
                 quiet,
@@ -436,6 +442,7 @@ struct BakeOptions {
     preset: Option<String>,
     jobs: Option<usize>,
     use_cache: bool,
+    pack_only: bool,
     keep_going: bool,
     verify: bool,
     quiet: bool,
@@ -449,6 +456,7 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
         preset,
         jobs,
         use_cache,
+        pack_only,
         keep_going,
         verify,
         quiet,
@@ -475,6 +483,9 @@ fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String>
         .keep_going(keep_going);
     if let Some(jobs) = jobs {
         baker.jobs(jobs);
+    }
+    if pack_only {
+        baker.tree(false);
     }
     if let Some(key) = sign {
         baker.sign(SigningKey::load(&key).map_err(|e| e.to_string())?);
@@ -552,11 +563,15 @@ fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report) {
         outln!("  made:     {}", made.join(", "));
     }
     outln!(
-        "  output:   {} ({} in {} files listed in assets.hman, from {} of sources)",
+        "  output:   {} ({} in {} files listed in assets.hman, from {} of sources){}",
         report.out_dir.display(),
         human(report.bytes_out),
         report.manifest_entries,
-        human(report.bytes_in)
+        human(report.bytes_in),
+        match report.tree {
+            true => "",
+            false => "; pack only, no runtime tree",
+        }
     );
     let mut codecs: BTreeMap<&'static str, usize> = BTreeMap::new();
     for entry in pak.iter().flat_map(|pak| pak.entries()).flatten() {
@@ -584,10 +599,12 @@ fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report) {
         report.files_removed
     );
     outln!("next:");
-    outln!(
-        "  hearth info {}          every file, its kind and size",
-        report.out_dir.display()
-    );
+    if report.tree {
+        outln!(
+            "  hearth info {}          every file, its kind and size",
+            report.out_dir.display()
+        );
+    }
     outln!(
         "  hearth pack info {}   the pack's layout and entries",
         report.pack_path.display()

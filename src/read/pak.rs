@@ -315,7 +315,12 @@ impl PakReader {
 
     /// [`open`](Self::open) with custom [`Limits`].
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, ReadError> {
-        let file = std::fs::File::open(path)?;
+        Self::map_file(std::fs::File::open(path)?, limits)
+    }
+
+    /// Memory-maps and opens an already opened pack file (the baker opens its previous pack
+    /// without following links).
+    pub(crate) fn map_file(file: std::fs::File, limits: Limits) -> Result<Self, ReadError> {
         if file.metadata()?.len() == 0 {
             return Err(ReadError::Truncated {
                 what: "pack header",

@@ -93,6 +93,69 @@ fn bake_info_check_and_pack_info() {
 }
 
 #[test]
+fn bake_pack_only_verifies_and_checks_through_the_pack() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let (code, out, err) = hearth(
+        &[
+            "bake",
+            "hearth.toml",
+            "-o",
+            "out",
+            "--pack-only",
+            "--verify",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("pack only, no runtime tree"), "{out}");
+    assert!(out.contains("verify: 7 files"), "{out}");
+    assert!(!out.contains("hearth info "), "no tree to describe: {out}");
+    let files: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    assert_eq!(files, ["game.hpack"]);
+    let (code, out, err) = hearth(&["check", "out"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    // A pack-only folder holding a pack of another bake's (its manifest names a file the pack
+    // lacks) fails the check, naming it.
+    let pack = dir.path().join("out/game.hpack");
+    let pak = PakReader::open(&pack).unwrap();
+    let entries: Vec<(String, AssetKind, Vec<u8>)> = pak
+        .entries()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path() != "sounds/hit.ogg")
+        .map(|e| {
+            (
+                e.path().into_owned(),
+                e.kind(),
+                e.bytes().unwrap().into_owned(),
+            )
+        })
+        .collect();
+    drop(pak);
+    let files: Vec<hearth::bake::pack::PackFile<'_>> = entries
+        .iter()
+        .map(|(path, kind, bytes)| hearth::bake::pack::PackFile {
+            path,
+            kind: *kind,
+            bytes,
+            codec: hearth::Codec::None,
+            level: None,
+        })
+        .collect();
+    std::fs::write(&pack, hearth::bake::pack::build(4, &files)).unwrap();
+    let (code, _, err) = hearth(&["check", "out"], dir.path());
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("sounds/hit.ogg") && err.contains("does not exist"),
+        "{err}"
+    );
+}
+
+#[test]
 fn exit_codes_for_failures_and_usage() {
     let dir = tempfile::tempdir().unwrap();
     let (code, _, err) = hearth(&["bake", "missing.toml"], dir.path());

@@ -10,6 +10,7 @@ mod cargo;
 mod cli;
 mod containment;
 mod names;
+mod pack_only;
 mod pipeline;
 mod report;
 mod shared_cache;

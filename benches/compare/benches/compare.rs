@@ -449,6 +449,23 @@ fn style_bench(c: &mut Criterion) {
                 )
             });
         }
+        // The pack alone (`tree = false`): what pak writes.
+        group.bench_function(format!("bake/{target}/hearth_pack_only_jobs_2"), |b| {
+            b.iter_batched(
+                || tempfile::tempdir_in(parent).unwrap(),
+                |out| {
+                    let report = Baker::new(style.hearth_manifest(), out.path())
+                        .jobs(2)
+                        .cache(false)
+                        .tree(false)
+                        .run()
+                        .unwrap();
+                    black_box(report);
+                    out
+                },
+                BatchSize::PerIteration,
+            )
+        });
         group.bench_function(format!("bake/{target}/pak"), |b| {
             b.iter_custom(|iters| {
                 let n = iters.to_string();

@@ -2,7 +2,7 @@
 //! scene fixture, a bitmap font, 16 bitmaps of 256², 64 blobs, snap) spends its time: the
 //! phases of `Baker::run` timed from its progress events, over ROUNDS fresh output folders.
 //!
-//! `cargo run -p hearth-compare --release --example style_phases -- [ROUNDS] [DIR] [JOBS]`
+//! `cargo run -p hearth-compare --release --example style_phases -- [ROUNDS] [DIR] [JOBS] [pack-only]`
 #[path = "../../data/mod.rs"]
 mod data;
 use hearth::bake::{Baker, Progress};
@@ -18,6 +18,7 @@ fn main() {
         .map(std::path::PathBuf::from)
         .unwrap_or(std::env::temp_dir());
     let jobs: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(2);
+    let tree = args.get(4).map(String::as_str) != Some("pack-only");
     let content = tempfile::tempdir().unwrap();
     let manifest = style_content(content.path());
     let mut rows: Vec<[f64; 5]> = Vec::new();
@@ -29,6 +30,7 @@ fn main() {
         Baker::new(manifest.as_path(), out.path())
             .jobs(jobs)
             .cache(false)
+            .tree(tree)
             .on_progress(move |p| {
                 let t = t0.elapsed().as_secs_f64() * 1e3;
                 let mut m = m.lock().unwrap();

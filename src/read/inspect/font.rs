@@ -45,7 +45,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     };
     for (index, page) in font.pages().enumerate() {
         match tree.by_hash.get(&page) {
-            Some(path) if tree.root.join(path).is_file() => {}
+            Some(path) if tree.files.has(path) => {}
             Some(path) => problems.push(format!("`{rel}`: page {index} `{path}` is missing")),
             None => problems.push(format!(
                 "`{rel}`: page {index} ({page:#018x}) is not in {MANIFEST_PATH}"

@@ -49,13 +49,12 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     if !rel.ends_with(".hmesh") {
         return;
     }
-    let root = tree.root;
     let mesh = match crate::read::mesh::MeshView::parse(bytes) {
         Ok(mesh) => mesh,
         Err(e) => return problems.push(format!("`{rel}`: {e}")),
     };
     let anim_rel = format!("{}.hanim", rel.trim_end_matches(".hmesh"));
-    if let Ok(anim) = std::fs::read(root.join(&anim_rel)) {
+    if let Some(anim) = tree.files.read(&anim_rel) {
         let joints = mesh.skeleton.as_ref().map(|s| s.len() as u32).unwrap_or(0);
         let targets = mesh
             .morph_targets
@@ -69,7 +68,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
         }
     }
     let hmat_rel = format!("{}.hmat", rel.trim_end_matches(".hmesh"));
-    let Ok(hmat) = std::fs::read(root.join(&hmat_rel)) else {
+    let Some(hmat) = tree.files.read(&hmat_rel) else {
         return problems.push(format!("`{rel}`: companion `{hmat_rel}` is missing"));
     };
     match crate::read::material::MaterialTable::parse(&hmat) {
@@ -97,7 +96,7 @@ pub(super) fn check_texture_refs(
 ) {
     for reference in table.texture_refs() {
         match tree.by_hash.get(&reference) {
-            Some(path) if tree.root.join(path).is_file() => {}
+            Some(path) if tree.files.has(path) => {}
             Some(path) => problems.push(format!("`{hmat_rel}`: texture `{path}` is missing")),
             None => problems.push(format!(
                 "`{hmat_rel}`: texture ref {reference:#018x} is not in {MANIFEST_PATH}"

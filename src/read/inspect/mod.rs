@@ -96,15 +96,53 @@ pub fn describe(kind: AssetKind, bytes: &[u8]) -> Option<Result<String, ReadErro
     kind_tools(kind)?.describe.map(|describe| describe(bytes))
 }
 
+/// Where a check finds a bake's files: its runtime tree, or a pack-only bake's pack.
+#[derive(Debug, Clone, Copy)]
+pub enum BakedFiles<'a> {
+    /// The runtime tree in this folder.
+    Tree(&'a Path),
+    /// The pack of a pack-only bake (`tree = false`), which has no tree.
+    Pack(&'a PakReader),
+}
+
+impl BakedFiles<'_> {
+    /// Whether the bake has a file at runtime path `rel`.
+    pub fn has(&self, rel: &str) -> bool {
+        match self {
+            BakedFiles::Tree(root) => root.join(rel).is_file(),
+            BakedFiles::Pack(pak) => pak.find(rel).is_ok_and(|entry| entry.is_some()),
+        }
+    }
+
+    /// The bytes of the bake's file at `rel`, when it has one that reads.
+    pub fn read(&self, rel: &str) -> Option<Vec<u8>> {
+        match self {
+            BakedFiles::Tree(root) => std::fs::read(root.join(rel)).ok(),
+            BakedFiles::Pack(pak) => pak.get(rel).ok().flatten().map(|b| b.into_owned()),
+        }
+    }
+}
+
 /// What a kind's check sees of the output folder it checks.
 #[derive(Debug)]
 pub struct TreeCheck<'a> {
-    /// The output folder.
-    pub root: &'a Path,
+    /// The bake's files.
+    pub files: BakedFiles<'a>,
     /// `assets.hman`'s rows: path -> hash.
     pub listed: BTreeMap<&'a str, u64>,
     /// `assets.hman`'s rows: hash -> path.
     pub by_hash: BTreeMap<u64, &'a str>,
+}
+
+impl<'a> TreeCheck<'a> {
+    /// The check of a bake whose files are `files` and whose manifest rows are `rows`.
+    pub fn new(files: BakedFiles<'a>, rows: &[hman::ManifestEntry<'a>]) -> Self {
+        Self {
+            files,
+            listed: rows.iter().map(|r| (r.path, r.hash)).collect(),
+            by_hash: rows.iter().map(|r| (r.hash, r.path)).collect(),
+        }
+    }
 }
 
 /// Where a pack's bytes go.
@@ -221,12 +259,12 @@ pub fn file_counts(kind: AssetKind, bytes: &[u8]) -> Result<Vec<(&'static str, u
 }
 
 /// Whether `dir` holds a bake of its own (a preset's `output` subfolder): its own
-/// `assets.hman` next to hearth's bookkeeping (`.hearth-lock`, `.hearth-cache`), which every
-/// bake writes into its output folder and no runtime tree contains (runtime paths have no
-/// dot-leading components).
+/// `assets.hman` (or, pack-only, a `.hpack`) next to hearth's bookkeeping (`.hearth-lock`,
+/// `.hearth-cache`), which every bake writes into its output folder and no runtime tree
+/// contains (runtime paths have no dot-leading components).
 pub fn is_bake_folder(dir: &Path) -> bool {
-    dir.join(MANIFEST_PATH).is_file()
-        && (dir.join(".hearth-lock").is_file() || dir.join(".hearth-cache").is_file())
+    (dir.join(".hearth-lock").is_file() || dir.join(".hearth-cache").is_file())
+        && (dir.join(MANIFEST_PATH).is_file() || root_packs(dir).next().is_some())
 }
 
 /// Files of a runtime tree, relative and `/`-separated, sorted. Left out: hearth's own
@@ -300,7 +338,8 @@ fn walk_tree(root: &Path) -> std::io::Result<Walk> {
 /// texture refs resolve through the manifest to existing files. A subfolder holding a bake of
 /// its own (a preset's `output`, see [`is_bake_folder`]) is not part of the tree: it is
 /// checked the same way on its own, its problems prefixed with its path (`mobile/: …`); a
-/// folder holding only such bakes (no file of its own) is checked through them.
+/// folder holding only such bakes (no file of its own) is checked through them. A pack-only
+/// bake's folder (one `.hpack`, no tree) has its pack checked the same way, entry for file.
 /// Returns the problems found (empty when all is well) and the number of files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let (files, nested) = match walk_tree(root) {
@@ -318,10 +357,10 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
                 && !e.file_name().to_string_lossy().starts_with('.')
         });
     let container = !nested.is_empty() && files.is_empty() && !own_file_at_root;
-    let (mut problems, mut count) = if container {
-        (Vec::new(), 0)
-    } else {
-        check_tree(root, &files)
+    let (mut problems, mut count) = match (container, pack_only(root, &files)) {
+        (true, _) => (Vec::new(), 0),
+        (false, Some(pack)) => check_pack_only(root, &pack),
+        (false, None) => check_tree(root, &files),
     };
     for sub in nested {
         let (sub_problems, sub_count) = check_output(&root.join(&sub));
@@ -331,18 +370,36 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     (problems, count)
 }
 
+/// The pack of a pack-only bake's folder (`tree = false`): no tree file, no `assets.hman`, and
+/// one `.hpack` at the root.
+fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
+    if !files.is_empty() || root.join(MANIFEST_PATH).exists() {
+        return None;
+    }
+    let mut packs = root_packs(root);
+    let pack = packs.next()?;
+    packs.next().is_none().then_some(pack)
+}
+
+/// The non-hidden `.hpack` files at the root of a folder.
+fn root_packs(root: &Path) -> impl Iterator<Item = PathBuf> {
+    std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("hpack"))
+                && p.file_name()
+                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+        })
+}
+
 /// [`check_output`] of one output folder whose tree is `files`.
 fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) {
-    let mut problems = Vec::new();
-    let journal = root
-        .join(crate::format::STAGING_DIR)
-        .join(crate::format::JOURNAL_FILE);
-    if journal.exists() {
-        problems.push(format!(
-            "{}: an interrupted bake's commit is pending (`hearth check` or the next bake finishes it)",
-            journal.display()
-        ));
-    }
+    let mut problems = pending_commit(root);
     let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -355,55 +412,24 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
     match hman::parse(&manifest_bytes) {
         Err(e) => problems.push(format!("{MANIFEST_PATH}: {e}")),
         Ok(rows) => {
-            let tree = TreeCheck {
-                root,
-                listed: rows.iter().map(|r| (r.path, r.hash)).collect(),
-                by_hash: rows.iter().map(|r| (r.hash, r.path)).collect(),
-            };
-            check_names(root, &tree, &mut problems);
-            for row in &rows {
-                if !root.join(row.path).is_file() {
-                    problems.push(format!("{MANIFEST_PATH}: `{}` does not exist", row.path));
-                }
-                if hash_runtime_path(row.path) != row.hash {
-                    problems.push(format!(
-                        "{MANIFEST_PATH}: hash {:#018x} does not match `{}`",
-                        row.hash, row.path
-                    ));
-                }
-            }
-            for (rel, path) in files {
-                let bookkeeping = rel == MANIFEST_PATH || rel == NAMES_PATH;
-                if !bookkeeping && !tree.listed.contains_key(rel.as_str()) {
-                    problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
-                }
-                let Some(check) = kind_tools_for_path(rel).and_then(|tools| tools.check) else {
-                    continue;
-                };
-                match std::fs::read(path) {
-                    Ok(bytes) => check(&tree, rel, &bytes, &mut problems),
-                    Err(e) => problems.push(format!("`{rel}`: {e}")),
-                }
-            }
+            let check = TreeCheck::new(BakedFiles::Tree(root), &rows);
+            let read = |rel: &str| std::fs::read(root.join(rel)).map_err(|e| e.to_string());
+            check_bake(
+                &check,
+                &rows,
+                files.iter().map(|(rel, _)| rel.as_str()),
+                read,
+                &mut problems,
+            );
         }
     }
     // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
     let listed_kinds = manifest_kinds(root);
     // The packs: root `.hpack` files the manifest does not list (a listed one is a baked file).
-    let packs = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("hpack"))
-        })
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            name.is_none_or(|n| !n.starts_with('.') && !listed_kinds.contains_key(&n))
-        });
+    let packs = root_packs(root).filter(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        name.is_none_or(|n| !listed_kinds.contains_key(&n))
+    });
     for pack_path in packs {
         let name = pack_path.display();
         let pak = match PakReader::open_verified(&pack_path) {
@@ -417,19 +443,8 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
         for entry in pak.entries().flatten() {
             in_pack += 1;
             let path = entry.path();
-            if pak.version() >= 4 {
-                let want = match listed_kinds.get(&*path) {
-                    Some(kind) => *kind,
-                    None if path == MANIFEST_PATH => AssetKind::MANIFEST,
-                    None if path == NAMES_PATH => AssetKind::NAMES,
-                    None => AssetKind::BLOB,
-                };
-                if entry.kind() != want {
-                    problems.push(format!(
-                        "{name}: `{path}` has kind {}, but {MANIFEST_PATH} says {want}",
-                        entry.kind()
-                    ));
-                }
+            if let Some(problem) = kind_problem(&pak, &entry, &listed_kinds) {
+                problems.push(format!("{name}: {problem}"));
             }
             match (std::fs::read(root.join(&*path)), entry.bytes()) {
                 (Ok(on_disk), Ok(packed)) if on_disk == *packed => {}
@@ -450,12 +465,141 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
     (problems, files.len())
 }
 
-/// `assets.hnames`, when the tree has one (older bakes do not): it parses, and every row
+/// A pack-only bake's folder (see [`check_output`]): its one pack, checked as a tree is.
+fn check_pack_only(root: &Path, pack_path: &Path) -> (Vec<String>, usize) {
+    let mut problems = pending_commit(root);
+    let name = pack_path.display();
+    let pak = match PakReader::open_verified(pack_path) {
+        Ok(pak) => pak,
+        Err(e) => return (vec![format!("{name}: {e}")], 0),
+    };
+    let manifest_bytes = match pak.get(MANIFEST_PATH) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return (vec![format!("{name}: no `{MANIFEST_PATH}` entry")], 0),
+        Err(e) => return (vec![format!("{name}: `{MANIFEST_PATH}`: {e}")], 0),
+    };
+    let paths: Vec<String> = pak
+        .entries()
+        .flatten()
+        .map(|e| e.path().into_owned())
+        .collect();
+    match hman::parse(&manifest_bytes) {
+        Err(e) => problems.push(format!("{name}: {MANIFEST_PATH}: {e}")),
+        Ok(rows) => {
+            let check = TreeCheck::new(BakedFiles::Pack(&pak), &rows);
+            let read = |rel: &str| match pak.get(rel) {
+                Ok(Some(bytes)) => Ok(bytes.into_owned()),
+                Ok(None) => Err("not in the pack".to_owned()),
+                Err(e) => Err(e.to_string()),
+            };
+            check_bake(
+                &check,
+                &rows,
+                paths.iter().map(String::as_str),
+                read,
+                &mut problems,
+            );
+            let listed_kinds = rows
+                .iter()
+                .map(|row| (row.path.to_owned(), row.kind))
+                .collect();
+            for entry in pak.entries().flatten() {
+                if let Some(problem) = kind_problem(&pak, &entry, &listed_kinds) {
+                    problems.push(format!("{name}: {problem}"));
+                }
+            }
+        }
+    }
+    (problems, paths.len())
+}
+
+/// An interrupted commit in an output folder, as a problem.
+fn pending_commit(root: &Path) -> Vec<String> {
+    let journal = root
+        .join(crate::format::STAGING_DIR)
+        .join(crate::format::JOURNAL_FILE);
+    match journal.exists() {
+        true => vec![format!(
+            "{}: an interrupted bake's commit is pending (`hearth check` or the next bake finishes it)",
+            journal.display()
+        )],
+        false => Vec::new(),
+    }
+}
+
+/// The checks of a bake's files, wherever they are: every manifest row names a file the bake
+/// has and hashes to its path; every file (`paths`, read by `read`) is listed, and passes its
+/// kind's check; the name table names listed files.
+fn check_bake<'p>(
+    check: &TreeCheck<'_>,
+    rows: &[hman::ManifestEntry<'_>],
+    paths: impl Iterator<Item = &'p str>,
+    read: impl Fn(&str) -> Result<Vec<u8>, String>,
+    problems: &mut Vec<String>,
+) {
+    check_names(check, problems);
+    for row in rows {
+        if !check.files.has(row.path) {
+            problems.push(format!("{MANIFEST_PATH}: `{}` does not exist", row.path));
+        }
+        if hash_runtime_path(row.path) != row.hash {
+            problems.push(format!(
+                "{MANIFEST_PATH}: hash {:#018x} does not match `{}`",
+                row.hash, row.path
+            ));
+        }
+    }
+    for rel in paths {
+        let bookkeeping = rel == MANIFEST_PATH || rel == NAMES_PATH;
+        if !bookkeeping && !check.listed.contains_key(rel) {
+            problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
+        }
+        let Some(kind_check) = kind_tools_for_path(rel).and_then(|tools| tools.check) else {
+            continue;
+        };
+        match read(rel) {
+            Ok(bytes) => kind_check(check, rel, &bytes, problems),
+            Err(e) => problems.push(format!("`{rel}`: {e}")),
+        }
+    }
+}
+
+/// A v4 (or later) pack entry whose kind is not its manifest row's (the manifest itself:
+/// MANIFEST; the name table: NAMES; no row: BLOB), as a problem.
+fn kind_problem(
+    pak: &PakReader,
+    entry: &crate::read::pak::Entry<'_>,
+    listed_kinds: &BTreeMap<String, AssetKind>,
+) -> Option<String> {
+    if pak.version() < 4 {
+        return None;
+    }
+    let path = entry.path();
+    let want = match listed_kinds.get(&*path) {
+        Some(kind) => *kind,
+        None if path == MANIFEST_PATH => AssetKind::MANIFEST,
+        None if path == NAMES_PATH => AssetKind::NAMES,
+        None => AssetKind::BLOB,
+    };
+    (entry.kind() != want).then(|| {
+        format!(
+            "`{path}` has kind {}, but {MANIFEST_PATH} says {want}",
+            entry.kind()
+        )
+    })
+}
+
+/// `assets.hnames`, when the bake has one (older bakes do not): it parses, and every row
 /// names a file `assets.hman` lists, by its hash.
-fn check_names(root: &Path, tree: &TreeCheck<'_>, problems: &mut Vec<String>) {
+fn check_names(tree: &TreeCheck<'_>, problems: &mut Vec<String>) {
     // A bookkeeping file: opened without following a link, regular files only.
-    let Ok(bytes) = crate::read::regular_file::read_regular(&root.join(NAMES_PATH), u64::MAX)
-    else {
+    let bytes = match tree.files {
+        BakedFiles::Tree(root) => {
+            crate::read::regular_file::read_regular(&root.join(NAMES_PATH), u64::MAX).ok()
+        }
+        BakedFiles::Pack(_) => tree.files.read(NAMES_PATH),
+    };
+    let Some(bytes) = bytes else {
         return;
     };
     match NamesView::parse(&bytes) {

@@ -38,7 +38,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
     for (index, placed) in scene.refs().enumerate() {
         for hash in placed.mesh().into_iter().chain(placed.materials()) {
             match tree.by_hash.get(&hash) {
-                Some(path) if tree.root.join(path).is_file() => {}
+                Some(path) if tree.files.has(path) => {}
                 Some(path) => problems.push(format!("`{rel}`: ref {index}: `{path}` is missing")),
                 None => problems.push(format!(
                     "`{rel}`: ref {index}: {hash:#018x} is not in {MANIFEST_PATH}"
