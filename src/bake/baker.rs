@@ -591,29 +591,8 @@ impl Baker {
                 true => Cache::load(out_dir),
                 false => (Cache::default(), None),
             };
-            // The output tree's files, listed once: cached outputs must still be there (or,
-            // for a pack-only bake, be gone: the folder holds the pack alone).
-            let mut outputs = PreviousOutputs {
-                pack_only: !target.tree,
-                ..PreviousOutputs::default()
-            };
-            // (A pack-only bake lists its folder whatever the cache says: a tree left there
-            // by a tree bake goes.)
-            if old_cache.assets.is_empty() && target.tree {
-                return Ok((old_cache, warning.into_iter().collect(), outputs));
-            }
-            outputs.tree = TreeListing::list(out_dir)?;
             let mut warnings: Vec<String> = warning.into_iter().collect();
-            if let (false, Some(pack)) = (target.tree, &old_cache.pack) {
-                let path = out_dir.join(pack_file_name(config));
-                match open_previous_pack(&path, pack.size) {
-                    Ok(pack) => outputs.pack = pack,
-                    Err(why) => warnings.push(format!(
-                        "{}: the previous pack is unusable ({why}); its assets are baked again",
-                        path.display()
-                    )),
-                }
-            }
+            let outputs = previous_outputs(config, target, &old_cache, &mut warnings)?;
             Ok((old_cache, warnings, outputs))
         };
         let (plan, loaded) = match self.thread_count() {
@@ -1279,6 +1258,36 @@ struct Settled<'p> {
     names: Option<Vec<u8>>,
     /// What `names` is built from besides the assets (see [`Cache::names_input`]).
     names_input: u64,
+}
+
+/// Where the previous bake's outputs are. The output tree's files, listed once: a cached
+/// output must still be there, or for a pack-only bake be gone (the folder holds the pack
+/// alone, so a pack-only bake lists it whatever the cache says) and be in the previous pack.
+fn previous_outputs(
+    config: &Config,
+    target: &Target<'_>,
+    old_cache: &Cache,
+    warnings: &mut Vec<String>,
+) -> Result<PreviousOutputs, BakeError> {
+    let mut outputs = PreviousOutputs {
+        pack_only: !target.tree,
+        ..PreviousOutputs::default()
+    };
+    if old_cache.assets.is_empty() && target.tree {
+        return Ok(outputs);
+    }
+    outputs.tree = TreeListing::list(&target.out_dir)?;
+    if let (false, Some(pack)) = (target.tree, &old_cache.pack) {
+        let path = target.out_dir.join(pack_file_name(config));
+        match open_previous_pack(&path, pack.size) {
+            Ok(pack) => outputs.pack = pack,
+            Err(why) => warnings.push(format!(
+                "{}: the previous pack is unusable ({why}); its assets are baked again",
+                path.display()
+            )),
+        }
+    }
+    Ok(outputs)
 }
 
 /// Phase "lock and recover": creates the output folder, holds its lock for the rest of the
