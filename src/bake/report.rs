@@ -74,16 +74,14 @@ pub fn html_with_timeline(
 
 /// The page of [`html`], without a timeline.
 fn files_page(out: &Path, bake: Option<&Report>) -> Result<String, String> {
-    let files =
-        crate::read::inspect::tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    // The tree, or a pack-only bake's pack.
+    let folder = crate::read::inspect::OutputFolder::open(out)?;
+    let files = folder.paths();
     if files.is_empty() {
         return Err(format!("{}: no baked files (bake first)", out.display()));
     }
-    let kinds = crate::read::inspect::manifest_kinds(out);
-    // Bookkeeping files: opened without following links, regular files only.
-    let bookkeeping = |name: &str| {
-        crate::read::regular_file::read_regular(&out.join(name), u64::MAX).unwrap_or_default()
-    };
+    let kinds = folder.manifest_kinds();
+    let bookkeeping = |name: &str| folder.read(name).unwrap_or_default();
     let manifest = bookkeeping(crate::format::hman::MANIFEST_PATH);
     let hashes: BTreeMap<&str, u64> = crate::format::hman::parse(&manifest)
         .map(|rows| rows.iter().map(|row| (row.path, row.hash)).collect())
@@ -148,7 +146,7 @@ fn files_page(out: &Path, bake: Option<&Report>) -> Result<String, String> {
         .unwrap_or_default();
 
     let mut rows = Vec::new();
-    for (rel, path) in &files {
+    for rel in &files {
         let Some(kind) = kinds
             .get(rel)
             .copied()
@@ -157,7 +155,7 @@ fn files_page(out: &Path, bake: Option<&Report>) -> Result<String, String> {
         else {
             continue; // the pack itself, shown in the summary
         };
-        let bytes = std::fs::read(path).map_err(|e| format!("{rel}: {e}"))?;
+        let bytes = folder.read(rel).map_err(|e| format!("{rel}: {e}"))?;
         let (details, thumbnail) = describe(kind, &bytes);
         let source = source_of.get(rel.as_str()).copied();
         rows.push(FileRow {

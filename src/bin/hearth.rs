@@ -8,7 +8,7 @@ use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
     check_output, file_counts, has_counts, kind_from_path, kind_tools, manifest_kinds, pack_layout,
-    tree_files,
+    tree_files, OutputFolder,
 };
 use hearth::read::signed::fingerprint;
 use hearth::{AssetKind, Assets, PakReader};
@@ -599,12 +599,10 @@ fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report) {
         report.files_removed
     );
     outln!("next:");
-    if report.tree {
-        outln!(
-            "  hearth info {}          every file, its kind and size",
-            report.out_dir.display()
-        );
-    }
+    outln!(
+        "  hearth info {}          every file, its kind and size",
+        report.out_dir.display()
+    );
     outln!(
         "  hearth pack info {}   the pack's layout and entries",
         report.pack_path.display()
@@ -627,27 +625,55 @@ fn init(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The files `hearth info` describes, as (runtime path, file, kind): every file of an output
-/// folder, or the one file given. Kinds come from the `assets.hman` row naming the file, else
-/// from its extension.
-fn info_files(out: &Path) -> Result<Vec<(String, PathBuf, AssetKind)>, String> {
+/// What `hearth info` reads: one file, or an output folder (its tree, or a pack-only bake's
+/// pack).
+enum InfoSource {
+    File(PathBuf),
+    Folder(OutputFolder),
+}
+
+impl InfoSource {
+    fn size(&self, rel: &str) -> Result<u64, String> {
+        match self {
+            InfoSource::File(path) => std::fs::metadata(path)
+                .map(|meta| meta.len())
+                .map_err(|e| e.to_string()),
+            InfoSource::Folder(folder) => folder.size(rel),
+        }
+    }
+
+    fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
+        match self {
+            InfoSource::File(path) => std::fs::read(path).map_err(|e| e.to_string()),
+            InfoSource::Folder(folder) => folder.read(rel),
+        }
+    }
+}
+
+/// The files `hearth info` describes, as (runtime path, kind), and where they are read: every
+/// file of an output folder, or the one file given. Kinds come from the `assets.hman` row
+/// naming the file, else from its extension.
+fn info_files(out: &Path) -> Result<(InfoSource, Vec<(String, AssetKind)>), String> {
     let meta = std::fs::metadata(out).map_err(|e| format!("{}: {e}", out.display()))?;
     if !meta.is_dir() {
         let rel = out.display().to_string();
-        return Ok(vec![(rel, out.to_path_buf(), kind_of_file(out))]);
+        let kind = kind_of_file(out);
+        return Ok((InfoSource::File(out.to_path_buf()), vec![(rel, kind)]));
     }
-    let files = tree_files(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let listed = manifest_kinds(out);
-    Ok(files
+    let folder = OutputFolder::open(out)?;
+    let listed = folder.manifest_kinds();
+    let files = folder
+        .paths()
         .into_iter()
-        .map(|(rel, path)| {
+        .map(|rel| {
             let kind = listed
                 .get(&rel)
                 .copied()
                 .unwrap_or_else(|| kind_from_path(&rel));
-            (rel, path, kind)
+            (rel, kind)
         })
-        .collect())
+        .collect();
+    Ok((InfoSource::Folder(folder), files))
 }
 
 /// The kind of one file: its row in the nearest `assets.hman` above it that lists it, else
@@ -674,16 +700,16 @@ fn kind_of_file(file: &Path) -> AssetKind {
 }
 
 fn info(out: &Path) -> Result<(), String> {
-    let files = info_files(out)?;
+    let (source, files) = info_files(out)?;
     let mut totals: BTreeMap<AssetKind, (usize, u64)> = Default::default();
     outln!("{:<48} {:<9} {:>12}  details", "file", "kind", "size");
-    for (rel, path, kind) in &files {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    for (rel, kind) in &files {
+        let size = source.size(rel).unwrap_or(0);
         let details = kind_tools(*kind)
             .and_then(|tools| tools.describe)
             .map(|describe| {
-                std::fs::read(path)
-                    .map_err(|e| e.to_string())
+                source
+                    .read(rel)
                     .and_then(|bytes| describe(&bytes).map_err(|e| e.to_string()))
                     .unwrap_or_else(|e| format!("INVALID: {e}"))
             })
@@ -712,20 +738,18 @@ fn info(out: &Path) -> Result<(), String> {
 
 /// One file as a JSON object: `path`, `kind` (its name), `size`, and its kind's counts, or
 /// `error` when it cannot be read.
-fn file_json(rel: &str, path: &Path, kind: AssetKind) -> Value {
+fn file_json(rel: &str, source: &InfoSource, kind: AssetKind) -> Value {
     let mut object = Map::new();
     object.insert("path".into(), rel.into());
     object.insert("kind".into(), kind.to_string().into());
-    let counts = std::fs::metadata(path)
-        .map_err(|e| e.to_string())
-        .and_then(|meta| {
-            object.insert("size".into(), meta.len().into());
-            if !has_counts(kind) {
-                return Ok(Vec::new());
-            }
-            let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-            file_counts(kind, &bytes).map_err(|e| e.to_string())
-        });
+    let counts = source.size(rel).and_then(|size| {
+        object.insert("size".into(), size.into());
+        if !has_counts(kind) {
+            return Ok(Vec::new());
+        }
+        let bytes = source.read(rel)?;
+        file_counts(kind, &bytes).map_err(|e| e.to_string())
+    });
     match counts {
         Ok(counts) => {
             for (name, value) in counts {
@@ -743,9 +767,10 @@ fn info_json(out: &Path) -> Result<(), String> {
     let is_dir = std::fs::metadata(out)
         .map_err(|e| format!("{}: {e}", out.display()))?
         .is_dir();
-    let files: Vec<Value> = info_files(out)?
+    let (source, files) = info_files(out)?;
+    let files: Vec<Value> = files
         .iter()
-        .map(|(rel, path, kind)| file_json(rel, path, *kind))
+        .map(|(rel, kind)| file_json(rel, &source, *kind))
         .collect();
     let invalid = files.iter().filter(|f| f.get("error").is_some()).count();
     let document = if is_dir {
@@ -1053,6 +1078,11 @@ fn get_named(
 
 /// `hearth names`: every row of the name table, one per line (tab-separated) or as JSON.
 fn names(source: &Path, json: bool) -> Result<(), String> {
+    // A pack-only bake's folder: its pack.
+    let pack = tree_files(source)
+        .ok()
+        .and_then(|files| hearth::read::inspect::pack_only(source, &files));
+    let source = pack.as_deref().unwrap_or(source);
     let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
     let table = assets
         .names()

@@ -370,9 +370,94 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     (problems, count)
 }
 
-/// The pack of a pack-only bake's folder (`tree = false`): no tree file, no `assets.hman`, and
-/// one `.hpack` at the root.
-fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
+/// An output folder as the tools read it (`hearth info`, `hearth report`): a runtime tree, or
+/// the pack of a pack-only bake (`tree = false`), whose entries stand for the tree's files.
+#[derive(Debug)]
+pub enum OutputFolder {
+    /// A runtime tree at `root`: its files (see [`tree_files`]).
+    Tree {
+        /// The output folder.
+        root: PathBuf,
+        /// Its files: (runtime path, path on disk), sorted.
+        files: Vec<(String, PathBuf)>,
+    },
+    /// A pack-only bake's folder: its one pack, opened.
+    Pack(PakReader),
+}
+
+impl OutputFolder {
+    /// Reads the output folder `root`: its tree, or for a pack-only bake its pack.
+    pub fn open(root: &Path) -> Result<Self, String> {
+        let at = |e: &dyn std::fmt::Display| format!("{}: {e}", root.display());
+        let files = tree_files(root).map_err(|e| at(&e))?;
+        match pack_only(root, &files) {
+            Some(pack) => PakReader::open(&pack)
+                .map(OutputFolder::Pack)
+                .map_err(|e| format!("{}: {e}", pack.display())),
+            None => Ok(OutputFolder::Tree {
+                root: root.to_path_buf(),
+                files,
+            }),
+        }
+    }
+
+    /// The baked files' runtime paths, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        match self {
+            OutputFolder::Tree { files, .. } => files.iter().map(|(rel, _)| rel.clone()).collect(),
+            OutputFolder::Pack(pak) => pak
+                .entries()
+                .flatten()
+                .map(|e| e.path().into_owned())
+                .collect(),
+        }
+    }
+
+    /// The size of the baked file at `rel`.
+    pub fn size(&self, rel: &str) -> Result<u64, String> {
+        match self {
+            OutputFolder::Tree { root, .. } => std::fs::metadata(root.join(rel))
+                .map(|meta| meta.len())
+                .map_err(|e| e.to_string()),
+            OutputFolder::Pack(pak) => match pak.find(rel) {
+                Ok(Some(entry)) => Ok(entry.size()),
+                Ok(None) => Err("not in the pack".to_owned()),
+                Err(e) => Err(e.to_string()),
+            },
+        }
+    }
+
+    /// The bytes of the baked file at `rel` (a tree's bookkeeping files, `assets.hman` and
+    /// `assets.hnames`, are opened without following a link).
+    pub fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
+        match self {
+            OutputFolder::Tree { root, .. } if rel == MANIFEST_PATH || rel == NAMES_PATH => {
+                crate::read::regular_file::read_regular(&root.join(rel), u64::MAX)
+                    .map_err(|e| e.to_string())
+            }
+            OutputFolder::Tree { root, .. } => {
+                std::fs::read(root.join(rel)).map_err(|e| e.to_string())
+            }
+            OutputFolder::Pack(pak) => match pak.get(rel) {
+                Ok(Some(bytes)) => Ok(bytes.into_owned()),
+                Ok(None) => Err("not in the pack".to_owned()),
+                Err(e) => Err(e.to_string()),
+            },
+        }
+    }
+
+    /// The kind of each file the bake's `assets.hman` lists, by runtime path.
+    pub fn manifest_kinds(&self) -> BTreeMap<String, AssetKind> {
+        let bytes = self.read(MANIFEST_PATH).unwrap_or_default();
+        hman::parse(&bytes)
+            .map(|rows| rows.iter().map(|r| (r.path.to_owned(), r.kind)).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The pack of a pack-only bake's folder (`tree = false`) whose tree files are `files`: no tree
+/// file, no `assets.hman`, and one `.hpack` at the root.
+pub fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
     if !files.is_empty() || root.join(MANIFEST_PATH).exists() {
         return None;
     }
