@@ -54,7 +54,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
         Err(e) => return problems.push(format!("`{rel}`: {e}")),
     };
     let anim_rel = format!("{}.hanim", rel.trim_end_matches(".hmesh"));
-    if let Some(anim) = tree.files.read(&anim_rel) {
+    if let Ok(anim) = tree.files.read(&anim_rel) {
         let joints = mesh.skeleton.as_ref().map(|s| s.len() as u32).unwrap_or(0);
         let targets = mesh
             .morph_targets
@@ -68,7 +68,7 @@ fn check(tree: &TreeCheck<'_>, rel: &str, bytes: &[u8], problems: &mut Vec<Strin
         }
     }
     let hmat_rel = format!("{}.hmat", rel.trim_end_matches(".hmesh"));
-    let Some(hmat) = tree.files.read(&hmat_rel) else {
+    let Ok(hmat) = tree.files.read(&hmat_rel) else {
         return problems.push(format!("`{rel}`: companion `{hmat_rel}` is missing"));
     };
     match crate::read::material::MaterialTable::parse(&hmat) {

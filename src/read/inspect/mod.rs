@@ -96,38 +96,11 @@ pub fn describe(kind: AssetKind, bytes: &[u8]) -> Option<Result<String, ReadErro
     kind_tools(kind)?.describe.map(|describe| describe(bytes))
 }
 
-/// Where a check finds a bake's files: its runtime tree, or a pack-only bake's pack.
-#[derive(Debug, Clone, Copy)]
-pub enum BakedFiles<'a> {
-    /// The runtime tree in this folder.
-    Tree(&'a Path),
-    /// The pack of a pack-only bake (`tree = false`), which has no tree.
-    Pack(&'a PakReader),
-}
-
-impl BakedFiles<'_> {
-    /// Whether the bake has a file at runtime path `rel`.
-    pub fn has(&self, rel: &str) -> bool {
-        match self {
-            BakedFiles::Tree(root) => root.join(rel).is_file(),
-            BakedFiles::Pack(pak) => pak.find(rel).is_ok_and(|entry| entry.is_some()),
-        }
-    }
-
-    /// The bytes of the bake's file at `rel`, when it has one that reads.
-    pub fn read(&self, rel: &str) -> Option<Vec<u8>> {
-        match self {
-            BakedFiles::Tree(root) => std::fs::read(root.join(rel)).ok(),
-            BakedFiles::Pack(pak) => pak.get(rel).ok().flatten().map(|b| b.into_owned()),
-        }
-    }
-}
-
 /// What a kind's check sees of the output folder it checks.
 #[derive(Debug)]
 pub struct TreeCheck<'a> {
     /// The bake's files.
-    pub files: BakedFiles<'a>,
+    pub files: &'a OutputFolder,
     /// `assets.hman`'s rows: path -> hash.
     pub listed: BTreeMap<&'a str, u64>,
     /// `assets.hman`'s rows: hash -> path.
@@ -136,7 +109,7 @@ pub struct TreeCheck<'a> {
 
 impl<'a> TreeCheck<'a> {
     /// The check of a bake whose files are `files` and whose manifest rows are `rows`.
-    pub fn new(files: BakedFiles<'a>, rows: &[hman::ManifestEntry<'a>]) -> Self {
+    pub fn new(files: &'a OutputFolder, rows: &[hman::ManifestEntry<'a>]) -> Self {
         Self {
             files,
             listed: rows.iter().map(|r| (r.path, r.hash)).collect(),
@@ -413,6 +386,14 @@ impl OutputFolder {
         }
     }
 
+    /// Whether the bake has a file at runtime path `rel`.
+    pub fn has(&self, rel: &str) -> bool {
+        match self {
+            OutputFolder::Tree { root, .. } => root.join(rel).is_file(),
+            OutputFolder::Pack(pak) => pak.find(rel).is_ok_and(|entry| entry.is_some()),
+        }
+    }
+
     /// The size of the baked file at `rel`.
     pub fn size(&self, rel: &str) -> Result<u64, String> {
         match self {
@@ -485,6 +466,10 @@ fn root_packs(root: &Path) -> impl Iterator<Item = PathBuf> {
 /// [`check_output`] of one output folder whose tree is `files`.
 fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) {
     let mut problems = pending_commit(root);
+    let folder = OutputFolder::Tree {
+        root: root.to_path_buf(),
+        files: files.to_vec(),
+    };
     let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -497,15 +482,7 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
     match hman::parse(&manifest_bytes) {
         Err(e) => problems.push(format!("{MANIFEST_PATH}: {e}")),
         Ok(rows) => {
-            let check = TreeCheck::new(BakedFiles::Tree(root), &rows);
-            let read = |rel: &str| std::fs::read(root.join(rel)).map_err(|e| e.to_string());
-            check_bake(
-                &check,
-                &rows,
-                files.iter().map(|(rel, _)| rel.as_str()),
-                read,
-                &mut problems,
-            );
+            check_bake(&TreeCheck::new(&folder, &rows), &rows, &mut problems);
         }
     }
     // v4 entry kinds must be the manifest rows' (manifest itself: MANIFEST; no row: BLOB).
@@ -563,39 +540,27 @@ fn check_pack_only(root: &Path, pack_path: &Path) -> (Vec<String>, usize) {
         Ok(None) => return (vec![format!("{name}: no `{MANIFEST_PATH}` entry")], 0),
         Err(e) => return (vec![format!("{name}: `{MANIFEST_PATH}`: {e}")], 0),
     };
-    let paths: Vec<String> = pak
-        .entries()
-        .flatten()
-        .map(|e| e.path().into_owned())
+    let manifest_bytes = manifest_bytes.into_owned();
+    let entries = pak.len();
+    let rows = match hman::parse(&manifest_bytes) {
+        Ok(rows) => rows,
+        Err(e) => {
+            problems.push(format!("{name}: {MANIFEST_PATH}: {e}"));
+            return (problems, entries);
+        }
+    };
+    let listed_kinds = rows
+        .iter()
+        .map(|row| (row.path.to_owned(), row.kind))
         .collect();
-    match hman::parse(&manifest_bytes) {
-        Err(e) => problems.push(format!("{name}: {MANIFEST_PATH}: {e}")),
-        Ok(rows) => {
-            let check = TreeCheck::new(BakedFiles::Pack(&pak), &rows);
-            let read = |rel: &str| match pak.get(rel) {
-                Ok(Some(bytes)) => Ok(bytes.into_owned()),
-                Ok(None) => Err("not in the pack".to_owned()),
-                Err(e) => Err(e.to_string()),
-            };
-            check_bake(
-                &check,
-                &rows,
-                paths.iter().map(String::as_str),
-                read,
-                &mut problems,
-            );
-            let listed_kinds = rows
-                .iter()
-                .map(|row| (row.path.to_owned(), row.kind))
-                .collect();
-            for entry in pak.entries().flatten() {
-                if let Some(problem) = kind_problem(&pak, &entry, &listed_kinds) {
-                    problems.push(format!("{name}: {problem}"));
-                }
-            }
+    for entry in pak.entries().flatten() {
+        if let Some(problem) = kind_problem(&pak, &entry, &listed_kinds) {
+            problems.push(format!("{name}: {problem}"));
         }
     }
-    (problems, paths.len())
+    let folder = OutputFolder::Pack(pak);
+    check_bake(&TreeCheck::new(&folder, &rows), &rows, &mut problems);
+    (problems, entries)
 }
 
 /// An interrupted commit in an output folder, as a problem.
@@ -613,15 +578,9 @@ fn pending_commit(root: &Path) -> Vec<String> {
 }
 
 /// The checks of a bake's files, wherever they are: every manifest row names a file the bake
-/// has and hashes to its path; every file (`paths`, read by `read`) is listed, and passes its
-/// kind's check; the name table names listed files.
-fn check_bake<'p>(
-    check: &TreeCheck<'_>,
-    rows: &[hman::ManifestEntry<'_>],
-    paths: impl Iterator<Item = &'p str>,
-    read: impl Fn(&str) -> Result<Vec<u8>, String>,
-    problems: &mut Vec<String>,
-) {
+/// has and hashes to its path; every file is listed, and passes its kind's check; the name
+/// table names listed files.
+fn check_bake(check: &TreeCheck<'_>, rows: &[hman::ManifestEntry<'_>], problems: &mut Vec<String>) {
     check_names(check, problems);
     for row in rows {
         if !check.files.has(row.path) {
@@ -634,7 +593,8 @@ fn check_bake<'p>(
             ));
         }
     }
-    for rel in paths {
+    for rel in check.files.paths() {
+        let rel = rel.as_str();
         let bookkeeping = rel == MANIFEST_PATH || rel == NAMES_PATH;
         if !bookkeeping && !check.listed.contains_key(rel) {
             problems.push(format!("`{rel}` is not listed in {MANIFEST_PATH}"));
@@ -642,7 +602,7 @@ fn check_bake<'p>(
         let Some(kind_check) = kind_tools_for_path(rel).and_then(|tools| tools.check) else {
             continue;
         };
-        match read(rel) {
+        match check.files.read(rel) {
             Ok(bytes) => kind_check(check, rel, &bytes, problems),
             Err(e) => problems.push(format!("`{rel}`: {e}")),
         }
@@ -677,14 +637,8 @@ fn kind_problem(
 /// `assets.hnames`, when the bake has one (older bakes do not): it parses, and every row
 /// names a file `assets.hman` lists, by its hash.
 fn check_names(tree: &TreeCheck<'_>, problems: &mut Vec<String>) {
-    // A bookkeeping file: opened without following a link, regular files only.
-    let bytes = match tree.files {
-        BakedFiles::Tree(root) => {
-            crate::read::regular_file::read_regular(&root.join(NAMES_PATH), u64::MAX).ok()
-        }
-        BakedFiles::Pack(_) => tree.files.read(NAMES_PATH),
-    };
-    let Some(bytes) = bytes else {
+    // (A tree's is opened without following a link, regular files only: see `read`.)
+    let Ok(bytes) = tree.files.read(NAMES_PATH) else {
         return;
     };
     match NamesView::parse(&bytes) {
