@@ -1363,7 +1363,7 @@ fn stage_outputs(
     report: &mut Report,
 ) -> Result<u64, BakeError> {
     if planned.outputs.pack_only {
-        return Ok(remove_tree(planned, settled, transaction, report)?);
+        return remove_tree(planned, settled, transaction, report);
     }
     for asset in &settled.assets {
         for file in &asset.files {

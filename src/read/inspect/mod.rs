@@ -355,7 +355,7 @@ pub enum OutputFolder {
         files: Vec<(String, PathBuf)>,
     },
     /// A pack-only bake's folder: its one pack, opened.
-    Pack(PakReader),
+    Pack(Box<PakReader>),
 }
 
 impl OutputFolder {
@@ -365,7 +365,7 @@ impl OutputFolder {
         let files = tree_files(root).map_err(|e| at(&e))?;
         match pack_only(root, &files) {
             Some(pack) => PakReader::open(&pack)
-                .map(OutputFolder::Pack)
+                .map(|pak| OutputFolder::Pack(Box::new(pak)))
                 .map_err(|e| format!("{}: {e}", pack.display())),
             None => Ok(OutputFolder::Tree {
                 root: root.to_path_buf(),
@@ -558,7 +558,7 @@ fn check_pack_only(root: &Path, pack_path: &Path) -> (Vec<String>, usize) {
             problems.push(format!("{name}: {problem}"));
         }
     }
-    let folder = OutputFolder::Pack(pak);
+    let folder = OutputFolder::Pack(Box::new(pak));
     check_bake(&TreeCheck::new(&folder, &rows), &rows, &mut problems);
     (problems, entries)
 }
