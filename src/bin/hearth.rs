@@ -8,7 +8,7 @@ use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::read::inspect::{
     check_output, file_counts, has_counts, kind_from_path, kind_tools, manifest_kinds, pack_layout,
-    tree_files, OutputFolder,
+    OutputFolder,
 };
 use hearth::read::signed::fingerprint;
 use hearth::{AssetKind, Assets, PakReader};
@@ -1078,11 +1078,6 @@ fn get_named(
 
 /// `hearth names`: every row of the name table, one per line (tab-separated) or as JSON.
 fn names(source: &Path, json: bool) -> Result<(), String> {
-    // A pack-only bake's folder: its pack.
-    let pack = tree_files(source)
-        .ok()
-        .and_then(|files| hearth::read::inspect::pack_only(source, &files));
-    let source = pack.as_deref().unwrap_or(source);
     let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
     let table = assets
         .names()

@@ -318,6 +318,23 @@ pub enum Assets {
     Tree(TreeReader),
 }
 
+/// The one `.hpack` file at the top of `dir` (hidden names left out), if it holds exactly one.
+fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
+    let mut found = None;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let is_pack = !name.starts_with('.')
+            && name.to_ascii_lowercase().ends_with(".hpack")
+            && entry.file_type()?.is_file();
+        if is_pack && found.replace(entry.path()).is_some() {
+            return Ok(None);
+        }
+    }
+    Ok(found)
+}
+
 impl From<PakReader> for Assets {
     fn from(pack: PakReader) -> Self {
         Assets::Pack(pack)
@@ -331,12 +348,26 @@ impl From<TreeReader> for Assets {
 }
 
 impl Assets {
-    /// Opens `path`: a folder as a runtime tree, a file as a pack (memory-mapped).
+    /// Opens `path`: a folder as a runtime tree, a file as a pack (memory-mapped). The
+    /// folder of a pack-only bake (`tree = false`: no `assets.hman`, one `.hpack`) opens as
+    /// its pack, so a game reads a bake's output folder the same way in either form.
+    ///
+    /// ```no_run
+    /// let assets = hearth::Assets::open("target/assets")?;
+    /// let level = assets.get("levels/one.json")?;
+    /// # Ok::<(), hearth::ReadError>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         let path = path.as_ref();
-        match path.is_dir() {
+        if !path.is_dir() {
+            return PakReader::open(path).map(Assets::Pack);
+        }
+        match path.join(MANIFEST_PATH).exists() {
             true => TreeReader::open(path).map(Assets::Tree),
-            false => PakReader::open(path).map(Assets::Pack),
+            false => match only_pack(path)? {
+                Some(pack) => PakReader::open(pack).map(Assets::Pack),
+                None => TreeReader::open(path).map(Assets::Tree),
+            },
         }
     }
 

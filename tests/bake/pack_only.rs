@@ -5,7 +5,7 @@
 use crate::common::*;
 use hearth::bake::Baker;
 use hearth::read::inspect::check_output;
-use hearth::PakReader;
+use hearth::{Assets, PakReader};
 use std::path::{Path, PathBuf};
 
 /// The sample content plus a model (an OBJ with its material library: a mesh, a material
@@ -75,6 +75,20 @@ fn a_pack_only_bake_writes_the_pack_alone_and_the_same_pack_as_a_tree_bake() {
     let (problems, checked) = check_output(pack_out.path());
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(checked, pak.len());
+    // The game reads the folder as it reads a tree bake's.
+    let (tree_assets, packed_assets) = (
+        Assets::open(tree_out.path()).unwrap(),
+        Assets::open(pack_out.path()).unwrap(),
+    );
+    assert!(matches!(packed_assets, Assets::Pack(_)));
+    assert!(matches!(tree_assets, Assets::Tree(_)));
+    for path in ["models/cornell_box.hmesh", "data/levels/level1.txt"] {
+        assert_eq!(
+            packed_assets.get(path).unwrap().unwrap(),
+            tree_assets.get(path).unwrap().unwrap(),
+            "{path}"
+        );
+    }
 }
 
 #[test]

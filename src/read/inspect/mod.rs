@@ -438,7 +438,7 @@ impl OutputFolder {
 
 /// The pack of a pack-only bake's folder (`tree = false`) whose tree files are `files`: no tree
 /// file, no `assets.hman`, and one `.hpack` at the root.
-pub fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
+fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
     if !files.is_empty() || root.join(MANIFEST_PATH).exists() {
         return None;
     }
