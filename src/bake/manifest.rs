@@ -17,11 +17,11 @@
 //! texture = { compress = false }
 //! [presets.mobile]
 //! output = "mobile"
-//! [presets.release]
-//! tree = false                       # the pack only: no loose runtime tree
 //! [[presets.mobile.rules]]
 //! match = "decals/*"
 //! texture = { compress = false }
+//! [presets.release]
+//! tree = false                       # the pack only: no loose runtime tree
 //! ```
 
 use crate::bake::error::BakeError;
