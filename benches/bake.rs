@@ -154,6 +154,18 @@ fn noop_rebake(c: &mut Criterion) {
     let again = Baker::new(manifest.as_path(), out.path()).run().unwrap();
     assert_eq!((again.cache_hits, again.files_written), (files.len(), 0));
     eprintln!("noop_rebake: {} files", files.len());
+    // The same content baked pack-only (`tree = false`): its cache hits are found in the pack.
+    let pack_out = tempfile::tempdir().unwrap();
+    let pack_only = || {
+        Baker::new(manifest.as_path(), pack_out.path())
+            .jobs(2)
+            .tree(false)
+            .run()
+            .unwrap()
+    };
+    pack_only();
+    let again = pack_only();
+    assert_eq!((again.cache_hits, again.files_written), (files.len(), 0));
 
     let data_dir = content.path().join("data");
     let mut group = c.benchmark_group("noop_rebake_10k_files");
@@ -172,6 +184,9 @@ fn noop_rebake(c: &mut Criterion) {
             })
         });
     }
+    group.bench_function("hearth/pack_only_jobs_2", |b| {
+        b.iter(|| black_box(pack_only().files_written))
+    });
     group.bench_function("find_floor", |b| {
         b.iter(|| {
             let output = std::process::Command::new("find")
