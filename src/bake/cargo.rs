@@ -15,7 +15,9 @@
 //! key's path).
 //!
 //! Set for the game's code (`env!`): `HEARTH_PACK` (the pack), `HEARTH_OUT` (the runtime
-//! tree), `HEARTH_BAKED_PRESET` (the preset used, empty for none).
+//! tree; for a pack-only preset, `tree = false`, the folder holding the pack alone, which
+//! [`Assets::open`](crate::Assets::open) reads as that pack), `HEARTH_BAKED_PRESET` (the
+//! preset used, empty for none).
 //!
 //! **Preset from the profile**: `HEARTH_PRESET` if set; else the preset named like cargo's
 //! `PROFILE` (`debug` or `release`) if the manifest defines one; else the manifest's `preset`.
