@@ -98,7 +98,8 @@ impl HearthPlugin {
     }
 
     /// Opens a `.hpack` (mapped) or a bake's output folder (read file by file, for debug
-    /// builds) and serves it as [`DEFAULT_SOURCE`]. A folder is followed when Bevy watches for
+    /// builds; a pack-only bake's folder opens as its pack) and serves it as
+    /// [`DEFAULT_SOURCE`]. A folder is followed when Bevy watches for
     /// changes (feature `watch`; see [`hot`](Self::hot)): its changed, added and removed files
     /// go to Bevy as the source's events, debounced, and a changed manifest reopens it.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, hearth::ReadError> {
