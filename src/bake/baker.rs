@@ -991,16 +991,13 @@ impl Baker {
                 &rebuilt_names
             }
         };
-        let previous_pack = match planned.outputs.pack_only {
-            true => planned.outputs.pack.as_ref(),
-            false => None,
-        };
         let sources = pack_entry_bytes(
             &entries,
             assets,
             [manifest_bytes, names_bytes],
             &report.out_dir,
-            previous_pack,
+            // Only a pack-only bake opens the previous pack.
+            planned.outputs.pack.as_ref(),
         )?;
         let files: Vec<PackFile<'_>> = entries
             .iter()
@@ -1437,10 +1434,10 @@ fn stage_names(
         return Ok(planned.old_cache.names_hash.unwrap_or_default());
     };
     let hash = xxhash_rust::xxh3::xxh3_64(names);
-    let on_disk = planned.outputs.tree.contains(NAMES_PATH);
     if planned.outputs.pack_only {
         return Ok(hash);
     }
+    let on_disk = planned.outputs.tree.contains(NAMES_PATH);
     if !(on_disk && planned.old_cache.names_hash == Some(hash)) {
         report.files_written += transaction.put(NAMES_PATH, names, Durability::Durable)? as usize;
     }
@@ -1519,13 +1516,13 @@ fn bake_one<'c>(
     (index, job): (usize, &Job),
     registry: &Registry,
     cache: &'c Cache,
-    existing: &PreviousOutputs,
+    outputs: &PreviousOutputs,
     root: &Path,
     shared: Option<(&SharedCache, bool)>,
 ) -> Result<AssetResult<'c>, BakeError> {
     let pipeline = registry.get(job.pipeline);
     let encoder = (pipeline.name(), pipeline.version());
-    let usable = usable_record((index, job), encoder, cache, existing, root);
+    let usable = usable_record((index, job), encoder, cache, outputs, root);
 
     // Fast path: the sources' and the recorded side inputs' paths, sizes and mtimes.
     let no_side_inputs = Vec::new();
@@ -1582,7 +1579,7 @@ fn usable_record<'a>(
     (index, job): (usize, &Job),
     (name, version): (&str, u32),
     cache: &'a Cache,
-    existing: &PreviousOutputs,
+    outputs: &PreviousOutputs,
     root: &Path,
 ) -> Option<&'a CachedAsset> {
     cache.get_near(&job.rel, index).filter(|old| {
@@ -1592,7 +1589,7 @@ fn usable_record<'a>(
             && old.settings.iter().all(|(table, fingerprint)| {
                 settings::fingerprint(job.settings.tables.get(table)) == *fingerprint
             })
-            && old.outputs.iter().all(|o| existing.contains(&o.path))
+            && old.outputs.iter().all(|o| outputs.contains(&o.path))
     })
 }
 

@@ -240,7 +240,6 @@ mod tests {
         }
     }
 
-    /// Re-encodes a tampered cache with a valid checksum: only validation can refuse it.
     /// The cache is written and read with bincode's own derives; the files of schema 6 were
     /// written through serde. The bytes are the same, so those files still read.
     #[test]
@@ -260,6 +259,7 @@ mod tests {
         assert_eq!(back, cache);
     }
 
+    /// Re-encodes a tampered cache with a valid checksum: only validation can refuse it.
     fn tampered(edit: impl FnOnce(&mut Cache)) -> Result<Cache, String> {
         let mut cache = sample();
         edit(&mut cache);

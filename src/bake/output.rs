@@ -196,8 +196,8 @@ impl TreeListing {
 /// entries of the previous pack.
 #[derive(Debug, Default)]
 pub(crate) struct PreviousOutputs {
-    /// The output tree's files (empty when the cache knows no asset). A pack-only bake removes
-    /// the previous bake's outputs it finds here.
+    /// The output tree's files (not listed when the cache knows no asset and the bake writes a
+    /// tree). A pack-only bake removes the previous bake's outputs it finds here.
     pub(crate) tree: TreeListing,
     /// A pack-only bake's previous pack, mapped: the one the cache recorded, when it is there.
     pub(crate) pack: Option<PakReader>,

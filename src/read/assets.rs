@@ -319,7 +319,7 @@ pub enum Assets {
 }
 
 /// The one `.hpack` file at the top of `dir` (hidden names left out), if it holds exactly one.
-fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
+pub(crate) fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
     let mut found = None;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;

@@ -195,12 +195,15 @@ pub fn manifest_kinds(root: &Path) -> BTreeMap<String, AssetKind> {
         return BTreeMap::new();
     };
     hman::parse(&bytes)
-        .map(|rows| {
-            rows.iter()
-                .map(|row| (row.path.to_owned(), row.kind))
-                .collect()
-        })
+        .map(|rows| kinds_by_path(&rows))
         .unwrap_or_default()
+}
+
+/// The kind of each manifest row, by runtime path.
+fn kinds_by_path(rows: &[hman::ManifestEntry<'_>]) -> BTreeMap<String, AssetKind> {
+    rows.iter()
+        .map(|row| (row.path.to_owned(), row.kind))
+        .collect()
 }
 
 /// Whether [`file_counts`] reports anything for `kind` (so a tool need not read other files).
@@ -333,7 +336,7 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let (mut problems, mut count) = match (container, pack_only(root, &files)) {
         (true, _) => (Vec::new(), 0),
         (false, Some(pack)) => check_pack_only(root, &pack),
-        (false, None) => check_tree(root, &files),
+        (false, None) => check_tree(root, files),
     };
     for sub in nested {
         let (sub_problems, sub_count) = check_output(&root.join(&sub));
@@ -431,7 +434,7 @@ impl OutputFolder {
     pub fn manifest_kinds(&self) -> BTreeMap<String, AssetKind> {
         let bytes = self.read(MANIFEST_PATH).unwrap_or_default();
         hman::parse(&bytes)
-            .map(|rows| rows.iter().map(|r| (r.path.to_owned(), r.kind)).collect())
+            .map(|rows| kinds_by_path(&rows))
             .unwrap_or_default()
     }
 }
@@ -442,9 +445,7 @@ fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
     if !files.is_empty() || root.join(MANIFEST_PATH).exists() {
         return None;
     }
-    let mut packs = root_packs(root);
-    let pack = packs.next()?;
-    packs.next().is_none().then_some(pack)
+    crate::read::assets::only_pack(root).ok().flatten()
 }
 
 /// The non-hidden `.hpack` files at the root of a folder.
@@ -464,18 +465,19 @@ fn root_packs(root: &Path) -> impl Iterator<Item = PathBuf> {
 }
 
 /// [`check_output`] of one output folder whose tree is `files`.
-fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) {
+fn check_tree(root: &Path, files: Vec<(String, PathBuf)>) -> (Vec<String>, usize) {
     let mut problems = pending_commit(root);
+    let count = files.len();
     let folder = OutputFolder::Tree {
         root: root.to_path_buf(),
-        files: files.to_vec(),
+        files,
     };
     let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
         Ok(bytes) => bytes,
         Err(e) => {
             return (
                 vec![format!("{}: {e}", root.join(MANIFEST_PATH).display())],
-                files.len(),
+                count,
             )
         }
     };
@@ -517,14 +519,14 @@ fn check_tree(root: &Path, files: &[(String, PathBuf)]) -> (Vec<String>, usize) 
                 (_, Err(e)) => problems.push(format!("{name}: `{path}`: {e}")),
             }
         }
-        if in_pack != files.len() {
+        if in_pack != count {
             problems.push(format!(
                 "{name}: {in_pack} entries, but the tree has {} files",
-                files.len()
+                count
             ));
         }
     }
-    (problems, files.len())
+    (problems, count)
 }
 
 /// A pack-only bake's folder (see [`check_output`]): its one pack, checked as a tree is.
@@ -549,10 +551,7 @@ fn check_pack_only(root: &Path, pack_path: &Path) -> (Vec<String>, usize) {
             return (problems, entries);
         }
     };
-    let listed_kinds = rows
-        .iter()
-        .map(|row| (row.path.to_owned(), row.kind))
-        .collect();
+    let listed_kinds = kinds_by_path(&rows);
     for entry in pak.entries().flatten() {
         if let Some(problem) = kind_problem(&pak, &entry, &listed_kinds) {
             problems.push(format!("{name}: {problem}"));
