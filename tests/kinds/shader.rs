@@ -252,7 +252,22 @@ fn deep_wgsl_expressions_are_errors_not_aborts() {
         "abs(".repeat(5_000),
         ")".repeat(5_000)
     );
-    for (name, text) in [("sum", &sum), ("nest", &nest), ("calls", &calls)] {
+    // Runs of prefix operators: each character is a level of naga's recursion (issue 36).
+    let nots = format!(
+        "fn f() {{\n    var b: bool = {}true;\n}}\n",
+        "!".repeat(150_000)
+    );
+    let derefs = format!(
+        "fn f() {{\n    var b: bool = {}true;\n}}\n",
+        "*&".repeat(100_000)
+    );
+    for (name, text) in [
+        ("sum", &sum),
+        ("nest", &nest),
+        ("calls", &calls),
+        ("nots", &nots),
+        ("derefs", &derefs),
+    ] {
         assert!(text.len() >= 10_000, "{name}: {} bytes", text.len());
         let file = format!("shaders/{name}.wgsl");
         let (_dir, report) = bake(

@@ -205,16 +205,35 @@ fn on_naga_stack<T: Send>(work: impl FnOnce() -> Result<T, String> + Send) -> Re
     })
 }
 
+/// WGSL's operator tokens of more than one character, longest first, as naga's lexer takes
+/// them: each is one operator. Every other operator character is a token of its own, so a run
+/// like `!!!` or `*&*&` is as many operators as characters, each one a level of naga's
+/// recursion (a prefix operator wraps the expression after it).
+const MULTI_CHAR_OPERATORS: [&[u8]; 21] = [
+    b"<<=", b">>=", b"&&", b"||", b"<=", b">=", b"==", b"!=", b"<<", b">>", b"->", b"+=", b"-=",
+    b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"++", b"--",
+];
+
+/// The length of the operator token at the start of `rest` (which starts with an operator
+/// character).
+fn operator_len(rest: &[u8]) -> usize {
+    MULTI_CHAR_OPERATORS
+        .iter()
+        .find(|token| rest.starts_with(token))
+        .map_or(1, |token| token.len())
+}
+
 /// Bounds what naga would recurse over, in one linear pass over the text (comments skipped):
 /// bracket nesting (`(`, `[`, `{`) to [`MAX_WGSL_NESTING`], and the estimated depth of an
 /// expression (open brackets plus the operators chained at each open level since its last
-/// `,` or `;`) to [`MAX_WGSL_EXPRESSION_DEPTH`]. Errors read `file:line:column: message`.
+/// `,` or `;`) to [`MAX_WGSL_EXPRESSION_DEPTH`]. An operator is a token as naga lexes it:
+/// prefix (`-`, `!`, `~`, `*`, `&`), binary, and the postfix selectors (`[…]` and
+/// `.member`), each one level. Errors read `file:line:column: message`.
 pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
     let bytes = text.as_bytes();
     // Operators chained at each open bracket level, and their sum.
     let mut levels: Vec<usize> = vec![0];
     let mut chained = 0usize;
-    let mut previous_was_operator = false;
     let (mut line, mut line_start) = (1usize, 0usize);
     let at = |line: usize, line_start: usize, i: usize| {
         let column = text.get(line_start..i).map_or(0, |s| s.chars().count()) + 1;
@@ -223,6 +242,7 @@ pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
     let mut i = 0;
     while i < bytes.len() {
         let byte = bytes[i];
+        let mut token_len = 1;
         let mut operator = false;
         match byte {
             b'\n' => (line, line_start) = (line + 1, i + 1),
@@ -255,6 +275,12 @@ pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
                         at(line, line_start, i)
                     ));
                 }
+                // An index `a[i]` is a postfix selector: a level around its base, counted
+                // at the base's level.
+                if byte == b'[' {
+                    *levels.last_mut().expect("the outermost level stays") += 1;
+                    chained += 1;
+                }
                 levels.push(0);
             }
             // Unbalanced closers are naga's to report.
@@ -266,18 +292,23 @@ pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
                 chained -= *level;
                 *level = 0;
             }
+            // `.member` (not the point of a number: `1.5`).
+            b'.' => {
+                operator = bytes
+                    .get(i + 1)
+                    .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+            }
             b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'=' | b'!'
             | b'~' => {
                 operator = true;
-                // `<=`, `&&`, `>>`: one operator.
-                if !previous_was_operator {
-                    *levels.last_mut().expect("the outermost level stays") += 1;
-                    chained += 1;
-                }
+                token_len = operator_len(&bytes[i..]);
             }
             _ => {}
         }
-        previous_was_operator = operator;
+        if operator {
+            *levels.last_mut().expect("the outermost level stays") += 1;
+            chained += 1;
+        }
         if levels.len() + chained > MAX_WGSL_EXPRESSION_DEPTH {
             return Err(format!(
                 "{}: an expression nested or chained deeper than {MAX_WGSL_EXPRESSION_DEPTH} \
@@ -285,7 +316,7 @@ pub fn check_wgsl_depth(file: &str, text: &str) -> Result<(), String> {
                 at(line, line_start, i)
             ));
         }
-        i += 1;
+        i += token_len;
     }
     Ok(())
 }
@@ -340,6 +371,72 @@ mod tests {
 
     fn function(expression: &str) -> String {
         format!("fn f(a: f32) -> f32 {{\n    return {expression};\n}}\n")
+    }
+
+    /// Every prefix operator naga accepts (`-`, `!`, `~`, `*`, `&`, each a level of its
+    /// recursion) and the postfix selectors (`[i]`, `.member`), in runs: at the bound they
+    /// reach naga on its stack and come back (an error or not, never an overflow), and past it
+    /// the pre-scan refuses them, whatever naga's lexer makes of the characters.
+    #[test]
+    fn long_runs_of_prefix_and_postfix_operators_are_bounded() {
+        let statement = |expression: String| {
+            format!("fn f() {{\n    var a = array<vec4<f32>, 2>();\n    var b: bool = {expression};\n}}\n")
+        };
+        // (run, operators in one repetition): spaced where two characters would lex as one
+        // token (`--`, `&&`), so that each character is an operator.
+        let prefixes = [
+            ("- ", 1),
+            ("!", 1),
+            ("~", 1),
+            ("*", 1),
+            ("& ", 1),
+            ("*&", 2),
+            ("-!~", 3),
+        ];
+        let postfixes = [("[0]", 1), (".x", 1)];
+        let within = MAX_WGSL_EXPRESSION_DEPTH - 16;
+        for (run, per) in prefixes {
+            let at_bound = statement(format!("{}true", run.repeat(within / per)));
+            let _ = compile_wgsl(run, &at_bound, true);
+            let past = statement(format!(
+                "{}true",
+                run.repeat(MAX_WGSL_EXPRESSION_DEPTH / per + 1)
+            ));
+            let error = compile_wgsl(run, &past, false).unwrap_err();
+            assert!(error.contains("deeper"), "{run}: {error}");
+        }
+        for (run, per) in postfixes {
+            let at_bound = statement(format!("a{}", run.repeat(within / per)));
+            let _ = compile_wgsl(run, &at_bound, true);
+            let past = statement(format!(
+                "a{}",
+                run.repeat(MAX_WGSL_EXPRESSION_DEPTH / per + 1)
+            ));
+            let error = compile_wgsl(run, &past, false).unwrap_err();
+            assert!(error.contains("deeper"), "{run}: {error}");
+        }
+        // The runs the adversarial pass found (each aborted the process), and runs of the
+        // characters that lex as two-character tokens.
+        for (run, count) in [
+            ("!", 150_000),
+            ("~", 200_000),
+            ("*&", 100_000),
+            ("-", 100_000),
+            ("&", 100_000),
+        ] {
+            let text = statement(format!("{}true", run.repeat(count)));
+            let error = compile_wgsl("runs.wgsl", &text, false).unwrap_err();
+            assert!(
+                error.starts_with("runs.wgsl:3:") && error.contains("deeper"),
+                "{run}: {error}"
+            );
+        }
+        // Numbers' points are not member selectors.
+        let floats = statement(format!(
+            "0.5{} > 0.0",
+            " + 0.5".repeat(MAX_WGSL_EXPRESSION_DEPTH / 2)
+        ));
+        check_wgsl_depth("floats.wgsl", &floats).unwrap();
     }
 
     /// The deepest shapes the pre-scan lets through compile on naga's stack (debug builds
