@@ -1,7 +1,7 @@
 //! [`PakReader`]: opens `.hpack` v2, v3, v4 and v5 (signed) files and reads their entries.
 
 use crate::format::hash::hash_runtime_path;
-use crate::format::hman::{self, AssetKind, ColorSpace};
+use crate::format::hman::{self, AssetKind};
 use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
 use crate::read::asset::Backing;
@@ -15,9 +15,12 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 mod hash_index;
+mod manifest;
 mod verify;
 
 use hash_index::{first_hash_slot, HashIndex};
+pub use manifest::ManifestRecord;
+pub(crate) use manifest::{find_record, manifest_records};
 
 /// Resource limits applied to untrusted data: a pack's entry table, an entry's or a KTX2
 /// level's declared uncompressed size. Every limit is checked against the sizes the file
@@ -55,19 +58,6 @@ enum Layout {
     V2(Vec<V2Entry>),
     /// v3, v4 and v5: header and table extents validated at open, each row on access.
     V3(V3Layout),
-}
-
-/// An owned row of the pack's `assets.hman`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManifestRecord {
-    /// Asset hash.
-    pub hash: u64,
-    /// Asset kind.
-    pub kind: AssetKind,
-    /// Color space baked into the asset.
-    pub color_space: ColorSpace,
-    /// Runtime path.
-    pub path: Box<str>,
 }
 
 /// A read-only `.hpack` (v2, v3 or v4): entries by path, by asset hash, or by index.
@@ -747,27 +737,6 @@ impl PakReader {
             None => Ok(None),
         }
     }
-}
-
-/// The owned rows of an `assets.hman` (a pack's entry or a tree's file).
-pub(crate) fn manifest_records(bytes: &[u8]) -> Result<Vec<ManifestRecord>, ReadError> {
-    Ok(hman::parse(bytes)?
-        .into_iter()
-        .map(|e| ManifestRecord {
-            hash: e.hash,
-            kind: e.kind,
-            color_space: e.color_space,
-            path: e.path.into(),
-        })
-        .collect())
-}
-
-/// The row for `hash` in rows sorted by hash (as `assets.hman` stores them).
-pub(crate) fn find_record(records: &[ManifestRecord], hash: u64) -> Option<&ManifestRecord> {
-    records
-        .binary_search_by_key(&hash, |r| r.hash)
-        .ok()
-        .map(|i| &records[i])
 }
 
 /// Where an [`Entry`]'s path is.
