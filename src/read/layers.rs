@@ -33,7 +33,7 @@ use crate::read::pak::{find_record, Entry, ManifestRecord, PakReader};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A base pack with any number of patch and DLC packs mounted over it, read as one.
@@ -161,6 +161,27 @@ fn file_name(path: &Path) -> Arc<str> {
     path.display().to_string().into()
 }
 
+/// The pack file `path` names: `path` itself, or the one `.hpack` of a folder (a bake's
+/// output folder, taken as [`Assets::open`](crate::Assets::open) takes a pack-only one). A
+/// folder without exactly one `.hpack` is an error naming it and saying a pack is expected.
+pub fn pack_file(path: &Path) -> Result<PathBuf, ReadError> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let in_folder = in_layer_named(file_name(path));
+    match crate::read::assets::only_pack(path).map_err(&in_folder)? {
+        Some(pack) => Ok(pack),
+        None => Err(in_folder(ReadError::Invalid {
+            what: "pack: a folder without exactly one `.hpack` file (a `.hpack` is expected)",
+        })),
+    }
+}
+
+/// [`in_layer`] for an owned file name.
+fn in_layer_named(file: Arc<str>) -> impl Fn(ReadError) -> ReadError {
+    move |error| in_layer(&file)(error)
+}
+
 impl LayeredPak {
     /// A mount of `base` alone; `file` names it in errors. A patch pack cannot be a base.
     pub fn new(base: PakReader, file: &str) -> Result<Self, ReadError> {
@@ -188,10 +209,11 @@ impl LayeredPak {
         Ok(mount)
     }
 
-    /// Maps the pack at `path` as the base of a mount.
+    /// Maps the pack at `path` (or a folder's one pack, see [`pack_file`]) as the base of a
+    /// mount.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         let file = file_name(path.as_ref());
-        let base = PakReader::open(path).map_err(in_layer(&file))?;
+        let base = PakReader::open(pack_file(path.as_ref())?).map_err(in_layer(&file))?;
         Self::new(base, &file)
     }
 
@@ -222,14 +244,15 @@ impl LayeredPak {
         key: &crate::read::signed::PublicKey,
     ) -> Result<Self, ReadError> {
         let file = file_name(path.as_ref());
-        let base = PakReader::open(path).map_err(in_layer(&file))?;
+        let base = PakReader::open(pack_file(path.as_ref())?).map_err(in_layer(&file))?;
         Self::new_signed(base, &file, key)
     }
 
-    /// Maps the pack at `path` and mounts it over the others (see [`mount`](Self::mount)).
+    /// Maps the pack at `path` (or a folder's one pack, see [`pack_file`]) and mounts it over
+    /// the others (see [`mount`](Self::mount)).
     pub fn mount_file(&mut self, path: impl AsRef<Path>) -> Result<(), ReadError> {
         let file = file_name(path.as_ref());
-        let pak = PakReader::open(path).map_err(in_layer(&file))?;
+        let pak = PakReader::open(pack_file(path.as_ref())?).map_err(in_layer(&file))?;
         self.mount(pak, &file)
     }
 

@@ -443,3 +443,53 @@ fn cli_diff_and_get_over() {
         "{stderr}"
     );
 }
+
+/// `diff` and `get --over` given an output folder take its one pack, as `Assets::open` does;
+/// a folder without exactly one `.hpack` is an error naming it and saying a `.hpack` is
+/// expected (it was "No such device (os error 19)").
+#[test]
+fn cli_diff_and_get_over_take_an_output_folders_one_pack() {
+    let dir = tempfile::tempdir().unwrap();
+    let [old, new, _] = small_update(dir.path(), None);
+    let folder_of = |pack: &Path, name: &str| {
+        let folder = dir.path().join(name);
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::copy(pack, folder.join("game.hpack")).unwrap();
+        folder
+    };
+    let (old_out, new_out) = (folder_of(&old, "out-old"), folder_of(&new, "out-new"));
+    let patch = dir.path().join("folder-patch.hpack");
+    let (ok, _, stderr) = hearth(&["diff", s(&old_out), s(&new_out), "-o", s(&patch)]);
+    assert!(ok, "{stderr}");
+    let patch_out = folder_of(&patch, "out-patch");
+    let (ok, stdout, stderr) = hearth(&["get", s(&old_out), "b.txt", "--over", s(&patch_out)]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout, b"bravo, added");
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let two = folder_of(&old, "two");
+    std::fs::copy(&new, two.join("other.hpack")).unwrap();
+    for folder in [&empty, &two] {
+        let runs = [
+            vec!["diff", s(folder), s(&new), "-o", s(&patch)],
+            vec!["diff", s(&old), s(folder), "-o", s(&patch)],
+            vec!["get", s(&old), "a.txt", "--over", s(folder)],
+        ];
+        for args in runs {
+            let (ok, _, stderr) = hearth(&args);
+            assert!(!ok, "{args:?}");
+            assert!(
+                stderr.contains(s(folder)) && stderr.contains(".hpack"),
+                "{args:?}: {stderr}"
+            );
+            assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+        }
+    }
+    // The library says the same when a folder is opened as a pack.
+    let error = PakReader::open(&empty).unwrap_err().to_string();
+    assert!(
+        error.contains(".hpack") && !error.contains("os error"),
+        "{error}"
+    );
+}
