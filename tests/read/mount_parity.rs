@@ -1,195 +1,16 @@
 //! A mount reads as NEW alone: every read of `LayeredPak` and of its `AssetSource` impl,
 //! compared with NEW's, for patches with and without each bookkeeping table (unchanged,
 //! changed, deleted), for entries whose kind changes, and for a seeded run of generated
-//! base/patch chains (the deterministic twin of the `layered_mount` fuzz target).
+//! base/patch chains and damaged patch layers (the `layered_mount` fuzz target's own code,
+//! included here so that it runs in CI).
 
-use hearth::bake::pack::{self, PackFile};
+#[path = "../../fuzz/fuzz_targets/layered.rs"]
+mod layered;
+
 use hearth::bake::patch::diff;
-use hearth::format::hman::{self, ManifestEntry, MANIFEST_PATH};
-use hearth::format::hnames::{self, NameRow, NAMES_PATH};
-use hearth::{
-    hash_runtime_path, AssetBytes, AssetKind, AssetSource, Codec, ColorSpace, LayeredPak, PakReader,
-};
-use std::collections::BTreeSet;
-
-/// The bytes `source` hands out for the file `name` names, through the trait alone (what
-/// `Loader::load_by_name` and `Model::load_by_name` do).
-fn bytes_by_name_through_trait(source: &impl AssetSource, name: &str) -> Option<Vec<u8>> {
-    let table = source.names().unwrap();
-    let path = table.lookup(name)?.path.to_owned();
-    source.asset_bytes(&path).unwrap().map(|b| b.to_vec())
-}
-
-fn entries_of(entries: Vec<hearth::Entry<'_>>) -> Vec<(String, AssetKind, Vec<u8>)> {
-    entries
-        .into_iter()
-        .map(|e| {
-            (
-                e.path().into_owned(),
-                e.kind(),
-                e.bytes().unwrap().into_owned(),
-            )
-        })
-        .collect()
-}
-
-/// Asserts that `mount` reads as `new` for every path in `probes` (and their hashes), every
-/// name either names, and every method of `AssetSource`; `what` names the case.
-pub(crate) fn assert_reads_as_new(
-    mount: &LayeredPak,
-    new: &PakReader,
-    probes: &[String],
-    what: &str,
-) {
-    let new_entries: Vec<_> = new.entries().map(Result::unwrap).collect();
-    assert_eq!(
-        entries_of(mount.entries().unwrap()),
-        entries_of(new_entries),
-        "{what}: entries"
-    );
-    let mut paths: BTreeSet<String> = probes.iter().cloned().collect();
-    paths.extend(new.entries().map(|e| e.unwrap().path().into_owned()));
-    for path in &paths {
-        let kind = |e: Option<hearth::Entry<'_>>| e.map(|e| e.kind());
-        assert_eq!(
-            kind(mount.find(path).unwrap()),
-            kind(new.find(path).unwrap()),
-            "{what}: kind of {path}"
-        );
-        assert_eq!(
-            mount.get(path).unwrap(),
-            new.get(path).unwrap(),
-            "{what}: {path}"
-        );
-        let trait_bytes = |s: &dyn Fn(&str) -> Option<AssetBytes>| s(path).map(|b| b.to_vec());
-        assert_eq!(
-            trait_bytes(&|p| mount.asset_bytes(p).unwrap()),
-            trait_bytes(&|p| new.asset_bytes(p).unwrap()),
-            "{what}: asset_bytes({path})"
-        );
-        let loaded = |r: Result<AssetBytes, hearth::ReadError>| r.ok().map(|b| b.to_vec());
-        assert_eq!(
-            loaded(mount.load(path)),
-            loaded(new.load(path)),
-            "{what}: load {path}"
-        );
-        let hash = hash_runtime_path(path);
-        let found = |e: Option<hearth::Entry<'_>>| e.map(|e| (e.path().into_owned(), e.kind()));
-        assert_eq!(
-            found(mount.find_by_hash(hash).unwrap()),
-            found(new.find_by_hash(hash).unwrap()),
-            "{what}: find_by_hash of {path}"
-        );
-        assert_eq!(
-            mount.path_of_hash(hash).unwrap(),
-            new.path_of_hash(hash).unwrap(),
-            "{what}: path_of_hash of {path}"
-        );
-        assert_eq!(
-            loaded(mount.load_by_hash(hash)),
-            loaded(new.load_by_hash(hash)),
-            "{what}: load_by_hash of {path}"
-        );
-        assert_eq!(
-            mount.resolve(hash).unwrap(),
-            new.resolve(hash).unwrap(),
-            "{what}: resolve of {path}"
-        );
-    }
-    let new_rows: Vec<NameRow<'_>> = new.names().unwrap().iter().collect();
-    let mount_table = AssetSource::names(mount).unwrap();
-    let mount_rows: Vec<NameRow<'_>> = mount_table.iter().collect();
-    assert_eq!(mount_rows, new_rows, "{what}: AssetSource::names");
-    for row in &new_rows {
-        let name = row.name;
-        assert_eq!(
-            mount.lookup_name(name).unwrap(),
-            new.lookup_name(name).unwrap(),
-            "{what}: lookup_name {name}"
-        );
-        let by_name = |r: Result<AssetBytes, hearth::ReadError>| r.ok().map(|b| b.to_vec());
-        assert_eq!(
-            by_name(mount.load_by_name(name)),
-            by_name(new.load_by_name(name)),
-            "{what}: load_by_name {name}"
-        );
-        assert_eq!(
-            bytes_by_name_through_trait(mount, name),
-            bytes_by_name_through_trait(new, name),
-            "{what}: by name through AssetSource {name}"
-        );
-    }
-}
-
-/// One file of a generated pack: path, kind, bytes.
-type File = (String, AssetKind, Vec<u8>);
-
-/// A pack at `version` (3 or 4) of `files` plus the bookkeeping tables given, as the baker
-/// writes them (v4: kinds `NAMES` and `MANIFEST`; v3: kinds from the paths).
-fn pack_with_tables(
-    version: u32,
-    files: &[File],
-    names: Option<&[(String, String)]>,
-    manifest: bool,
-) -> Vec<u8> {
-    let kind_of = |path: &str| files.iter().find(|f| f.0 == path).map(|f| f.1).unwrap();
-    let names_bytes = names.map(|rows| {
-        let rows: Vec<NameRow<'_>> = rows
-            .iter()
-            .map(|(name, path)| NameRow {
-                name,
-                kind: kind_of(path),
-                hash: hash_runtime_path(path),
-                path,
-                sub: None,
-            })
-            .collect();
-        hnames::write(&rows)
-    });
-    let manifest_bytes = manifest.then(|| {
-        let mut rows: Vec<ManifestEntry<'_>> = files
-            .iter()
-            .map(|(path, kind, _)| ManifestEntry {
-                hash: hash_runtime_path(path),
-                kind: *kind,
-                color_space: ColorSpace::Linear,
-                path,
-            })
-            .collect();
-        rows.sort_by_key(|row| row.hash);
-        hman::write(&rows)
-    });
-    let mut all: Vec<PackFile<'_>> = files
-        .iter()
-        .map(|(path, kind, bytes)| PackFile {
-            path,
-            kind: *kind,
-            bytes,
-            codec: Codec::Zstd,
-            level: None,
-        })
-        .collect();
-    if let Some(bytes) = &names_bytes {
-        all.push(PackFile {
-            path: NAMES_PATH,
-            kind: AssetKind::NAMES,
-            bytes,
-            codec: Codec::None,
-            level: None,
-        });
-    }
-    if let Some(bytes) = &manifest_bytes {
-        all.push(PackFile {
-            path: MANIFEST_PATH,
-            kind: AssetKind::MANIFEST,
-            bytes,
-            codec: Codec::None,
-            level: None,
-        });
-    }
-    all.sort_by(|a, b| a.path.cmp(b.path));
-    pack::build(version, &all)
-}
+use hearth::format::hnames::NAMES_PATH;
+use hearth::{AssetKind, LayeredPak, PakReader};
+use layered::{assert_reads_as_new, pack_with_tables, File};
 
 /// Diffs OLD and NEW, mounts the patch over OLD and asserts the mount reads as NEW.
 fn assert_patch_reads_as_new(old: &[u8], new: &[u8], what: &str) {
@@ -349,7 +170,7 @@ fn a_patch_whose_entry_changes_kind_mounts_and_reads_as_new() {
     assert_patch_reads_as_new(&old, &new, "v3 to v4");
 }
 
-/// xorshift64*: a small deterministic PRNG, so the chains are the same on every run.
+/// xorshift64*: a small deterministic PRNG, so the generated inputs are the same on every run.
 struct Rng(u64);
 
 impl Rng {
@@ -360,70 +181,29 @@ impl Rng {
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+    /// 32 to 287 random bytes: a fuzz input.
+    fn input(&mut self) -> Vec<u8> {
+        let len = 32 + (self.next() % 256) as usize;
+        (0..len).map(|_| self.next() as u8).collect()
     }
 }
 
-const PATHS: [&str; 6] = [
-    "a.txt",
-    "b.bin",
-    "dir/c.dat",
-    "grade.lut.ktx2",
-    "models/rock.ktx2",
-    "z",
-];
-const KINDS: [AssetKind; 3] = [AssetKind::BLOB, AssetKind::TEXTURE, AssetKind::LUT];
-
-/// One generated pack: each path present or not, of one of a few kinds and contents (so
-/// entries stay, change bytes, change kind, appear and go), with or without each table.
-fn generated_pack(rng: &mut Rng) -> Vec<u8> {
-    let mut files: Vec<File> = Vec::new();
-    for path in PATHS {
-        if rng.below(3) == 0 {
-            continue;
-        }
-        let kind = KINDS[rng.below(2) as usize + usize::from(path.contains("lut"))];
-        let bytes = format!("{path} v{}", rng.below(3)).repeat(1 + rng.below(3) as usize);
-        files.push((path.to_string(), kind, bytes.into_bytes()));
-    }
-    let mut names: Vec<(String, String)> = Vec::new();
-    for (path, _, _) in &files {
-        if rng.below(4) != 0 {
-            let name = format!("{}{}", path.replace(['/', '.'], "_"), rng.below(2));
-            names.push((name, path.clone()));
-        }
-    }
-    let names = (rng.below(3) != 0).then_some(&names[..]);
-    let manifest = rng.below(3) != 0;
-    pack_with_tables(3 + rng.below(2) as u32, &files, names, manifest)
-}
-
-/// 200 seeded chains of 1 to 4 patches over a generated base: after each patch the mount
-/// reads as that patch's NEW alone.
+/// 200 seeded base/patch chains (1 to 4 patches each, tables and kinds changing): after each
+/// patch the mount reads as that patch's NEW alone.
 #[test]
 fn generated_patch_chains_read_as_new() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    for chain in 0..200 {
-        let base = generated_pack(&mut rng);
-        let mut mount = LayeredPak::new(PakReader::from_bytes(&base).unwrap(), "base").unwrap();
-        let mut old = base;
-        let mut probes: BTreeSet<String> = PATHS.iter().map(|p| p.to_string()).collect();
-        probes.extend([NAMES_PATH.to_string(), MANIFEST_PATH.to_string()]);
-        let probes: Vec<String> = probes.into_iter().collect();
-        for step in 0..1 + rng.below(4) {
-            let new = generated_pack(&mut rng);
-            let (old_pak, new_pak) = (
-                PakReader::from_bytes(&old).unwrap(),
-                PakReader::from_bytes(&new).unwrap(),
-            );
-            let patch = diff(&old_pak, "old", &new_pak, "new", None).unwrap();
-            let what = format!("chain {chain}, patch {step}");
-            mount
-                .mount(PakReader::from_bytes(&patch.bytes).unwrap(), &what)
-                .unwrap_or_else(|e| panic!("{what}: does not mount: {e}"));
-            assert_reads_as_new(&mount, &new_pak, &probes, &what);
-            old = new;
-        }
+    for _ in 0..200 {
+        layered::check_chain(&rng.input());
+    }
+}
+
+/// 200 seeded damaged patch layers (flipped bytes of a real patch, or raw bytes): refused or
+/// read with errors, never a panic.
+#[test]
+fn damaged_patch_layers_never_panic() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for _ in 0..200 {
+        layered::mount_damaged(&rng.input());
     }
 }
