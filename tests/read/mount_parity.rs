@@ -55,9 +55,10 @@ fn a_mount_reads_as_new_with_and_without_each_bookkeeping_table() {
         ("Credits".to_string(), "text/credits.txt".to_string()),
     ];
     let names_new = names_old[..2].to_vec();
-    // (OLD names?, NEW names?, OLD manifest?, NEW manifest?, NEW's files)
     type Table<'a> = Option<&'a [(String, String)]>;
-    let cases: [(&str, Table<'_>, Table<'_>, bool, bool, &[File]); 8] = [
+    /// (what, OLD names?, NEW names?, OLD manifest?, NEW manifest?, NEW's files)
+    type Case<'a> = (&'a str, Table<'a>, Table<'a>, bool, bool, &'a [File]);
+    let cases: [Case<'_>; 8] = [
         (
             "content only, tables unchanged",
             Some(&names_old),
