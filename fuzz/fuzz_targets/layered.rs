@@ -281,8 +281,8 @@ pub fn check_chain(data: &[u8]) {
 
 /// A generated base, and over it a damaged layer: first choice even, the patch `diff` made
 /// to a generated NEW with 0 to 3 bytes flipped where the input says (each 3 bytes: a
-/// position and a mask); odd, the input's remaining bytes as they are. A mount may refuse it and reads
-/// may fail; nothing may panic.
+/// position and a mask); odd, the input's remaining bytes as they are. A mount may refuse
+/// it and reads may fail; nothing may panic.
 pub fn mount_damaged(data: &[u8]) {
     let mut choices = Choices::new(data);
     let raw = choices.below(2) == 1;
