@@ -3,6 +3,11 @@
 //! and `assets.hpatch` ([`crate::format::hpatch`]): the identities of OLD and NEW and the
 //! paths NEW no longer has. Mounted over OLD ([`LayeredPak`](crate::LayeredPak)), it reads
 //! as NEW.
+//!
+//! A kind change is a delete plus an add: a path whose kind differs between OLD and NEW is
+//! both in the deletion records and stored as NEW has it, so the mount, which refuses kind
+//! conflicts, accepts it (see [`crate::read::layers`]). No format change: older readers
+//! already let a layer's own entries win over its own deletion records.
 
 use crate::bake::pack::build_encoded;
 use crate::bake::signing::SigningKey;
@@ -24,7 +29,8 @@ pub struct PatchStats {
     pub changed: usize,
     /// Their stored bytes (NEW's).
     pub changed_bytes: u64,
-    /// Entries OLD has and NEW lacks (deletion records).
+    /// Entries OLD has and NEW lacks (the deletion records also list, uncounted here, the
+    /// paths whose kind changed: those are counted as changed).
     pub deleted: usize,
     /// Their stored bytes in OLD (what the patch saves the game from reading).
     pub deleted_bytes: u64,
@@ -106,10 +112,17 @@ pub fn diff(
     for entry in old.entries() {
         let entry = entry.map_err(in_file(old_file))?;
         let path = entry.path();
-        if new.find(&path).map_err(in_file(new_file))?.is_none() {
-            stats.deleted += 1;
-            stats.deleted_bytes += entry.stored_size();
-            deleted.push(Box::<str>::from(&*path));
+        match new.find(&path).map_err(in_file(new_file))? {
+            None => {
+                stats.deleted += 1;
+                stats.deleted_bytes += entry.stored_size();
+                deleted.push(Box::<str>::from(&*path));
+            }
+            // A kind change is a delete plus an add: NEW's entry (copied above) wins over
+            // the layer's own deletion record, and the record lets the mount accept the
+            // new kind over OLD's.
+            Some(after) if after.kind() != entry.kind() => deleted.push(Box::<str>::from(&*path)),
+            Some(_) => {}
         }
     }
     // Old's entries are in path order (verified), so the deleted paths are sorted already.

@@ -994,7 +994,11 @@ fn diff(old: &Path, new: &Path, out: &Path, sign: Option<&Path>, json: bool) -> 
     let key = sign
         .map(|key| SigningKey::load(key).map_err(|e| e.to_string()))
         .transpose()?;
-    let open = |path: &Path| PakReader::open(path).map_err(|e| format!("{}: {e}", path.display()));
+    // An output folder stands for its one pack (`pack_file` names the folder otherwise).
+    let open = |path: &Path| {
+        let pack = hearth::read::layers::pack_file(path).map_err(|e| e.to_string())?;
+        PakReader::open(pack).map_err(|e| format!("{}: {e}", path.display()))
+    };
     let (old_pak, new_pak) = (open(old)?, open(new)?);
     let patch = hearth::bake::patch::diff(
         &old_pak,

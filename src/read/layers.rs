@@ -8,10 +8,19 @@
 //! below it (the pack's own identity, or the result of the last patch applied to it), so a
 //! patch for another version, or one mounted twice, is refused. A pack without
 //! `assets.hpatch` (a DLC) just adds entries and starts a version line of its own. Two layers
-//! that give one path different kinds are refused at mount, never mixed.
+//! that give one path different kinds are refused at mount, never mixed, with one exception:
+//! **a kind change is a delete plus an add.** When NEW gives a path another kind than OLD
+//! (`grade.lut.cube` replaced by `grade.lut.png`, both `grade.lut.ktx2`; or `assets.hnames`,
+//! a blob in a v3 pack, a name table in v4), `hearth diff` lists the path in the patch's
+//! deletion records and stores NEW's entry; the kind check skips the paths the mounting patch
+//! itself deletes, since nothing below shows through them. A kind conflict with any other
+//! layer's path (a DLC's, say) stays refused.
 //!
-//! Bookkeeping files follow the version lines: a patch's `assets.hnames` and `assets.hman`
-//! replace the ones of the packs it patches; a DLC's are consulted in addition to the base's.
+//! Bookkeeping files follow the version lines: a patch that has (or deletes) `assets.hnames`
+//! or `assets.hman` replaces the ones of the packs it patches; a patch without them (NEW's
+//! are OLD's, as after a content-only fix) leaves them in force; a DLC's are consulted in
+//! addition to the base's. Through the mount every read, the [`AssetSource`] methods
+//! included, gives what NEW alone would.
 
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
@@ -24,7 +33,7 @@ use crate::read::pak::{find_record, Entry, ManifestRecord, PakReader};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A base pack with any number of patch and DLC packs mounted over it, read as one.
@@ -56,8 +65,8 @@ pub struct LayeredPak {
 struct Layer {
     pak: PakReader,
     file: Arc<str>,
-    /// Whether this layer's `assets.hnames` is consulted (a later patch of its version line
-    /// with its own replaces it).
+    /// Whether this layer's `assets.hnames` is consulted: it has one, and no later patch of
+    /// its version line has or deletes its own.
     names_live: bool,
     /// The same for `assets.hman`.
     manifest_live: bool,
@@ -72,6 +81,13 @@ struct OverlayItem {
     layer: u32,
     deleted: bool,
     path: Box<str>,
+}
+
+/// Which bookkeeping tables a layer has.
+#[derive(Clone, Copy)]
+struct Tables {
+    names: bool,
+    manifest: bool,
 }
 
 /// A base or DLC pack and the patches applied to it.
@@ -145,6 +161,27 @@ fn file_name(path: &Path) -> Arc<str> {
     path.display().to_string().into()
 }
 
+/// The pack file `path` names: `path` itself, or the one `.hpack` of a folder (a bake's
+/// output folder, taken as [`Assets::open`](crate::Assets::open) takes a pack-only one). A
+/// folder without exactly one `.hpack` is an error naming it and saying a pack is expected.
+pub fn pack_file(path: &Path) -> Result<PathBuf, ReadError> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let in_folder = in_layer_named(file_name(path));
+    match crate::read::assets::only_pack(path).map_err(&in_folder)? {
+        Some(pack) => Ok(pack),
+        None => Err(in_folder(ReadError::Invalid {
+            what: "pack: a folder without exactly one `.hpack` file (a `.hpack` is expected)",
+        })),
+    }
+}
+
+/// [`in_layer`] for an owned file name.
+fn in_layer_named(file: Arc<str>) -> impl Fn(ReadError) -> ReadError {
+    move |error| in_layer(&file)(error)
+}
+
 impl LayeredPak {
     /// A mount of `base` alone; `file` names it in errors. A patch pack cannot be a base.
     pub fn new(base: PakReader, file: &str) -> Result<Self, ReadError> {
@@ -164,14 +201,19 @@ impl LayeredPak {
                 }),
             });
         }
-        mount.push_layer(base, file, None, Box::default());
+        let tables = Tables {
+            names: base.find(NAMES_PATH).map_err(in_layer(&file))?.is_some(),
+            manifest: base.find(MANIFEST_PATH).map_err(in_layer(&file))?.is_some(),
+        };
+        mount.push_layer(base, file, None, Box::default(), tables);
         Ok(mount)
     }
 
-    /// Maps the pack at `path` as the base of a mount.
+    /// Maps the pack at `path` (or a folder's one pack, see [`pack_file`]) as the base of a
+    /// mount.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         let file = file_name(path.as_ref());
-        let base = PakReader::open(path).map_err(in_layer(&file))?;
+        let base = PakReader::open(pack_file(path.as_ref())?).map_err(in_layer(&file))?;
         Self::new(base, &file)
     }
 
@@ -202,14 +244,15 @@ impl LayeredPak {
         key: &crate::read::signed::PublicKey,
     ) -> Result<Self, ReadError> {
         let file = file_name(path.as_ref());
-        let base = PakReader::open(path).map_err(in_layer(&file))?;
+        let base = PakReader::open(pack_file(path.as_ref())?).map_err(in_layer(&file))?;
         Self::new_signed(base, &file, key)
     }
 
-    /// Maps the pack at `path` and mounts it over the others (see [`mount`](Self::mount)).
+    /// Maps the pack at `path` (or a folder's one pack, see [`pack_file`]) and mounts it over
+    /// the others (see [`mount`](Self::mount)).
     pub fn mount_file(&mut self, path: impl AsRef<Path>) -> Result<(), ReadError> {
         let file = file_name(path.as_ref());
-        let pak = PakReader::open(path).map_err(in_layer(&file))?;
+        let pak = PakReader::open(pack_file(path.as_ref())?).map_err(in_layer(&file))?;
         self.mount(pak, &file)
     }
 
@@ -232,11 +275,11 @@ impl LayeredPak {
             Some(patch) => Some(self.line_for(patch, &file)?),
             None => None,
         };
-        self.check_kinds(&listing, &file)?;
-        let layer = self.layers.len();
         let deleted: Box<[Box<str>]> = patch
             .as_ref()
             .map_or(Box::default(), |p| p.deleted.clone().into());
+        self.check_kinds(&listing, &deleted, &file)?;
+        let layer = self.layers.len();
         // Every fallible step before the first change: a failed mount changes nothing.
         // Deletions first: the layer's own entries win over its own deletion records.
         let mut items: Vec<OverlayItem> = deleted
@@ -247,6 +290,13 @@ impl LayeredPak {
                 path: path.clone(),
             })
             .collect();
+        // Only the tables a layer has are consulted: a patch without them (NEW's are OLD's)
+        // leaves its version line's in place.
+        let has = |table: &str| listing.iter().any(|(path, _)| &**path == table);
+        let tables = Tables {
+            names: has(NAMES_PATH),
+            manifest: has(MANIFEST_PATH),
+        };
         for (path, _) in listing {
             if &*path != PATCH_PATH {
                 items.push(OverlayItem {
@@ -272,7 +322,7 @@ impl LayeredPak {
                 .or_default()
                 .push(item);
         }
-        self.push_layer(pak, file, line, deleted);
+        self.push_layer(pak, file, line, deleted, tables);
         Ok(())
     }
 
@@ -283,6 +333,7 @@ impl LayeredPak {
         file: Arc<str>,
         line: Option<usize>,
         deleted: Box<[Box<str>]>,
+        tables: Tables,
     ) {
         let layer = self.layers.len();
         let line = line.unwrap_or_else(|| {
@@ -296,8 +347,8 @@ impl LayeredPak {
         self.layers.push(Layer {
             pak,
             file,
-            names_live: true,
-            manifest_live: true,
+            names_live: tables.names,
+            manifest_live: tables.manifest,
             line,
             deleted,
         });
@@ -338,14 +389,16 @@ impl LayeredPak {
         })
     }
 
-    /// Refuses `pak` when one of its paths has another kind in the mount below.
+    /// Refuses `pak` when one of its paths has another kind in the mount below, unless `pak`
+    /// itself deletes that path (`deleted`, sorted): a kind change is a delete plus an add.
     fn check_kinds(
         &self,
         listing: &[(Box<str>, AssetKind)],
+        deleted: &[Box<str>],
         file: &Arc<str>,
     ) -> Result<(), ReadError> {
         for (path, kind) in listing {
-            if &**path == PATCH_PATH {
+            if &**path == PATCH_PATH || deleted.binary_search(path).is_ok() {
                 continue;
             }
             if let Some(below) = self.find(path)? {
@@ -561,7 +614,8 @@ impl AssetSource for LayeredPak {
         Ok(self.find_by_hash(hash)?.map(|e| e.path().into_owned()))
     }
 
-    /// The topmost live name table (a patch's replaces its base's). A DLC's table lacks the
+    /// The topmost live name table (a patch's replaces its base's only when the patch has or
+    /// deletes one: a patch without one left NEW's table as OLD's). A DLC's table lacks the
     /// base's rows, so through a DLC mount [`Model`](crate::Model) names a base model's
     /// materials `<stem>#<slot>`; [`lookup_name`](LayeredPak::lookup_name) walks every layer.
     fn names(&self) -> Result<crate::read::names::NameTable<'_>, ReadError> {

@@ -8,6 +8,7 @@ mod common;
 mod assets;
 mod hardening;
 mod hot;
+mod mount_parity;
 mod pak_parity;
 mod patches;
 mod read;

@@ -443,3 +443,139 @@ fn cli_diff_and_get_over() {
         "{stderr}"
     );
 }
+
+/// `diff` and `get --over` given an output folder take its one pack, as `Assets::open` does;
+/// a folder without exactly one `.hpack` is an error naming it and saying a `.hpack` is
+/// expected (it was "No such device (os error 19)").
+#[test]
+fn cli_diff_and_get_over_take_an_output_folders_one_pack() {
+    let dir = tempfile::tempdir().unwrap();
+    let [old, new, _] = small_update(dir.path(), None);
+    let folder_of = |pack: &Path, name: &str| {
+        let folder = dir.path().join(name);
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::copy(pack, folder.join("game.hpack")).unwrap();
+        folder
+    };
+    let (old_out, new_out) = (folder_of(&old, "out-old"), folder_of(&new, "out-new"));
+    let patch = dir.path().join("folder-patch.hpack");
+    let (ok, _, stderr) = hearth(&["diff", s(&old_out), s(&new_out), "-o", s(&patch)]);
+    assert!(ok, "{stderr}");
+    let patch_out = folder_of(&patch, "out-patch");
+    let (ok, stdout, stderr) = hearth(&["get", s(&old_out), "b.txt", "--over", s(&patch_out)]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout, b"bravo, added");
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let two = folder_of(&old, "two");
+    std::fs::copy(&new, two.join("other.hpack")).unwrap();
+    for folder in [&empty, &two] {
+        let runs = [
+            vec!["diff", s(folder), s(&new), "-o", s(&patch)],
+            vec!["diff", s(&old), s(folder), "-o", s(&patch)],
+            vec!["get", s(&old), "a.txt", "--over", s(folder)],
+        ];
+        for args in runs {
+            let (ok, _, stderr) = hearth(&args);
+            assert!(!ok, "{args:?}");
+            assert!(
+                stderr.contains(s(folder)) && stderr.contains(".hpack"),
+                "{args:?}: {stderr}"
+            );
+            assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+        }
+    }
+    // The library says the same when a folder is opened as a pack.
+    let error = PakReader::open(&empty).unwrap_err().to_string();
+    assert!(
+        error.contains(".hpack") && !error.contains("os error"),
+        "{error}"
+    );
+}
+
+/// A content-only fix (one level file edited): NEW's name table and manifest are OLD's byte
+/// for byte, so the patch holds neither. Through the mount, the trait's name table, models'
+/// material names, `Model::load_by_name` and `Loader::load_by_name` read as NEW (the mount's
+/// `names()` was the patch's missing table: empty).
+#[test]
+fn a_content_only_patch_keeps_names_for_models_and_loaders() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = dir.path().join("content");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/content");
+    common::copy_dir(&examples, &content);
+    let out = dir.path().join("out");
+    Baker::new(content.join("hearth.toml"), &out)
+        .preset("debug")
+        .run()
+        .unwrap();
+    let old_file = out.join("example.hpack");
+    let old = PakReader::open(&old_file).unwrap();
+    // NEW: OLD's entries as stored, the level's bytes edited.
+    let level = "data/levels/level1.json";
+    let edited = b"{\"name\": \"Level One\"}".to_vec();
+    let entries: Vec<_> = old.entries().map(Result::unwrap).collect();
+    let paths: Vec<String> = entries.iter().map(|e| e.path().into_owned()).collect();
+    let inputs: Vec<hearth::format::hpack::PackInput<'_>> = entries
+        .iter()
+        .zip(&paths)
+        .map(|(entry, path)| match path == level {
+            true => hearth::format::hpack::PackInput {
+                path,
+                kind: entry.kind(),
+                codec: Codec::None,
+                stored: &edited,
+                size: edited.len() as u64,
+            },
+            false => hearth::format::hpack::PackInput {
+                path,
+                kind: entry.kind(),
+                codec: entry.codec(),
+                stored: entry.stored_bytes(),
+                size: entry.size(),
+            },
+        })
+        .collect();
+    let new_bytes = pack::build_encoded(&inputs, None);
+    let new = PakReader::from_bytes(&new_bytes).unwrap();
+    let patch = diff(&old, s(&old_file), &new, "new.hpack", None).unwrap();
+    let patch_pak = PakReader::from_bytes(&patch.bytes).unwrap();
+    assert!(patch_pak
+        .find(hearth::format::hnames::NAMES_PATH)
+        .unwrap()
+        .is_none());
+    assert_eq!((patch.stats.changed, patch.stats.added), (1, 0));
+
+    let mut mount = LayeredPak::open(&old_file).unwrap();
+    mount.mount(patch_pak, "patch.hpack").unwrap();
+    let rows = |table: hearth::NameTable<'_>| table.iter().map(|r| format!("{r:?}")).count();
+    let new_rows = rows(new.names().unwrap());
+    assert!(new_rows > 5, "{new_rows} names");
+    assert_eq!(rows(hearth::AssetSource::names(&mount).unwrap()), new_rows);
+
+    let spot = "models/spot/spot.hmesh";
+    let material_names = |model: hearth::Model| -> Vec<String> {
+        model
+            .material_slots
+            .iter()
+            .map(|m| m.name.to_string())
+            .collect()
+    };
+    let through_mount = material_names(hearth::Model::load(&mount, spot).unwrap());
+    assert_eq!(
+        through_mount,
+        material_names(hearth::Model::load(&new, spot).unwrap())
+    );
+    let name = new
+        .names()
+        .unwrap()
+        .iter()
+        .find(|row| row.path == spot && row.kind == AssetKind::MESH)
+        .map(|row| row.name.to_owned())
+        .expect("the model has a name");
+    let model = hearth::Model::load_by_name(&mount, &name).unwrap();
+    assert_eq!(model.mesh.path(), spot);
+    let loader = hearth::read::loader::Loader::new(mount, 1);
+    let loaded: AssetBytes = loader.load_by_name(&name).wait().unwrap();
+    assert_eq!(&*loaded, &*new.get(spot).unwrap().unwrap());
+}

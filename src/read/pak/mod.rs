@@ -137,7 +137,14 @@ impl PakReader {
     /// Memory-maps and opens an already opened pack file (the baker opens its previous pack
     /// without following links).
     pub(crate) fn map_file(file: std::fs::File, limits: Limits) -> Result<Self, ReadError> {
-        if file.metadata()?.len() == 0 {
+        let metadata = file.metadata()?;
+        // Mapping a folder fails with "No such device": say what was expected instead.
+        if metadata.is_dir() {
+            return Err(ReadError::Invalid {
+                what: "pack: a folder, not a file (a `.hpack` file is expected)",
+            });
+        }
+        if metadata.len() == 0 {
             return Err(ReadError::Truncated {
                 what: "pack header",
             });
