@@ -644,7 +644,7 @@ impl InfoSource {
 
     fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
         match self {
-            InfoSource::File(path) => std::fs::read(path).map_err(|e| e.to_string()),
+            InfoSource::File(path) => hearth::read::inspect::read_named_file(path),
             InfoSource::Folder(folder) => folder.read(rel),
         }
     }
@@ -655,6 +655,10 @@ impl InfoSource {
 /// naming the file, else from its extension.
 fn info_files(out: &Path) -> Result<(InfoSource, Vec<(String, AssetKind)>), String> {
     let meta = std::fs::metadata(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if !meta.is_dir() && !meta.is_file() {
+        // A FIFO or a device: waited on or read without end, never described.
+        return Err(format!("{}: not a regular file", out.display()));
+    }
     if !meta.is_dir() {
         let rel = out.display().to_string();
         let kind = kind_of_file(out);
