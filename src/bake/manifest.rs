@@ -371,10 +371,15 @@ impl Config {
 
         let groups = parse_groups(&content.group, &file, &mut warnings)?;
         for (source, name) in &content.names {
-            if name.is_empty() || name.contains(['#', '\0']) || name.len() > u16::MAX as usize {
+            if name.is_empty()
+                || name.contains('#')
+                || name.chars().any(char::is_control)
+                || name.len() > u16::MAX as usize
+            {
                 return Err(config_error(format!(
                     "`content.names.{source:?}` = {name:?}: a name is not empty and holds no \
-                     `#` (it separates a model's sub-assets) and no NUL"
+                     `#` (it separates a model's sub-assets) and no control character (tab, \
+                     newline, escape, NUL)"
                 )));
             }
         }

@@ -266,13 +266,10 @@ fn thumbnail_size(w: u32, h: u32) -> (u32, u32) {
     (scale(w), scale(h))
 }
 
-/// Whether a character can reorder or hide the text around it: the bidi embeddings,
-/// overrides and isolates (U+202A–U+202E, U+2066–U+2069), the bidi marks (U+200E, U+200F,
-/// U+061C), and control characters (a file name may hold any but `/` and NUL). An HTML entity
-/// would not do: the browser decodes it back to the character, which still acts.
+/// A [hidden control](crate::read::inspect::is_hidden_control) other than a newline or a tab,
+/// which a page shows as white space.
 fn is_hidden_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
-        || (c.is_control() && !matches!(c, '\n' | '\t'))
+    crate::read::inspect::is_hidden_control(c) && !matches!(c, '\n' | '\t')
 }
 
 /// `text` as HTML element content: markup characters escaped, and each

@@ -6,9 +6,10 @@ use clap::{Parser, Subcommand};
 use hearth::bake::signing::SigningKey;
 use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
+use hearth::format::hash::parse_hash_literal;
 use hearth::read::inspect::{
-    check_output, file_counts, has_counts, kind_from_path, kind_tools, manifest_kinds, pack_layout,
-    OutputFolder,
+    check_output, file_counts, has_counts, kind_from_path, kind_tools, line_field, manifest_kinds,
+    pack_layout, write_output, OutputFolder,
 };
 use hearth::read::signed::fingerprint;
 use hearth::{AssetKind, Assets, PakReader};
@@ -719,9 +720,11 @@ fn info(out: &Path) -> Result<(), String> {
             })
             .unwrap_or_default();
         outln!(
-            "{rel:<48} {:<9} {:>12}  {details}",
+            "{:<48} {:<9} {:>12}  {}",
+            line_field(rel),
             kind.to_string(),
-            human(size)
+            human(size),
+            line_field(&details)
         );
         let total = totals.entry(*kind).or_default();
         total.0 += 1;
@@ -908,10 +911,7 @@ fn watch(target: BakeTarget) -> ExitCode {
 
 fn get(source: &Path, entry: &str, out: Option<&Path>, level: Option<u32>) -> Result<(), String> {
     let assets = Assets::open(source).map_err(|e| format!("{}: {e}", source.display()))?;
-    let hash = entry
-        .strip_prefix("0x")
-        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
-    let bytes = match hash {
+    let bytes = match parse_hash_literal(entry) {
         Some(hash) => assets.get_by_hash(hash),
         None => assets.get(entry),
     }
@@ -920,17 +920,17 @@ fn get(source: &Path, entry: &str, out: Option<&Path>, level: Option<u32>) -> Re
     write_entry(
         &bytes,
         &format!("{}: {entry}", source.display()),
-        out,
+        (out, &[source]),
         level,
     )
 }
 
-/// Writes an entry's bytes (or one mip level of them) to `out` or stdout; `label` names the
-/// entry in errors.
+/// Writes an entry's bytes (or one mip level of them) to `out` (never one of `inputs`) or
+/// stdout; `label` names the entry in errors.
 fn write_entry(
     bytes: &[u8],
     label: &str,
-    out: Option<&Path>,
+    (out, inputs): (Option<&Path>, &[&Path]),
     level: Option<u32>,
 ) -> Result<(), String> {
     let bytes: std::borrow::Cow<'_, [u8]> = match level {
@@ -940,7 +940,7 @@ fn write_entry(
         None => bytes.into(),
     };
     match out {
-        Some(path) => std::fs::write(path, &bytes).map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => write_output(path, &bytes, inputs),
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
@@ -981,16 +981,16 @@ fn get_layered(
         }
         None => entry.unwrap_or_default().to_owned(),
     };
-    let hash = entry
-        .strip_prefix("0x")
-        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
-    let bytes = match hash {
+    let bytes = match parse_hash_literal(&entry) {
         Some(hash) => mount.get_by_hash(hash),
         None => mount.get(&entry),
     }
     .map_err(|e| format!("{files}: {e}"))?
     .ok_or_else(|| format!("{files}: no entry `{entry}`"))?;
-    write_entry(&bytes, &format!("{files}: {entry}"), out, level)
+    let inputs: Vec<&Path> = std::iter::once(base)
+        .chain(over.iter().map(PathBuf::as_path))
+        .collect();
+    write_entry(&bytes, &format!("{files}: {entry}"), (out, &inputs), level)
 }
 
 /// `hearth diff OLD NEW -o PATCH [--sign KEY] [--json]`.
@@ -1008,7 +1008,7 @@ fn diff(old: &Path, new: &Path, out: &Path, sign: Option<&Path>, json: bool) -> 
         key.as_ref(),
     )
     .map_err(|e| e.to_string())?;
-    write_atomically(out, &patch.bytes)?;
+    write_output(out, &patch.bytes, &[old, new])?;
     let stats = &patch.stats;
     if json {
         let identity = hearth::format::hpatch::identity_hex;
@@ -1043,26 +1043,6 @@ fn diff(old: &Path, new: &Path, out: &Path, sign: Option<&Path>, json: bool) -> 
         );
     }
     Ok(())
-}
-
-/// Writes `bytes` to `file` through a temporary file in its folder and a rename, so that a
-/// reader (or a mapping) of the old file never sees half a pack.
-fn write_atomically(file: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temp = dir.join(format!(
-        ".{}.{}.tmp",
-        file.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&temp, bytes)
-        .and_then(|()| std::fs::rename(&temp, file))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            format!("{}: {e}", file.display())
-        })
 }
 
 /// `hearth get --name`: the file the name names, written as `get` writes a path's.
@@ -1107,7 +1087,10 @@ fn names(source: &Path, json: bool) -> Result<(), String> {
         let sub = row.sub.map(|s| format!("\t#{s}")).unwrap_or_default();
         text += &format!(
             "{}\t{}\t{}\t{:016x}{sub}\n",
-            row.name, row.kind, row.path, row.hash
+            line_field(row.name),
+            row.kind,
+            line_field(row.path),
+            row.hash
         );
     }
     print_text(&text)
@@ -1153,7 +1136,7 @@ fn write_report(
     file: &Path,
 ) -> Result<(), String> {
     let html = hearth::bake::report::html(out, bake)?;
-    write_html(&html, file)
+    write_html(&html, file, &[out])
 }
 
 /// `hearth report OUT --timings TIMINGS -o FILE`: the report of `out` with the timeline of a
@@ -1161,26 +1144,12 @@ fn write_report(
 fn report_with_timeline(out: &Path, timings: &Path, file: &Path) -> Result<(), String> {
     let (tasks, wall) = read_timings(timings)?;
     let html = hearth::bake::report::html_with_timeline(out, None, &tasks, wall)?;
-    write_html(&html, file)
+    write_html(&html, file, &[out, timings])
 }
 
-/// Writes a report to `file`, atomically.
-fn write_html(html: &str, file: &Path) -> Result<(), String> {
-    let dir = file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temp = dir.join(format!(
-        ".{}.{}.tmp",
-        file.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&temp, html.as_bytes())
-        .and_then(|()| std::fs::rename(&temp, file))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            format!("{}: {e}", file.display())
-        })?;
+/// Writes a report to `file` (never one of `inputs`), atomically.
+fn write_html(html: &str, file: &Path, inputs: &[&Path]) -> Result<(), String> {
+    write_output(file, html.as_bytes(), inputs)?;
     eprintln!("report: {}", file.display());
     Ok(())
 }
@@ -1255,9 +1224,8 @@ fn render(
     let image = renderer
         .render(&scene, width, height)
         .map_err(|e| format!("{what}: {e}"))?;
-    image
-        .save_png(out)
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let inputs: Vec<&Path> = [source, target].into_iter().flatten().collect();
+    write_output(out, &image.to_png(), &inputs)?;
     outln!(
         "rendered {what} ({} triangles) on {} -> {} ({width}x{height})",
         scene.indices.len() / 3,
@@ -1580,7 +1548,7 @@ fn write_timings(report: &hearth::bake::Report, file: &Path) -> Result<(), Strin
         "cpu_seconds": busy,
     });
     let text = serde_json::to_string_pretty(&timings).expect("JSON values serialize") + "\n";
-    write_atomically(file, text.as_bytes())?;
+    write_output(file, text.as_bytes(), &[])?;
     eprintln!("timings: {}", file.display());
     Ok(())
 }

@@ -43,6 +43,23 @@ pub fn hash_runtime_path(runtime_path: &str) -> u64 {
     hash_asset_ref(canonical_ref(runtime_path))
 }
 
+/// An asset hash written as text, as tools take it: `0x` and exactly 16 hex digits
+/// (`0x3f2a…`, either case). Anything else, `0xbeef` included, is not a hash (a tool then
+/// reads it as a path).
+///
+/// ```
+/// use hearth::format::hash::parse_hash_literal;
+/// assert_eq!(parse_hash_literal("0x00000000000000ff"), Some(255));
+/// assert_eq!(parse_hash_literal("0xbeef"), None);
+/// ```
+pub fn parse_hash_literal(text: &str) -> Option<u64> {
+    let digits = text.strip_prefix("0x")?;
+    if digits.len() != 16 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(digits, 16).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +88,24 @@ mod tests {
             hash_runtime_path("models/chair.hmesh"),
             hash_asset_ref("models/chair.hmesh")
         );
+    }
+
+    #[test]
+    fn a_hash_literal_is_0x_and_exactly_16_hex_digits() {
+        assert_eq!(
+            parse_hash_literal("0xCBF29CE484222325"),
+            Some(FNV_OFFSET_BASIS)
+        );
+        for not_a_hash in [
+            "0xbeef",
+            "0x",
+            "0x+bf29ce484222325",
+            "0x0cbf29ce4842223250",
+            "cbf29ce484222325",
+            "0Xcbf29ce484222325",
+            "0xcbf29ce48422232g",
+        ] {
+            assert_eq!(parse_hash_literal(not_a_hash), None, "{not_a_hash}");
+        }
     }
 }

@@ -102,6 +102,30 @@ pub(crate) fn create_new(path: &Path) -> io::Result<File> {
     )
 }
 
+/// Replaces the file at `path` with `bytes`: they are written to a new temporary file beside
+/// it (created, never opened through a link) and renamed over it, so a reader of the old file,
+/// or a mapping of it (`hearth get PACK ENTRY -o PACK`), never sees part of the new one, and a
+/// failure leaves the old file as it was.
+#[cfg_attr(not(any(feature = "inspect", feature = "render")), allow(dead_code))]
+pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut file = create_new(&temp)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
 /// Whether `path` itself is a link (not followed).
 fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())

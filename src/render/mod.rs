@@ -86,17 +86,7 @@ impl Image {
     /// Writes the PNG to `path` through a temporary file in the same folder, so a reader never
     /// sees half an image and a failure leaves any previous file as it was.
     pub fn save_png(&self, path: impl AsRef<Path>) -> std::io::Result<()> {
-        let path = path.as_ref();
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&temp, self.to_png())?;
-        std::fs::rename(&temp, path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&temp);
-        })
+        crate::read::regular_file::replace_file(path.as_ref(), &self.to_png())
     }
 
     /// The share of pixels that differ from the top-left one: 0 for a blank image.

@@ -255,3 +255,124 @@ fn cli_names_json_and_get_by_name() {
     let (ok, text) = common::hearth_on(&["check"], &out);
     assert!(ok, "{text}");
 }
+
+/// Runs the `hearth` binary with `args`: whether it succeeded, stdout, stderr.
+#[cfg(feature = "cli")]
+fn run_hearth(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .args(args)
+        .output()
+        .expect("the hearth binary runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        output.status.success(),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
+}
+
+/// `hearth names` shows a name's control characters as markers (a tab in a file stem, an
+/// escape sequence), so no row is forged and no column shifts; `[content.names]` refuses
+/// them (issue 36, defect 11).
+#[cfg(all(feature = "cli", unix))]
+#[test]
+fn names_lines_escape_control_characters_and_set_names_refuse_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = content(dir.path(), "");
+    std::fs::write(dir.path().join("ui/tab\there\u{1b}[2J.png"), png(4, 7)).unwrap();
+    let out = dir.path().join("out");
+    hearth::bake::Baker::new(&manifest, &out).run().unwrap();
+    let (ok, text, err) = run_hearth(&["names".as_ref(), out.as_os_str()]);
+    assert!(ok, "{err}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    // name, kind, path, hash (16 hex digits) and a sub-asset's `#index`.
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert!(matches!(fields.len(), 4 | 5), "{line:?}");
+        assert_eq!(fields[3].len(), 16, "{line:?}");
+    }
+    assert!(
+        text.contains("tab[U+0009]here[U+001B][2J\ttexture\t"),
+        "{text}"
+    );
+
+    for bad in [
+        "\"Logo\\nforged\\ttexture\"",
+        "\"Logo\\t2\"",
+        "\"\\u001b[31mLogo\"",
+    ] {
+        let manifest = content(dir.path(), &format!("\"ui/logo_v3.png\" = {bad}"));
+        let error = hearth::bake::Baker::new(&manifest, &out).run().unwrap_err();
+        assert!(
+            error.to_string().contains("no control character"),
+            "{bad}: {error}"
+        );
+    }
+}
+
+/// `hearth get PACK ENTRY -o PACK` is refused and leaves the pack whole (it truncated it to
+/// 0 bytes); an output over an existing file replaces it (issue 36, defect 9).
+#[cfg(feature = "cli")]
+#[test]
+fn get_refuses_to_write_over_its_input_and_replaces_other_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = content(dir.path(), "");
+    let out = dir.path().join("out");
+    hearth::bake::Baker::new(&manifest, &out).run().unwrap();
+    let pack = out.join("game.hpack");
+    let before = std::fs::read(&pack).unwrap();
+    for source in [pack.as_os_str(), out.as_os_str()] {
+        let (ok, _, err) = run_hearth(&[
+            "get".as_ref(),
+            source,
+            "props/b/Rock.ktx2".as_ref(),
+            "-o".as_ref(),
+            pack.as_os_str(),
+        ]);
+        assert!(!ok && err.contains("is an input"), "{err}");
+        assert_eq!(std::fs::read(&pack).unwrap(), before);
+    }
+    let file = dir.path().join("rock.ktx2");
+    std::fs::write(
+        &file,
+        b"an older, longer file than the entry itself, to be replaced whole",
+    )
+    .unwrap();
+    let (ok, _, err) = run_hearth(&[
+        "get".as_ref(),
+        pack.as_os_str(),
+        "ui/logo_v3.ktx2".as_ref(),
+        "-o".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        std::fs::read(out.join("ui/logo_v3.ktx2")).unwrap()
+    );
+}
+
+/// Only `0x` and exactly 16 hex digits are a hash: a file named `0xbeef` is found by its
+/// path (issue 36, defect 12).
+#[cfg(feature = "cli")]
+#[test]
+fn get_takes_a_short_0x_name_as_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(dir.path(), &[("0xbeef", b"cafe")]);
+    std::fs::write(
+        dir.path().join("hearth.toml"),
+        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"0x*\"]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    hearth::bake::Baker::new(dir.path().join("hearth.toml"), &out)
+        .run()
+        .unwrap();
+    for source in [out.join("game.hpack"), out.clone()] {
+        let (ok, text, err) = run_hearth(&["get".as_ref(), source.as_os_str(), "0xbeef".as_ref()]);
+        assert!(ok && text == "cafe", "{text} {err}");
+        let hash = format!("0x{:016x}", hearth::hash_runtime_path("0xbeef"));
+        let (ok, text, err) = run_hearth(&["get".as_ref(), source.as_os_str(), hash.as_ref()]);
+        assert!(ok && text == "cafe", "{text} {err}");
+    }
+}

@@ -16,16 +16,20 @@ mod manifest;
 mod material;
 mod mesh;
 mod names;
+mod output_file;
 mod scene;
 mod shader;
+mod text;
 mod texture;
 
 pub use animation::describe_hanim;
 pub use font::describe_font;
 pub use material::describe_hmat;
 pub use mesh::describe_hmesh;
+pub use output_file::write_output;
 pub use scene::describe_scene;
 pub use shader::{describe_shader, is_spirv};
+pub use text::{is_hidden_control, line_field};
 pub use texture::{check_ktx2, describe_ktx2};
 
 /// What the tools know of one built-in kind: the extensions of its files, and how to describe,
