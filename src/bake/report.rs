@@ -104,7 +104,9 @@ fn files_page(out: &Path, bake: Option<&Report>) -> Result<String, String> {
         // A regular file, not a link (whose type is not followed here) or a FIFO.
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(name, _)| name.to_ascii_lowercase().ends_with(".hpack") && !kinds.contains_key(name))
+        .filter(|(name, _)| {
+            name.to_ascii_lowercase().ends_with(".hpack") && !kinds.contains_key(name)
+        })
         .collect();
     roots.sort();
     for (rel, path) in &roots {

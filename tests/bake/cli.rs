@@ -828,3 +828,27 @@ fn info_of_one_special_file_is_refused() {
         }
     }
 }
+
+/// The other files the tools read because a user named them, a pack (`hearth pack info`) and
+/// a `--timings` file (`hearth report`), are refused as FIFOs too, not waited on.
+#[cfg(unix)]
+#[test]
+fn named_packs_and_timings_files_that_are_fifos_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let (code, out, err) = hearth(&["bake", "hearth.toml", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    mkfifo(&dir.path().join("pipe.hpack"), dir.path());
+    mkfifo(&dir.path().join("pipe.json"), dir.path());
+    for args in [
+        &["pack", "info", "pipe.hpack"][..],
+        &["report", "out", "--timings", "pipe.json", "-o", "r.html"],
+    ] {
+        let (code, out, err) = hearth_unhung(args, dir.path());
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("pipe.") && err.contains("not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -224,12 +224,11 @@ fn read_tree_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
 /// ([`Limits::max_entry_size`](crate::read::pak::Limits::max_entry_size)).
 pub const MAX_NAMED_FILE_BYTES: u64 = 1 << 32;
 
-/// The bytes of a file a user named (`hearth info FILE`): a link is followed, but only a
-/// regular file is read (a FIFO or a device is refused, not waited on or read without end),
-/// at most [`MAX_NAMED_FILE_BYTES`] of it. Errors name the file.
-pub fn read_named_file(path: &Path) -> Result<Vec<u8>, String> {
-    crate::read::regular_file::read_named(path, MAX_NAMED_FILE_BYTES)
-        .map_err(|e| format!("{}: {e}", path.display()))
+/// The bytes of a file a user named (`hearth info FILE`, a `--timings` file): a link is
+/// followed, but only a regular file is read (a FIFO or a device is refused, not waited on or
+/// read without end), at most `cap` bytes of it. Errors name the file.
+pub fn read_named_file(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    crate::read::regular_file::read_named(path, cap).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The error for something in a tree that is neither a folder nor a regular file, naming it.
