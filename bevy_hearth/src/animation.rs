@@ -5,6 +5,7 @@
 //! root down to it, as Bevy's glTF loader does with node names. A `.hanim` and its `.hmesh`
 //! share a stem, so a clip finds its model's entities.
 
+use crate::joints::{check_joint_tree, joint_target_ids, root_target_id};
 use crate::HearthLoadError;
 use bevy::animation::animation_curves::{
     AnimatableCurve, AnimatableKeyframeCurve, AnimatedField, WeightsCurve,
@@ -20,7 +21,6 @@ use bevy::math::{Quat, Vec3};
 use bevy::prelude::Transform;
 use bevy::reflect::TypePath;
 use hearth::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
-use hearth::format::hmesh::GpuJoint;
 use hearth::LoadAsset;
 use std::collections::BTreeMap;
 
@@ -37,38 +37,6 @@ pub struct HearthAnimations {
 /// The label of clip `i` in a `.hanim`.
 pub fn animation_label(i: usize) -> String {
     format!("Animation{i}")
-}
-
-/// The name of joint `i`'s entity in a model's scene.
-pub(crate) fn joint_name(i: usize) -> String {
-    format!("joint{i}")
-}
-
-/// The target of a model's root entity (its [`AnimationPlayer`](bevy::animation::AnimationPlayer)
-/// and [`MorphWeights`](bevy::mesh::morph::MorphWeights)).
-pub fn root_target_id(model_name: &str) -> AnimationTargetId {
-    AnimationTargetId::from_iter([model_name])
-}
-
-/// Each joint's target: the names from the model's root down to the joint. A parent index
-/// outside the skeleton makes a root joint, as the scene parents it; chains are bounded by the
-/// joint count (the mesh loader rejects cycles).
-pub fn joint_target_ids(model_name: &str, joints: &[GpuJoint]) -> Vec<AnimationTargetId> {
-    (0..joints.len())
-        .map(|i| {
-            let mut chain = vec![i];
-            let mut joint = i;
-            while let Some(parent) = usize::try_from(joints[joint].parent)
-                .ok()
-                .filter(|&p| p < joints.len() && chain.len() <= joints.len())
-            {
-                chain.push(parent);
-                joint = parent;
-            }
-            let names = chain.iter().rev().map(|&j| joint_name(j));
-            AnimationTargetId::from_iter(std::iter::once(model_name.to_owned()).chain(names))
-        })
-        .collect()
 }
 
 /// Loads `.hanim` files as [`HearthAnimations`], reading the `.hmesh` beside each for its
@@ -114,7 +82,7 @@ impl AssetLoader for HearthAnimationLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["hanim"]
+        hearth::AssetKind::ANIMATION.extensions()
     }
 }
 
@@ -143,7 +111,7 @@ async fn model_targets(load_context: &mut LoadContext<'_>) -> Result<Targets, He
             .map_err(|e| HearthLoadError::new(&mesh_path, e))?;
     let view = mesh.view();
     let joints = view.skeleton.as_deref().unwrap_or(&[]);
-    crate::mesh::check_joint_tree(joints).map_err(|e| HearthLoadError::new(&mesh_path, e))?;
+    check_joint_tree(joints).map_err(|e| HearthLoadError::new(&mesh_path, e))?;
     let model_name = path
         .path()
         .file_stem()

@@ -137,6 +137,7 @@ impl AssetLoader for HearthFontLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["hfont"]
+        // The baked `.hfont` alone: the font kind's `.ttf`/`.otf` are Bevy's own loader's.
+        &AssetKind::FONT.extensions()[..1]
     }
 }

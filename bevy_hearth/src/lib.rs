@@ -41,16 +41,16 @@ pub mod compare;
 mod font;
 #[cfg(feature = "watch")]
 mod hot;
+mod joints;
 mod material;
 mod mesh;
 mod names;
 mod reader;
 mod scene;
 
-pub use animation::{
-    animation_label, joint_target_ids, root_target_id, HearthAnimationLoader, HearthAnimations,
-};
+pub use animation::{animation_label, HearthAnimationLoader, HearthAnimations};
 pub use font::{page_label, HearthFont, HearthFontLoader, HearthGlyph};
+pub use joints::{joint_target_ids, root_target_id};
 pub use material::{HearthMaterialLoader, HearthMaterials};
 pub use mesh::{HearthMeshLoader, HearthModel};
 pub use names::{ByName, HearthNames};

@@ -74,7 +74,7 @@ impl AssetLoader for HearthMaterialLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["hmat"]
+        hearth::AssetKind::MATERIAL.extensions()
     }
 }
 

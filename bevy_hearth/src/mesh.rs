@@ -1,5 +1,6 @@
 //! `.hmesh` → one Bevy [`Mesh`] per submesh, and the model as a spawnable scene.
 
+use crate::joints::{check_joint_tree, joint_name, joint_target_ids, root_target_id};
 use crate::material::material_label;
 use crate::HearthLoadError;
 use bevy::animation::{AnimatedBy, AnimationPlayer};
@@ -118,7 +119,7 @@ impl AssetLoader for HearthMeshLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["hmesh"]
+        hearth::AssetKind::MESH.extensions()
     }
 }
 
@@ -323,7 +324,7 @@ pub(crate) fn spawn_model(
     if model.skeleton.is_some() || model.morph_weights.is_some() {
         world.entity_mut(root).insert((
             AnimationPlayer::default(),
-            crate::animation::root_target_id(&model.name),
+            root_target_id(&model.name),
             AnimatedBy(root),
         ));
     }
@@ -363,23 +364,6 @@ type Skeleton = (
     Handle<SkinnedMeshInverseBindposes>,
 );
 
-/// Every joint's parent chain reaches a root (hearth checks each parent is another joint;
-/// this rules out cycles, which Bevy's hierarchy cannot hold).
-pub(crate) fn check_joint_tree(joints: &[hearth::format::hmesh::GpuJoint]) -> Result<(), String> {
-    for start in 0..joints.len() {
-        let mut joint = start;
-        let mut steps = 0;
-        while let Ok(parent) = usize::try_from(joints[joint].parent) {
-            steps += 1;
-            if steps > joints.len() || parent >= joints.len() {
-                return Err(format!("joint {start}'s parents form a cycle"));
-            }
-            joint = parent;
-        }
-    }
-    Ok(())
-}
-
 /// One entity per joint in its bind pose, parented as the skeleton says (roots under `root`),
 /// named `joint{i}` and animated by the root's player.
 fn spawn_joints(
@@ -388,7 +372,7 @@ fn spawn_joints(
     model_name: &str,
     joints: &[hearth::format::hmesh::GpuJoint],
 ) -> Vec<Entity> {
-    let targets = crate::animation::joint_target_ids(model_name, joints);
+    let targets = joint_target_ids(model_name, joints);
     let entities: Vec<_> = joints
         .iter()
         .zip(targets)
@@ -402,7 +386,7 @@ fn spawn_joints(
             world
                 .spawn((
                     transform,
-                    Name::new(crate::animation::joint_name(i)),
+                    Name::new(joint_name(i)),
                     target,
                     AnimatedBy(root),
                 ))

@@ -146,7 +146,7 @@ impl AssetLoader for HearthSceneLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["hscene"]
+        hearth::AssetKind::SCENE.extensions()
     }
 }
 

@@ -39,7 +39,7 @@ impl Pipeline for Blob {
     ) -> Result<(), PipelineError> {
         cx.emit(Output::new(
             source.rel(),
-            kind_of(source.rel()),
+            AssetKind::of_opaque_file(source.rel()),
             source.bytes().to_vec(),
         ));
         Ok(())
@@ -59,21 +59,11 @@ impl Pipeline for Blob {
     ) -> Result<(), PipelineError> {
         let (read_path, _) = named_source(file.rel(), file.body())?;
         let bytes = cx.read(&read_path)?;
-        cx.emit(Output::new(file.name(), kind_of(file.name()), bytes));
+        cx.emit(Output::new(
+            file.name(),
+            AssetKind::of_opaque_file(file.name()),
+            bytes,
+        ));
         Ok(())
     }
-}
-
-/// The manifest kind of an opaque file, by its extension: the built-in kind that lists it
-/// among its [`opaque_extensions`](crate::read::inspect::KindTools::opaque_extensions)
-/// (shaders, fonts), else blob.
-pub fn kind_of(rel: &str) -> AssetKind {
-    let extension = rel
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
-    crate::read::inspect::KINDS
-        .iter()
-        .find(|tools| tools.opaque_extensions.contains(&extension.as_str()))
-        .map_or(AssetKind::BLOB, |tools| tools.kind)
 }

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod report;
 pub mod scene;
 pub mod settings;
+mod settings_decl;
 pub mod shader;
 pub mod shared_cache;
 pub mod signing;

@@ -10,7 +10,7 @@ use crate::bake::mesh::settings::pak_euler_axes;
 use crate::bake::pipeline::{
     AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
 };
-use crate::bake::texture::pipelines::IMAGE_EXTENSIONS;
+use crate::bake::texture::image_file::IMAGE_EXTENSIONS;
 use crate::format::hman::AssetKind;
 use crate::format::hmat::{self, GpuMaterial};
 use crate::format::hscene::{self, GeometryData, RefData, SceneData, SceneValue};
@@ -85,7 +85,8 @@ fn bake(
                 "id" => data.id = string(value, &at(key))?,
                 "mesh" => {
                     let path = string(value, &at(key))?;
-                    data.mesh = cx.reference(&asset_path(toml_rel, &path, "hmesh", &at(key))?);
+                    data.mesh =
+                        cx.reference(&asset_path(toml_rel, &path, AssetKind::MESH, &at(key))?);
                 }
                 "materials" => {
                     for (j, path) in array(value, &at(key))?.iter().enumerate() {
@@ -149,7 +150,7 @@ fn bake(
     crate::read::scene::SceneView::parse(&bytes)
         .map_err(|e| format!("baked scene does not check: {e}"))?;
     cx.emit(Output::new(
-        format!("{name}.hscene"),
+        AssetKind::SCENE.file_name(&name),
         AssetKind::SCENE,
         bytes,
     ));
@@ -301,15 +302,12 @@ fn vertices(value: &toml::Value, at: &str) -> Result<(u32, Vec<f32>), String> {
 
 /// The runtime path of what a scene names: an asset file (`chair.toml` → `chair.<ext>`), a
 /// model (`chair.glb` → `chair.<ext>`), or a baked path as it is.
-fn asset_path(toml_rel: &str, path: &str, ext: &str, at: &str) -> Result<String, String> {
+fn asset_path(toml_rel: &str, path: &str, kind: AssetKind, at: &str) -> Result<String, String> {
     let (_, root_rel) = resolve(toml_rel, path).map_err(|e| format!("`{at}`: {e}"))?;
     let lower = root_rel.to_ascii_lowercase();
     for source_ext in [".toml", ".gltf", ".glb", ".obj"] {
         if lower.ends_with(source_ext) {
-            return Ok(format!(
-                "{}.{ext}",
-                &root_rel[..root_rel.len() - source_ext.len()]
-            ));
+            return Ok(kind.file_name(&root_rel[..root_rel.len() - source_ext.len()]));
         }
     }
     Ok(root_rel)
@@ -327,13 +325,13 @@ fn material_path(
 ) -> Result<String, String> {
     let (_, root_rel) = resolve(toml_rel, path).map_err(|e| format!("`{at}`: {e}"))?;
     if let Some(mat) = root_rel.strip_suffix(".mat") {
-        return Ok(format!("{mat}.hmat"));
+        return Ok(AssetKind::MATERIAL.file_name(mat));
     }
     let Some((stem, _)) = root_rel.rsplit_once('.').filter(|(_, ext)| is_image(ext)) else {
-        return asset_path(toml_rel, path, "hmat", at);
+        return asset_path(toml_rel, path, AssetKind::MATERIAL, at);
     };
     let leaf = stem.rsplit('/').next().unwrap_or(stem);
-    let material = format!("{scene}/{leaf}.hmat");
+    let material = AssetKind::MATERIAL.file_name(&format!("{scene}/{leaf}"));
     if cx.emitted(&material) {
         return Ok(material);
     }

@@ -8,8 +8,8 @@ use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
 use hearth::format::hash::parse_hash_literal;
 use hearth::read::inspect::{
-    check_output, file_counts, has_counts, kind_from_path, kind_tools, line_field, manifest_kinds,
-    pack_layout, write_output, OutputFolder,
+    check_output, file_counts, has_counts, kind_tools, line_field, manifest_kinds, pack_layout,
+    write_output, OutputFolder,
 };
 use hearth::read::signed::fingerprint;
 use hearth::{AssetKind, Assets, PakReader};
@@ -677,7 +677,7 @@ fn info_files(out: &Path) -> Result<(InfoSource, Vec<(String, AssetKind)>), Stri
             let kind = listed
                 .get(&rel)
                 .copied()
-                .unwrap_or_else(|| kind_from_path(&rel));
+                .unwrap_or_else(|| AssetKind::from_path(&rel));
             (rel, kind)
         })
         .collect();
@@ -704,7 +704,7 @@ fn kind_of_file(file: &Path) -> AssetKind {
             return *kind;
         }
     }
-    kind_from_path(&file.to_string_lossy())
+    AssetKind::from_path(&file.to_string_lossy())
 }
 
 fn info(out: &Path) -> Result<(), String> {

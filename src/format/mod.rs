@@ -13,6 +13,7 @@ pub mod hpack;
 pub mod hpatch;
 pub mod hscene;
 pub mod key;
+pub mod kind;
 pub mod ktx2;
 #[cfg(feature = "inspect")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]

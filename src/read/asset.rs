@@ -19,11 +19,29 @@
 //! ```
 
 use crate::format::hman::AssetKind;
+use crate::read::aligned::AlignedBytes;
 use crate::read::error::ReadError;
 use crate::read::names::{named, NameTable};
-use crate::read::pak::Backing;
 use std::sync::Arc;
 use yoke::Yoke;
+
+/// Where a pack's bytes live. Shared (`Arc`) so that an owned asset of a stored entry
+/// ([`AssetBytes`]) keeps the mapping or buffer alive without copying.
+pub(crate) enum Backing {
+    Mapped(memmap2::Mmap),
+    Static(&'static [u8]),
+    Owned(AlignedBytes),
+}
+
+impl Backing {
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            Backing::Mapped(map) => map,
+            Backing::Static(bytes) => bytes,
+            Backing::Owned(owned) => owned.as_slice(),
+        }
+    }
+}
 
 /// Where an owned asset's bytes live.
 pub(crate) enum Storage {

@@ -4,6 +4,7 @@ use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{self, AssetKind, ColorSpace};
 use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
+use crate::read::asset::Backing;
 use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
 use crate::read::error::ReadError;
 use crate::read::names::{named, NameRecord, NameTable, Names, NAMES_PATH};
@@ -40,24 +41,6 @@ impl Default for Limits {
             max_entries: 1 << 24,
             max_entry_size: 1 << 32,
             max_ktx2_level_size: 1 << 31,
-        }
-    }
-}
-
-/// Where a pack's bytes live. Shared (`Arc`) so that an owned asset of a stored entry
-/// ([`AssetBytes`]) keeps the mapping or buffer alive without copying.
-pub(crate) enum Backing {
-    Mapped(memmap2::Mmap),
-    Static(&'static [u8]),
-    Owned(AlignedBytes),
-}
-
-impl Backing {
-    pub(crate) fn as_slice(&self) -> &[u8] {
-        match self {
-            Backing::Mapped(map) => map,
-            Backing::Static(bytes) => bytes,
-            Backing::Owned(owned) => owned.as_slice(),
         }
     }
 }

@@ -16,7 +16,7 @@ use super::{number, resolve, AssetFileSettings};
 use crate::bake::pipeline::{
     AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
 };
-use crate::bake::texture::pipelines::{decode, emit};
+use crate::bake::texture::image_file::{decode, emit};
 use crate::bake::texture::pixels::{srgb_to_linear, Pixels};
 use crate::bake::texture::settings::TextureSettings;
 use crate::bake::texture::{self, TextureMode, TextureShape};

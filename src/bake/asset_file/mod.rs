@@ -25,12 +25,12 @@ mod material;
 
 pub use material::StandaloneMaterial;
 
-use crate::bake::blob;
 use crate::bake::pipeline::{
     AssetTable, BakeContext, Claim, DynPipeline, Output, PipelineError, Registry, Source,
 };
 use crate::bake::settings;
 use crate::bake::toml_depth::{line_of, parse_toml};
+use crate::format::hman::AssetKind;
 
 /// `*.toml` → the pipeline that claims its top-level table (see the module docs), or a blob.
 #[derive(Debug, Clone, Copy, Default)]
@@ -81,7 +81,7 @@ impl DynPipeline for AssetFile {
             let rel = source.rel();
             cx.emit(Output::new(
                 rel,
-                blob::kind_of(rel),
+                AssetKind::of_opaque_file(rel),
                 source.bytes().to_vec(),
             ));
             return Ok(());

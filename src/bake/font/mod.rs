@@ -118,7 +118,7 @@ pub fn bake_descriptor(
         )?;
         let page_ref = format!("{stem}/page_{index}");
         pages.push(cx.reference(&page_ref));
-        let path = format!("{page_ref}.ktx2");
+        let path = AssetKind::TEXTURE.file_name(&page_ref);
         cx.emit(
             Output::new(path, AssetKind::TEXTURE, encoded.ktx2).color_space(encoded.color_space),
         );
@@ -133,6 +133,10 @@ pub fn bake_descriptor(
     // What the runtime reader will accept, checked here so a bad font fails its bake.
     crate::read::font::FontView::parse(&bytes)
         .map_err(|e| format!("baked font does not check: {e}"))?;
-    cx.emit(Output::new(format!("{stem}.hfont"), AssetKind::FONT, bytes));
+    cx.emit(Output::new(
+        AssetKind::FONT.file_name(stem),
+        AssetKind::FONT,
+        bytes,
+    ));
     Ok(())
 }

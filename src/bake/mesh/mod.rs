@@ -2,6 +2,7 @@
 //! `<stem>/tex_<i>.ktx2` (the images its materials use), as assetc specifies.
 
 mod asset_file;
+mod chunks;
 pub mod gltf;
 pub mod gltf_check;
 pub mod obj;
@@ -9,6 +10,8 @@ mod overdraw;
 pub mod pipeline;
 pub mod process;
 pub mod settings;
+mod simplify;
+mod vertex;
 
 use crate::bake::pipeline::{BakeContext, Output, PipelineError, Source};
 use crate::bake::texture::{self, pixels::DecodedImage, TextureMode, TextureShape};
@@ -315,7 +318,7 @@ impl ModelTextures {
             let encoded = result?;
             cx.emit(
                 Output::new(
-                    format!("{}.ktx2", self.name(stem, image, mode)),
+                    AssetKind::TEXTURE.file_name(&self.name(stem, image, mode)),
                     AssetKind::TEXTURE,
                     encoded.ktx2,
                 )
@@ -406,11 +409,15 @@ fn bake_scene(
         &scene.morph_weights,
         mesh_settings,
     )?;
-    cx.emit(Output::new(format!("{stem}.hmesh"), AssetKind::MESH, mesh));
+    cx.emit(Output::new(
+        AssetKind::MESH.file_name(stem),
+        AssetKind::MESH,
+        mesh,
+    ));
     let material_names = slots.iter().map(|&m| scene.materials[m].name.clone());
     cx.emit(
         Output::new(
-            format!("{stem}.hmat"),
+            AssetKind::MATERIAL.file_name(stem),
             AssetKind::MATERIAL,
             hmat::write_with_properties(&rows, &properties),
         )
@@ -419,7 +426,7 @@ fn bake_scene(
     if !scene.clips.is_empty() {
         cx.emit(
             Output::new(
-                format!("{stem}.hanim"),
+                AssetKind::ANIMATION.file_name(stem),
                 AssetKind::ANIMATION,
                 crate::format::hanim::write(&scene.clips),
             )

@@ -2,8 +2,11 @@
 //! vertex-cache, overdraw and vertex-fetch optimization, meshlets with bounds and cones, LODs
 //! by simplification, bounds — then the `.hmesh` chunks.
 
+use super::chunks::{morph_chunk, shadow_chunk};
 use super::settings::MeshSettings;
-use crate::bake::mesh::gltf::Primitive;
+use super::simplify::SimplifyScope;
+use super::vertex::{intern_extras, skin_vertex, Corner, Extra};
+use crate::bake::mesh::gltf::{MorphDeltas, Primitive};
 use crate::bake::mesh::overdraw;
 use crate::bake::timings;
 use crate::format::hmesh::{
@@ -11,78 +14,9 @@ use crate::format::hmesh::{
     MeshLod, Meshlet, MeshletBounds, SubMesh, FLAG_HAS_TANGENTS,
 };
 use crate::format::hmesh::{GpuJoint, GpuSkinVertex};
-use bytemuck::{Pod, Zeroable};
 use meshopt::VertexDataAdapter;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::ops::Range;
-
-/// A vertex with its skinning, processed as one unit so SKIN stays parallel to VTXS through
-/// deduplication and reordering.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
-struct Corner {
-    vertex: GpuVertex,
-    joints: [u16; 4],
-    weights: [f32; 4],
-    /// The vertex's second UV set and color: an index into its submesh's [`Extra`] table
-    /// (0 without them), so that deduplication tells apart vertices that differ only there.
-    extra: u32,
-}
-
-/// A vertex's second UV set and linear RGBA color (`u16` unorm), interned per submesh, and
-/// where its morph deltas are.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Extra {
-    uv1: [f32; 2],
-    color: [u16; 4],
-    /// For a vertex of a morphed primitive: its source vertex, whose deltas it takes (the
-    /// submesh is known from the vertex's range). Such vertices are never interned together:
-    /// two source vertices with different deltas must stay two vertices.
-    morph_source: Option<u32>,
-}
-
-impl Extra {
-    /// What a vertex without them has: UV (0, 0), white, no morph deltas.
-    const DEFAULT: Self = Self {
-        uv1: [0.0; 2],
-        color: [u16::MAX; 4],
-        morph_source: None,
-    };
-}
-
-/// Each source vertex's interned [`Extra`] and the table, in first-use order; `None` when
-/// the primitive has no second UV set, colors or morph targets.
-fn intern_extras(p: &Primitive) -> Option<(Vec<u32>, Vec<Extra>)> {
-    if p.uvs1.is_none() && p.colors.is_none() && p.morph.is_none() {
-        return None;
-    }
-    let unorm16 = |c: f32| (c.clamp(0.0, 1.0) * 65535.0).round() as u16;
-    let mut table = Vec::new();
-    let mut ids: HashMap<([u32; 2], [u16; 4]), u32> = HashMap::new();
-    let per_vertex = (0..p.positions.len())
-        .map(|v| {
-            let extra = Extra {
-                uv1: p.uvs1.as_ref().map_or([0.0; 2], |uv| uv[v]),
-                color: p
-                    .colors
-                    .as_ref()
-                    .map_or([u16::MAX; 4], |c| c[v].map(unorm16)),
-                morph_source: p.morph.as_ref().map(|_| v as u32),
-            };
-            if p.morph.is_some() {
-                table.push(extra);
-                return table.len() as u32 - 1;
-            }
-            *ids.entry((extra.uv1.map(f32::to_bits), extra.color))
-                .or_insert_with(|| {
-                    table.push(extra);
-                    table.len() as u32 - 1
-                })
-        })
-        .collect();
-    Some((per_vertex, table))
-}
 
 /// Meshlet limits (the reference implementation's): vertices.
 pub const MESHLET_MAX_VERTICES: usize = 64;
@@ -137,169 +71,6 @@ fn bounds_of(positions: impl Iterator<Item = [f32; 3]> + Clone) -> MeshBounds {
         aabb_max: max,
         sphere_center: center,
         sphere_radius: radius,
-    }
-}
-
-/// What meshoptimizer's simplifier sees of the whole vertex buffer beyond a submesh's own
-/// vertices, so that each submesh is simplified on its own vertices plus a few others, with
-/// exactly the result of passing it the whole buffer (which costs O(whole buffer) per call,
-/// hence O(vertices x submeshes) per mesh).
-///
-/// Two steps of `meshopt_simplify` (meshoptimizer 1.3) look past the vertices the indices
-/// name:
-/// - `rescalePositions` normalizes positions by the extent of *every* vertex, which sets what
-///   `lod.target_error` means (relative to the whole mesh) and how every quadric rounds: the
-///   vertices its scan takes the per-axis minimum and maximum from are brought along, so the
-///   scale and offset are bit for bit the same;
-/// - `buildPositionRemap` welds vertices by exact position across the buffer: a submesh vertex
-///   whose position a vertex of another submesh shares gets a wedge the submesh never
-///   references, which makes it locked (so the seams between submeshes stay closed in every
-///   LOD), and its representative is the lowest-index vertex at that position. For each such
-///   position the representative is brought along, or, when the representative is the
-///   submesh's own, the highest-index vertex there: the same representative, and still locked.
-///
-/// The extra vertices keep their order relative to the submesh's (the simplifier compares
-/// representatives by index), and the indices it returns are mapped back.
-struct SimplifyScope {
-    /// Per vertex: the lowest and highest index of the vertices at its exact position (empty
-    /// when the mesh is a single submesh, whose vertices are the whole buffer).
-    span: Vec<(u32, u32)>,
-    /// The vertices `rescalePositions` takes its per-axis minimum and maximum from.
-    extremes: Vec<u32>,
-}
-
-/// A position as meshoptimizer's position hash compares it: -0 equals 0, NaN equals nothing.
-fn position_key(p: [f32; 3]) -> Option<[u32; 3]> {
-    (!p.iter().any(|c| c.is_nan())).then(|| p.map(|c| if c == 0.0 { 0 } else { c.to_bits() }))
-}
-
-impl SimplifyScope {
-    fn new(vertices: &[Corner], single_submesh: bool) -> Self {
-        let mut span = Vec::new();
-        if !single_submesh {
-            // One pass: each vertex joins its position's group (first and last index so far).
-            let mut group_of: HashMap<[u32; 3], u32> = HashMap::with_capacity(vertices.len());
-            let mut groups: Vec<(u32, u32)> = Vec::with_capacity(vertices.len());
-            let mut member: Vec<u32> = Vec::with_capacity(vertices.len());
-            for (i, c) in vertices.iter().enumerate() {
-                let i = i as u32;
-                let group = match position_key(c.vertex.position) {
-                    Some(key) => *group_of.entry(key).or_insert_with(|| {
-                        groups.push((i, i));
-                        groups.len() as u32 - 1
-                    }),
-                    None => {
-                        groups.push((i, i));
-                        groups.len() as u32 - 1
-                    }
-                };
-                groups[group as usize].1 = i;
-                member.push(group);
-            }
-            span = member.into_iter().map(|g| groups[g as usize]).collect();
-        }
-        // rescalePositions' scan: `min = min > v ? v : min`, in buffer order.
-        let mut min = [f32::MAX; 3];
-        let mut max = [-f32::MAX; 3];
-        let mut extremes = [None; 6];
-        for (i, c) in vertices.iter().enumerate() {
-            let v = c.vertex.position;
-            for axis in 0..3 {
-                if min[axis] > v[axis] {
-                    min[axis] = v[axis];
-                    extremes[axis] = Some(i as u32);
-                }
-                if max[axis] < v[axis] {
-                    max[axis] = v[axis];
-                    extremes[3 + axis] = Some(i as u32);
-                }
-            }
-        }
-        SimplifyScope {
-            span,
-            extremes: extremes.into_iter().flatten().collect(),
-        }
-    }
-
-    /// The simplifier's input for the submesh with vertices `own` and indices `sub`.
-    fn input(&self, vertices: &[Corner], own: Range<usize>, sub: &[u32]) -> SimplifyInput {
-        let (lo, hi) = (own.start as u32, own.end as u32);
-        let mut extra: Vec<u32> = self
-            .extremes
-            .iter()
-            .copied()
-            .filter(|v| !(lo..hi).contains(v))
-            .collect();
-        if !self.span.is_empty() {
-            for &(first, last) in &self.span[own.clone()] {
-                if first < lo {
-                    extra.push(first);
-                } else if last >= hi {
-                    extra.push(last);
-                }
-            }
-        }
-        extra.sort_unstable();
-        extra.dedup();
-        let below = extra.partition_point(|v| *v < lo);
-        let positions = extra[..below]
-            .iter()
-            .copied()
-            .chain(lo..hi)
-            .chain(extra[below..].iter().copied())
-            .map(|v| vertices[v as usize].vertex.position)
-            .collect();
-        let shift = below as u32;
-        SimplifyInput {
-            positions,
-            indices: sub.iter().map(|i| i - lo + shift).collect(),
-            lo,
-            below: shift,
-            own: hi - lo,
-            extra,
-        }
-    }
-}
-
-/// One submesh's simplifier input (see [`SimplifyScope`]): its local positions are `extra`
-/// below `lo`, then the submesh's `own` vertices from `lo`, then `extra` above.
-struct SimplifyInput {
-    positions: Vec<[f32; 3]>,
-    indices: Vec<u32>,
-    lo: u32,
-    below: u32,
-    own: u32,
-    extra: Vec<u32>,
-}
-
-impl SimplifyInput {
-    /// `meshopt::simplify`, returning indices into the whole vertex buffer.
-    fn simplify(
-        &self,
-        target_indices: usize,
-        target_error: f32,
-        options: meshopt::SimplifyOptions,
-    ) -> Vec<u32> {
-        let adapter = VertexDataAdapter::new(bytemuck::cast_slice(&self.positions), 12, 0)
-            .expect("positions");
-        let mut out = meshopt::simplify(
-            &self.indices,
-            &adapter,
-            target_indices,
-            target_error,
-            options,
-            None,
-        );
-        for v in &mut out {
-            *v = if *v < self.below {
-                self.extra[*v as usize]
-            } else if *v < self.below + self.own {
-                self.lo + *v - self.below
-            } else {
-                self.extra[(*v - self.own) as usize]
-            };
-        }
-        out
     }
 }
 
@@ -646,8 +417,12 @@ pub fn build(
     if !colors.is_empty() {
         chunks.push((chunk::COLR, bytemuck::cast_slice(&colors)));
     }
+    let morphs: Vec<Option<&MorphDeltas>> = submeshes
+        .iter()
+        .map(|s| s.primitive.morph.as_ref())
+        .collect();
     let morph = morph_chunk(
-        submeshes,
+        &morphs,
         &vertices,
         &vertex_ranges,
         &extras,
@@ -693,14 +468,6 @@ fn submesh_details(
             })
             .collect()
     })
-}
-
-/// A vertex's joints and weights, as SKIN stores them.
-fn skin_vertex(c: &Corner) -> GpuSkinVertex {
-    GpuSkinVertex {
-        joints: c.joints,
-        weights: c.weights,
-    }
 }
 
 /// An error when a vertex names a joint the skeleton does not have.
@@ -953,124 +720,10 @@ fn lay_out_details(
     }
 }
 
-/// The `MRPH` chunk when a submesh has morph targets: every target's delta for every final
-/// vertex (zero for vertices of submeshes without targets, or outside a target's mesh).
-/// Normal deltas are kept when normals are; tangent deltas when the mesh has real tangents.
-fn morph_chunk(
-    submeshes: &[SubmeshInput<'_>],
-    vertices: &[Corner],
-    vertex_ranges: &[Range<usize>],
-    extras: &[Extra],
-    morph_weights: &[f32],
-    settings: &MeshSettings,
-    has_tangents: bool,
-) -> Option<Vec<u8>> {
-    let morphs: Vec<Option<&crate::bake::mesh::gltf::MorphDeltas>> = submeshes
-        .iter()
-        .map(|s| s.primitive.morph.as_ref())
-        .collect();
-    if morphs.iter().all(Option::is_none) || morph_weights.is_empty() {
-        return None;
-    }
-    let (targets, count) = (morph_weights.len(), vertices.len());
-    let zeros = || vec![vec![[0.0f32; 3]; count]; targets];
-    let with_normals = settings.normals && morphs.iter().flatten().any(|m| m.normals.is_some());
-    let with_tangents = has_tangents && morphs.iter().flatten().any(|m| m.tangents.is_some());
-    let mut data = hmesh::MorphTargetData {
-        weights: morph_weights.to_vec(),
-        positions: zeros(),
-        normals: with_normals.then(zeros),
-        tangents: with_tangents.then(zeros),
-    };
-    for (submesh, range) in vertex_ranges.iter().enumerate() {
-        let Some(morph) = morphs[submesh] else {
-            continue;
-        };
-        let first = morph.first_target as usize;
-        for v in range.clone() {
-            let Some(source) = extras[vertices[v].extra as usize].morph_source else {
-                continue;
-            };
-            let source = source as usize;
-            for (local, deltas) in morph.positions.iter().enumerate() {
-                data.positions[first + local][v] = deltas[source];
-            }
-            if let (Some(out), Some(deltas)) = (&mut data.normals, &morph.normals) {
-                for (local, deltas) in deltas.iter().enumerate() {
-                    out[first + local][v] = deltas[source];
-                }
-            }
-            if let (Some(out), Some(deltas)) = (&mut data.tangents, &morph.tangents) {
-                for (local, deltas) in deltas.iter().enumerate() {
-                    out[first + local][v] = deltas[source];
-                }
-            }
-        }
-    }
-    Some(hmesh::write_morph(&data, count))
-}
-
-/// What a shadow vertex keeps: its position, and its skinning when the mesh is skinned.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
-struct ShadowVertex {
-    position: [f32; 3],
-    joints: [u16; 4],
-    weights: [f32; 4],
-}
-
-/// The `SHDW` chunk: the final vertices welded down to what a depth pass reads (corners that
-/// differ only in normal, tangent or UV become one vertex), each submesh's triangles kept as
-/// a range, then vertex-cache and vertex-fetch optimized like the main geometry.
-fn shadow_chunk(
-    vertices: &[Corner],
-    indices: &[u32],
-    submeshes: &[SubMesh],
-    skinned: bool,
-    optimize: bool,
-) -> Vec<u8> {
-    let keys: Vec<ShadowVertex> = vertices
-        .iter()
-        .map(|c| ShadowVertex {
-            position: c.vertex.position,
-            joints: if skinned { c.joints } else { [0; 4] },
-            weights: if skinned { c.weights } else { [0.0; 4] },
-        })
-        .collect();
-    let (unique, remap) = meshopt::generate_vertex_remap(&keys, None);
-    let mut welded = meshopt::remap_vertex_buffer(&keys, unique, &remap);
-    let mut shadow_indices = meshopt::remap_index_buffer(Some(indices), keys.len(), &remap);
-    let ranges: Vec<MeshLod> = submeshes
-        .iter()
-        .map(|s| MeshLod {
-            first_index: s.first_index,
-            index_count: s.index_count,
-        })
-        .collect();
-    if optimize {
-        for s in submeshes {
-            let range = &mut shadow_indices
-                [s.first_index as usize..(s.first_index + s.index_count) as usize];
-            meshopt::optimize_vertex_cache_in_place(range, welded.len());
-        }
-        welded = meshopt::optimize_vertex_fetch(&mut shadow_indices, &welded);
-    }
-    let positions: Vec<[f32; 3]> = welded.iter().map(|v| v.position).collect();
-    let skin: Option<Vec<GpuSkinVertex>> = skinned.then(|| {
-        welded
-            .iter()
-            .map(|v| GpuSkinVertex {
-                joints: v.joints,
-                weights: v.weights,
-            })
-            .collect()
-    });
-    hmesh::write_shadow(&ranges, &positions, skin.as_deref(), &shadow_indices)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytemuck::Zeroable;
 
     /// The per-vertex path builds exactly the buffers the per-corner path builds, on a
     /// primitive with source normals, tangents, UVs and skin, two vertices with identical

@@ -1,7 +1,7 @@
 //! The model pipeline's settings (the `mesh = { … }` table, its `lod` table) and the Euler
 //! math its `rotation` and pak's scenes use.
 
-use crate::bake::settings::{invalid, settings};
+use crate::bake::settings_decl::{invalid, settings};
 use serde::Deserialize;
 
 /// Most `mesh.lod.levels` (each halves the triangles of the one before; 32 halvings leave

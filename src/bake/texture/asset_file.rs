@@ -5,7 +5,7 @@
 
 use crate::bake::asset_file::source_of_kind;
 use crate::bake::pipeline::{AssetTable, BakeContext, PipelineError};
-use crate::bake::texture::pipelines::{decode, emit, IMAGE_EXTENSIONS};
+use crate::bake::texture::image_file::{decode, emit, IMAGE_EXTENSIONS};
 use crate::bake::texture::settings::{TextureQuality, TextureSettings};
 use crate::bake::texture::{self, TextureMode, TextureShape};
 use crate::format::hman::AssetKind;
@@ -25,7 +25,12 @@ pub(super) fn bake(
     let image = decode(std::path::Path::new(&root_rel), &bytes, &settings, cx)?;
     let mode = TextureMode::from_file_name(&root_rel);
     let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
-    emit(cx, format!("{name}.ktx2"), AssetKind::TEXTURE, encoded);
+    emit(
+        cx,
+        AssetKind::TEXTURE.file_name(&name),
+        AssetKind::TEXTURE,
+        encoded,
+    );
     Ok(())
 }
 

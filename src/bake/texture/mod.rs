@@ -12,6 +12,7 @@
 
 pub(crate) mod asset_file;
 pub mod gpu_format;
+pub(crate) mod image_file;
 pub mod lut;
 mod passthrough;
 pub mod pipelines;

@@ -1,63 +1,17 @@
 //! The texture pipelines: standalone images, cubemap folders, array folders and `.cube` LUTs,
 //! all reading the `texture = { … }` settings table.
 
-use crate::bake::error::BakeError;
-use crate::bake::pipeline::{
-    AssetTable, BakeContext, Claim, Output, Pipeline, PipelineError, Source,
-};
+use super::image_file::{decode, emit};
+pub use super::image_file::{is_image, IMAGE_EXTENSIONS};
+use crate::bake::pipeline::{AssetTable, BakeContext, Claim, Pipeline, PipelineError, Source};
 use crate::bake::texture::settings::TextureSettings;
-use crate::bake::texture::{self, pixels::DecodedImage, EncodedTexture, TextureMode, TextureShape};
+use crate::bake::texture::{self, TextureMode, TextureShape};
 use crate::format::hman::AssetKind;
-use std::path::Path;
 
-/// Image file extensions the texture pipelines decode.
-pub const IMAGE_EXTENSIONS: [&str; 4] = ["png", "jpg", "jpeg", "tga"];
 /// Cubemap face file stems, in KTX2 face order (+X, -X, +Y, -Y, +Z, -Z).
 pub const CUBE_FACES: [&str; 6] = ["px", "nx", "py", "ny", "pz", "nz"];
 /// Bumped when any texture pipeline's output changes for the same input and settings.
 const VERSION: u32 = 1;
-
-fn extension(name: &str) -> String {
-    name.rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default()
-}
-
-/// Whether `name` is an image the texture pipelines read.
-pub fn is_image(name: &str) -> bool {
-    IMAGE_EXTENSIONS.contains(&extension(name).as_str())
-}
-
-/// Decodes one image under the settings' pixel budget, naming the file in errors (also those
-/// of a PNG's rows, decoded later as they are read) and warning about precision loss.
-pub(crate) fn decode<'b>(
-    path: &Path,
-    bytes: &'b [u8],
-    settings: &TextureSettings,
-    cx: &mut BakeContext<'_>,
-) -> Result<DecodedImage<'b>, BakeError> {
-    let ext = extension(&path.to_string_lossy());
-    let image = DecodedImage::decode(bytes, &ext, settings.max_pixels)
-        .map_err(|e| BakeError::asset(path, e))?
-        .named(path.display().to_string());
-    let info = image.info();
-    if info.bits > 8 {
-        cx.warn_about(
-            path,
-            format!("{}-bit source stored with 8 bits per channel", info.bits),
-        );
-    }
-    Ok(image)
-}
-
-pub(crate) fn emit(
-    cx: &mut BakeContext<'_>,
-    path: String,
-    kind: AssetKind,
-    encoded: EncodedTexture,
-) {
-    cx.emit(Output::new(path, kind, encoded.ktx2).color_space(encoded.color_space));
-}
 
 /// A PNG, JPEG or TGA image -> `.ktx2`; the mode comes from the name (`*.n.png` normal,
 /// `*.ao.png` / `*.h.png` / `*.r.png` grayscale, else color).
@@ -93,7 +47,7 @@ impl Pipeline for Image {
         let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, settings)?;
         emit(
             cx,
-            format!("{}.ktx2", source.stem()),
+            AssetKind::TEXTURE.file_name(source.stem()),
             AssetKind::TEXTURE,
             encoded,
         );
@@ -164,7 +118,7 @@ impl Pipeline for Cubemap {
             texture::encode_decoded(faces, TextureShape::Cubemap, TextureMode::Color, settings)?;
         emit(
             cx,
-            format!("{}.ktx2", source.rel()),
+            AssetKind::TEXTURE.file_name(source.rel()),
             AssetKind::TEXTURE,
             encoded,
         );
@@ -212,7 +166,7 @@ impl Pipeline for Array {
             texture::encode_decoded(layers, TextureShape::Array, TextureMode::Color, settings)?;
         emit(
             cx,
-            format!("{}.arr.ktx2", source.stem()),
+            AssetKind::TEXTURE.file_name(&format!("{}.arr", source.stem())),
             AssetKind::TEXTURE,
             encoded,
         );
@@ -251,7 +205,7 @@ impl Pipeline for Lut {
         let encoded = texture::encode_lut(&lut, settings.zstd_level);
         emit(
             cx,
-            format!("{}.ktx2", source.stem()),
+            AssetKind::TEXTURE.file_name(source.stem()),
             AssetKind::LUT,
             encoded,
         );

@@ -1,6 +1,6 @@
 //! The texture pipelines' settings: the `texture = { … }` table and its enums.
 
-use crate::bake::settings::{invalid, settings};
+use crate::bake::settings_decl::{invalid, settings};
 use serde::Deserialize;
 
 /// Largest `texture.max_pixels`: the per-side limit squared (16384², 2^28).

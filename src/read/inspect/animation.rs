@@ -7,8 +7,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::ANIMATION,
-    extensions: &["hanim"],
-    opaque_extensions: &[],
     describe: Some(describe_hanim),
     counts: Some(counts),
     check: None,

@@ -7,8 +7,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::FONT,
-    extensions: &["hfont", "ttf", "otf", "fnt"],
-    opaque_extensions: &["ttf", "otf", "fnt"],
     describe: Some(describe_font),
     counts: Some(counts),
     check: Some(check),

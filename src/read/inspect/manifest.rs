@@ -6,8 +6,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::MANIFEST,
-    extensions: &["hman"],
-    opaque_extensions: &[],
     describe: None,
     counts: Some(counts),
     check: None,

@@ -7,8 +7,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::MATERIAL,
-    extensions: &["hmat"],
-    opaque_extensions: &[],
     describe: Some(describe_hmat),
     counts: Some(counts),
     check: Some(check),

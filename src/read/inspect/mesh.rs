@@ -8,8 +8,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::MESH,
-    extensions: &["hmesh"],
-    opaque_extensions: &[],
     describe: Some(describe_hmesh),
     counts: Some(counts),
     check: Some(check),

@@ -32,19 +32,14 @@ pub use shader::{describe_shader, is_spirv};
 pub use text::{is_hidden_control, line_field};
 pub use texture::{check_ktx2, describe_ktx2};
 
-/// What the tools know of one built-in kind: the extensions of its files, and how to describe,
-/// count and check one. Each kind's entry lives in its own file beside this one; [`KINDS`]
-/// lists them, and `hearth info`, `hearth check`, the report and the blob pipeline's kind of
-/// an opaque file all read it instead of keeping a `match` of their own.
+/// What the tools know of one built-in kind: how to describe, count and check one of its
+/// files (its name and extensions are [`AssetKind`]'s, from [`crate::format::kind::KINDS`]).
+/// Each kind's entry lives in its own file beside this one; [`KINDS`] lists them, and `hearth
+/// info`, `hearth check` and the report read it instead of keeping a `match` of their own.
 #[derive(Debug, Clone, Copy)]
 pub struct KindTools {
     /// The kind.
     pub kind: AssetKind,
-    /// Extensions of its runtime files, lowercase, without the leading dot (`lut.ktx2`).
-    pub extensions: &'static [&'static str],
-    /// The extensions among them that a file copied as it is (the blob pipeline) is filed
-    /// under this kind by.
-    pub opaque_extensions: &'static [&'static str],
     /// A one-line description of a file of this kind.
     pub describe: Option<DescribeFn>,
     /// The numbers a tool reports for a file of this kind (see [`file_counts`]).
@@ -79,20 +74,9 @@ pub fn kind_tools(kind: AssetKind) -> Option<&'static KindTools> {
     KINDS.iter().find(|tools| tools.kind == kind)
 }
 
-/// The tools of the kind whose extension ends `path` (the longest that matches, so
-/// `x.lut.ktx2` is a LUT, not a texture), case-insensitively.
+/// The tools of the kind whose extension ends `path` ([`AssetKind::from_path`]).
 pub fn kind_tools_for_path(path: &str) -> Option<&'static KindTools> {
-    let lower = path.to_ascii_lowercase();
-    KINDS
-        .iter()
-        .flat_map(|tools| tools.extensions.iter().map(move |ext| (tools, *ext)))
-        .filter(|(_, ext)| {
-            lower.len() > ext.len()
-                && lower.ends_with(ext)
-                && lower.as_bytes()[lower.len() - ext.len() - 1] == b'.'
-        })
-        .max_by_key(|(_, ext)| ext.len())
-        .map(|(tools, _)| tools)
+    kind_tools(AssetKind::from_path(path))
 }
 
 /// A one-line description of a file of `kind` (`None` for kinds with nothing to say).
@@ -183,13 +167,6 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
         .saturating_sub(layout.payload)
         .saturating_sub(layout.signature);
     Ok(layout)
-}
-
-/// The kind of a runtime file guessed from its path, for files no `assets.hman` row names:
-/// the kind in [`KINDS`] whose extension ends it (`.ktx2` texture, `.lut.ktx2` LUT, `.hmesh`
-/// mesh, …), anything else blob. The same extensions the baker gives these kinds.
-pub fn kind_from_path(path: &str) -> AssetKind {
-    kind_tools_for_path(path).map_or(AssetKind::BLOB, |tools| tools.kind)
 }
 
 /// The kind of each file an output folder's `assets.hman` lists, by runtime path (empty when
@@ -748,7 +725,7 @@ mod tests {
             ("data/level.json", AssetKind::BLOB),
             ("no-extension", AssetKind::BLOB),
         ] {
-            assert_eq!(kind_from_path(path), kind, "{path}");
+            assert_eq!(AssetKind::from_path(path), kind, "{path}");
         }
     }
 

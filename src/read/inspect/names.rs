@@ -8,8 +8,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::NAMES,
-    extensions: &["hnames"],
-    opaque_extensions: &[],
     describe: None,
     counts: Some(counts),
     check: None,

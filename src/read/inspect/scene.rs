@@ -7,8 +7,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::SCENE,
-    extensions: &["hscene"],
-    opaque_extensions: &[],
     describe: Some(describe_scene),
     counts: Some(counts),
     check: Some(check),

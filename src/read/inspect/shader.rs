@@ -6,8 +6,6 @@ use crate::read::error::ReadError;
 
 pub(super) const TOOLS: KindTools = KindTools {
     kind: AssetKind::SHADER,
-    extensions: &["spv", "wgsl", "glsl", "hlsl"],
-    opaque_extensions: &["spv", "wgsl", "glsl", "hlsl"],
     describe: Some(describe_shader),
     counts: Some(counts),
     check: Some(check),

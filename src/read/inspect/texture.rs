@@ -8,8 +8,6 @@ use crate::read::error::ReadError;
 /// 2D, cube and array textures.
 pub(super) const TEXTURE: KindTools = KindTools {
     kind: AssetKind::TEXTURE,
-    extensions: &["ktx2"],
-    opaque_extensions: &[],
     describe: Some(describe_ktx2),
     counts: Some(counts),
     check: Some(check),
@@ -18,7 +16,6 @@ pub(super) const TEXTURE: KindTools = KindTools {
 /// 3D colour-grading LUTs.
 pub(super) const LUT: KindTools = KindTools {
     kind: AssetKind::LUT,
-    extensions: &["lut.ktx2"],
     ..TEXTURE
 };
 
