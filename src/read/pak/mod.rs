@@ -1,7 +1,7 @@
 //! [`PakReader`]: opens `.hpack` v2, v3, v4 and v5 (signed) files and reads their entries.
 
 use crate::format::hash::hash_runtime_path;
-use crate::format::hman::{self, AssetKind, ColorSpace};
+use crate::format::hman::{self, AssetKind};
 use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
 use crate::read::asset::Backing;
@@ -13,6 +13,14 @@ use std::cmp::Ordering;
 use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
+
+mod hash_index;
+mod manifest;
+mod verify;
+
+use hash_index::{first_hash_slot, HashIndex};
+pub use manifest::ManifestRecord;
+pub(crate) use manifest::{find_record, manifest_records};
 
 /// Resource limits applied to untrusted data: a pack's entry table, an entry's or a KTX2
 /// level's declared uncompressed size. Every limit is checked against the sizes the file
@@ -50,19 +58,6 @@ enum Layout {
     V2(Vec<V2Entry>),
     /// v3, v4 and v5: header and table extents validated at open, each row on access.
     V3(V3Layout),
-}
-
-/// An owned row of the pack's `assets.hman`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManifestRecord {
-    /// Asset hash.
-    pub hash: u64,
-    /// Asset kind.
-    pub kind: AssetKind,
-    /// Color space baked into the asset.
-    pub color_space: ColorSpace,
-    /// Runtime path.
-    pub path: Box<str>,
 }
 
 /// A read-only `.hpack` (v2, v3 or v4): entries by path, by asset hash, or by index.
@@ -109,168 +104,6 @@ pub struct PakReader {
     /// been checked (each is hashed once, before its first [`Entry`] is handed out).
     #[cfg(feature = "verify")]
     digests_checked: Option<Box<[std::sync::atomic::AtomicBool]>>,
-}
-
-/// An in-memory open-addressed table over a v3+ pack's hash slots, one slot per distinct
-/// hash: a lookup by hash reads one cache line of this table (linear probing at most 0.8
-/// load: 1.5 slots on average for a hit), then the entry's row. Every entry's row and path
-/// are validated once while the table is built (one pass in entry order), so an entry found
-/// through it reads its path only when asked ([`Entry::path`]). Entries sharing a hash (paths
-/// differing only in case) follow their first one in the file's sorted hash slots.
-///
-/// A hash's home slot is its top bits: the file's slots are sorted by hash, so the table
-/// fills front to back in one sequential pass. FNV-1a spreads real paths evenly; a crafted
-/// pack whose hashes crowd together (a probe run past [`HashIndex::MAX_PROBE`]) gets no
-/// table, and its lookups binary-search the file's slots instead. 16 bytes per slot, 1.25
-/// to 2.5 slots per distinct hash; built on the first lookup. File slots that name no entry
-/// (a corrupt pack; `verify` says so) are left out.
-#[derive(Debug)]
-enum HashIndex {
-    Table {
-        shift: u32,
-        slots: Box<[IndexSlot]>,
-    },
-    /// Binary search over the file's sorted hash slots.
-    Sorted,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct IndexSlot {
-    hash: u64,
-    /// Bits 0–30: the first entry (in file order) with this hash. Bit 31: its row and path
-    /// passed validation at build time. [`IndexSlot::EMPTY`] in an empty slot.
-    entry: u32,
-    /// The entry's name offset, copied from its row so that a lookup by path reads the name
-    /// and the row at once (two parallel cache misses, not two in a row).
-    name_offset: u32,
-}
-
-impl IndexSlot {
-    const EMPTY: u32 = u32::MAX;
-    const CHECKED: u32 = 1 << 31;
-
-    fn checked(&self) -> bool {
-        self.entry & Self::CHECKED != 0
-    }
-
-    fn entry(&self) -> usize {
-        (self.entry & !Self::CHECKED) as usize
-    }
-}
-
-impl HashIndex {
-    /// The longest probe run the table accepts (real packs stay in single digits).
-    const MAX_PROBE: usize = 64;
-
-    /// Packs are opened with fewer than 2^31 entries, so entry indices fit in 31 bits.
-    fn build(layout: &hpack::V3Layout, bytes: &[u8], limits: &Limits) -> Self {
-        let len = layout.len();
-        let utf8 = |text: &[u8]| text.is_ascii() || std::str::from_utf8(text).is_ok();
-        // Directories are shared by many entries: each is checked once.
-        let dirs_valid: Vec<bool> = (0..layout.header.dir_count)
-            .map(|dir| layout.dir_name(bytes, dir).is_ok_and(utf8))
-            .collect();
-        // Each entry's name offset and whether it is valid, in one pass in entry order.
-        let rows: Vec<(u32, bool)> = (0..len)
-            .map(|index| {
-                let raw = layout.raw_entry(bytes, index);
-                let dir_valid = raw.dir == hpack::ROOT_DIR
-                    || dirs_valid.get(raw.dir as usize).copied().unwrap_or(false);
-                let valid = dir_valid
-                    && layout.check_entry(&raw, limits.max_entry_size).is_ok()
-                    && layout
-                        .name(bytes, raw.name_offset, raw.name_len as usize)
-                        .is_ok_and(utf8);
-                (raw.name_offset, valid)
-            })
-            .collect();
-        // At least one slot more than entries: a miss ends at an empty slot (the probe bound
-        // below ends it anyway, but a full table would make every miss walk that far).
-        let capacity = (len + len / 4 + 1).max(2).next_power_of_two();
-        let shift = 64 - capacity.trailing_zeros();
-        let mask = capacity - 1;
-        let empty = IndexSlot {
-            hash: 0,
-            entry: IndexSlot::EMPTY,
-            name_offset: 0,
-        };
-        let mut slots = vec![empty; capacity].into_boxed_slice();
-        for file_slot in 0..len {
-            let slot = layout.raw_hash_slot(bytes, file_slot);
-            let Some(&(name_offset, valid)) = rows.get(slot.entry as usize) else {
-                continue;
-            };
-            let home = (slot.hash >> shift) as usize;
-            let mut placed = false;
-            for probe in 0..=Self::MAX_PROBE {
-                let here = &mut slots[(home + probe) & mask];
-                if here.entry == IndexSlot::EMPTY {
-                    *here = IndexSlot {
-                        hash: slot.hash,
-                        entry: slot.entry | if valid { IndexSlot::CHECKED } else { 0 },
-                        name_offset,
-                    };
-                    placed = true;
-                    break;
-                }
-                if here.hash == slot.hash {
-                    placed = true; // a later entry of the same hash: found through the file's slots
-                    break;
-                }
-            }
-            if !placed {
-                return Self::Sorted;
-            }
-        }
-        Self::Table { shift, slots }
-    }
-
-    /// The slot of `hash`, if any entry has it. Without a table, the first file slot of
-    /// `hash`, unchecked.
-    fn get(&self, layout: &hpack::V3Layout, bytes: &[u8], hash: u64) -> Option<IndexSlot> {
-        let (shift, slots) = match self {
-            Self::Table { shift, slots } => (*shift, slots),
-            Self::Sorted => {
-                let at = first_hash_slot(layout, bytes, hash);
-                let slot = (at < layout.len()).then(|| layout.raw_hash_slot(bytes, at))?;
-                // An entry past the table (corrupt) is left out, as in the table.
-                let in_table = (slot.entry as usize) < layout.len();
-                return (slot.hash == hash && in_table).then_some(IndexSlot {
-                    hash,
-                    entry: slot.entry,
-                    name_offset: 0,
-                });
-            }
-        };
-        let mask = slots.len() - 1;
-        let home = (hash >> shift) as usize;
-        // `build` placed every hash within MAX_PROBE slots of its home, so the probe stops
-        // there even if no slot on the way is empty.
-        for probe in 0..=Self::MAX_PROBE.min(mask) {
-            let slot = slots[(home + probe) & mask];
-            if slot.entry == IndexSlot::EMPTY {
-                return None;
-            }
-            if slot.hash == hash {
-                return Some(slot);
-            }
-        }
-        None
-    }
-}
-
-/// The first of the file's sorted hash slots whose hash is not below `hash`.
-fn first_hash_slot(layout: &hpack::V3Layout, bytes: &[u8], hash: u64) -> usize {
-    let (mut low, mut high) = (0, layout.len());
-    while low < high {
-        let mid = low + (high - low) / 2;
-        if layout.raw_hash_slot(bytes, mid).hash < hash {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    low
 }
 
 impl std::fmt::Debug for PakReader {
@@ -816,7 +649,7 @@ impl PakReader {
     /// The in-memory hash index, built on first use.
     fn hash_index(&self, layout: &V3Layout) -> &HashIndex {
         self.hash_index
-            .get_or_init(|| HashIndex::build(layout, self.bytes(), &self.limits))
+            .get_or_init(|| HashIndex::build(layout, self.bytes(), self.limits.max_entry_size))
     }
 
     /// The bytes of the entry whose asset hash is `hash`.
@@ -911,103 +744,6 @@ impl PakReader {
             None => Ok(None),
         }
     }
-
-    /// Checks everything: the tables checksum (v3–v5), path order, the hash index against the
-    /// paths (v3–v5), every entry's range, checksum and decompressed size, and that payloads
-    /// follow each other in entry order with only zero bytes between them (so no byte of a
-    /// pack goes unchecked). Opened with [`open_signed`](Self::open_signed), every entry's
-    /// signed digest too.
-    pub fn verify(&self) -> Result<(), ReadError> {
-        self.verify_tables()?;
-        let mut previous: Option<String> = None;
-        for entry in self.entries() {
-            let entry = entry?;
-            let path = entry.path();
-            if previous.as_deref().is_some_and(|p| p >= &*path) {
-                return Err(ReadError::Invalid {
-                    what: "pack entry order (paths must ascend)",
-                });
-            }
-            entry.verify()?;
-            entry.bytes()?;
-            previous = Some(path.into_owned());
-        }
-        if let Layout::V3(layout) = &self.layout {
-            let mut last = None;
-            for slot_index in 0..layout.len() {
-                let slot = layout.raw_hash_slot(self.bytes(), slot_index);
-                let entry = self.entry(slot.entry as usize)?;
-                if slot.reserved != 0 || hash_runtime_path(&entry.path()) != slot.hash {
-                    return Err(ReadError::Invalid {
-                        what: "pack hash index (hash does not match path)",
-                    });
-                }
-                if last.is_some_and(|l| l >= (slot.hash, slot.entry)) {
-                    return Err(ReadError::Invalid {
-                        what: "pack hash index order",
-                    });
-                }
-                last = Some((slot.hash, slot.entry));
-            }
-            let bytes = self.bytes();
-            let bad_layout = || ReadError::Invalid {
-                what: "pack payload layout (payloads out of entry order, or non-zero padding)",
-            };
-            let zeros =
-                |from: u64, to: u64| bytes[from as usize..to as usize].iter().all(|b| *b == 0);
-            let mut end = layout.header.data_offset;
-            for index in 0..layout.len() {
-                // Ranges validated by `entry` in the loop above.
-                let raw = layout.raw_entry(bytes, index);
-                if raw.offset != hpack::align_up(end) || !zeros(end, raw.offset) {
-                    return Err(bad_layout());
-                }
-                end = raw.offset + raw.stored_size;
-            }
-            if hpack::align_up(end) != layout.payload_end() || !zeros(end, layout.payload_end()) {
-                return Err(bad_layout());
-            }
-        }
-        Ok(())
-    }
-}
-
-impl PakReader {
-    /// Checks the tables checksum (v3–v5; v2 has none): O(tables), no payload read. A layered
-    /// mount checks each upper layer's tables this way.
-    pub(crate) fn verify_tables(&self) -> Result<(), ReadError> {
-        if let Layout::V3(layout) = &self.layout {
-            let [prefix, tables] = layout.checksummed_parts(self.bytes());
-            if hpack::tables_checksum(prefix, tables) != layout.header.tables_checksum {
-                return Err(ReadError::ChecksumMismatch {
-                    what: "pack header and tables",
-                    entry: None,
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The owned rows of an `assets.hman` (a pack's entry or a tree's file).
-pub(crate) fn manifest_records(bytes: &[u8]) -> Result<Vec<ManifestRecord>, ReadError> {
-    Ok(hman::parse(bytes)?
-        .into_iter()
-        .map(|e| ManifestRecord {
-            hash: e.hash,
-            kind: e.kind,
-            color_space: e.color_space,
-            path: e.path.into(),
-        })
-        .collect())
-}
-
-/// The row for `hash` in rows sorted by hash (as `assets.hman` stores them).
-pub(crate) fn find_record(records: &[ManifestRecord], hash: u64) -> Option<&ManifestRecord> {
-    records
-        .binary_search_by_key(&hash, |r| r.hash)
-        .ok()
-        .map(|i| &records[i])
 }
 
 /// Where an [`Entry`]'s path is.
