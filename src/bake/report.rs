@@ -101,11 +101,11 @@ fn files_page(out: &Path, bake: Option<&Report>) -> Result<String, String> {
     let mut roots: Vec<_> = std::fs::read_dir(out)
         .map_err(|e| format!("{}: {e}", out.display()))?
         .filter_map(|e| e.ok())
+        // A regular file, not a link (whose type is not followed here) or a FIFO.
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(name, path)| {
-            name.to_ascii_lowercase().ends_with(".hpack")
-                && !kinds.contains_key(name)
-                && path.is_file()
+        .filter(|(name, _)| {
+            name.to_ascii_lowercase().ends_with(".hpack") && !kinds.contains_key(name)
         })
         .collect();
     roots.sort();
@@ -230,8 +230,8 @@ fn describe(kind: AssetKind, bytes: &[u8]) -> (String, Option<String>) {
 }
 
 /// A PNG data URI of the first mip level no larger than [`THUMBNAIL`] (of face and layer 0),
-/// for UASTC and raw 8-bit textures ([`rgba8_image`]); `None` for others (GPU block formats,
-/// LUTs).
+/// or of the smallest level downscaled to fit when none is (a texture without mips), for UASTC
+/// and raw 8-bit textures ([`rgba8_image`]); `None` for others (GPU block formats, LUTs).
 fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
     if ktx.depth() > 1 {
         return None;
@@ -244,8 +244,13 @@ fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
         .unwrap_or(ktx.level_count().checked_sub(1)?);
     let (w, h, _) = ktx.level_dimensions(level);
     let rgba = rgba8_image(ktx, level).ok()?;
+    let mut image = image::RgbaImage::from_raw(w, h, rgba)?;
+    if w.max(h) > THUMBNAIL {
+        let (tw, th) = thumbnail_size(w, h);
+        image = image::imageops::thumbnail(&image, tw, th);
+    }
     let mut png = Vec::new();
-    image::RgbaImage::from_raw(w, h, rgba)?
+    image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .ok()?;
     use base64::Engine;
@@ -253,6 +258,14 @@ fn thumbnail(ktx: &Ktx2<'_>) -> Option<String> {
         "data:image/png;base64,{}",
         base64::engine::general_purpose::STANDARD.encode(png)
     ))
+}
+
+/// The size of a `w`×`h` image scaled to [`THUMBNAIL`] on its longer side, keeping its
+/// aspect (at least 1 px a side).
+fn thumbnail_size(w: u32, h: u32) -> (u32, u32) {
+    let longer = u64::from(w.max(h)).max(1);
+    let scale = |side: u32| (u64::from(side) * u64::from(THUMBNAIL) / longer).max(1) as u32;
+    (scale(w), scale(h))
 }
 
 /// A [hidden control](crate::read::inspect::is_hidden_control) other than a newline or a tab,
@@ -525,6 +538,14 @@ fn page(out: &Path, rows: &[FileRow], packs: &[(String, u64)], bake: Option<&Rep
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thumbnails_fit_64_px_keeping_their_aspect() {
+        assert_eq!(thumbnail_size(4096, 4096), (64, 64));
+        assert_eq!(thumbnail_size(2048, 1024), (64, 32));
+        assert_eq!(thumbnail_size(16384, 1), (64, 1));
+        assert_eq!(thumbnail_size(1, 100), (1, 64));
+    }
 
     /// Every character that can reorder or hide the text around it.
     const BIDI: [char; 12] = [

@@ -229,18 +229,21 @@ pub fn recover_all(root: &Path) -> Result<Vec<(PathBuf, Recovery)>, BakeError> {
     let mut found = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
+        // This folder's own transaction first: rolling it forward may delete subfolders, which
+        // must not be listed before it.
+        if fs::symlink_metadata(dir.join(STAGING_DIR)).is_ok() {
+            let _lock = crate::bake::output::OutputLock::acquire(&dir)?;
+            let recovery = recover(&dir)?;
+            if recovery != Recovery::Clean {
+                found.push((dir.clone(), recovery));
+            }
+        }
         let entries = fs::read_dir(&dir).map_err(|e| BakeError::io(&dir, e))?;
         for entry in entries {
             let entry = entry.map_err(|e| BakeError::io(&dir, e))?;
             let name = entry.file_name();
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if name == STAGING_DIR {
-                let _lock = crate::bake::output::OutputLock::acquire(&dir)?;
-                let recovery = recover(&dir)?;
-                if recovery != Recovery::Clean {
-                    found.push((dir.clone(), recovery));
-                }
-            } else if is_dir && !name.to_string_lossy().starts_with('.') {
+            if is_dir && !name.to_string_lossy().starts_with('.') {
                 stack.push(entry.path());
             }
         }

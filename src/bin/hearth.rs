@@ -645,7 +645,10 @@ impl InfoSource {
 
     fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
         match self {
-            InfoSource::File(path) => std::fs::read(path).map_err(|e| e.to_string()),
+            InfoSource::File(path) => {
+                let cap = hearth::read::inspect::MAX_NAMED_FILE_BYTES;
+                hearth::read::inspect::read_named_file(path, cap)
+            }
             InfoSource::Folder(folder) => folder.read(rel),
         }
     }
@@ -656,6 +659,10 @@ impl InfoSource {
 /// naming the file, else from its extension.
 fn info_files(out: &Path) -> Result<(InfoSource, Vec<(String, AssetKind)>), String> {
     let meta = std::fs::metadata(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if !meta.is_dir() && !meta.is_file() {
+        // A FIFO or a device: waited on or read without end, never described.
+        return Err(format!("{}: not a regular file", out.display()));
+    }
     if !meta.is_dir() {
         let rel = out.display().to_string();
         let kind = kind_of_file(out);
@@ -1559,18 +1566,8 @@ const MAX_TIMINGS_BYTES: u64 = 256 << 20;
 /// A `hearth bake --timings` file read back: its tasks and the bake's wall time.
 fn read_timings(file: &Path) -> Result<(Vec<hearth::bake::timings::TaskTime>, Duration), String> {
     let fail = |why: String| format!("{}: {why}", file.display());
-    let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .and_then(|f| {
-            std::io::Read::read_to_end(
-                &mut std::io::Read::take(f, MAX_TIMINGS_BYTES + 1),
-                &mut bytes,
-            )
-        })
-        .map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > MAX_TIMINGS_BYTES {
-        return Err(fail(format!("over {MAX_TIMINGS_BYTES} bytes")));
-    }
+    // (A FIFO or a device is refused, not waited on.)
+    let bytes = hearth::read::inspect::read_named_file(file, MAX_TIMINGS_BYTES)?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
     let seconds = |v: Option<&Value>, what: &str| {
         v.and_then(Value::as_f64)

@@ -268,7 +268,7 @@ fn tree_file_size(root: &Path, rel: &str) -> Result<Option<u64>, ReadError> {
 /// Reads the regular file at runtime path `rel` under `root` without following a link on
 /// the way (each folder is checked, then the file opened as hearth opens its own files);
 /// `None` when it is missing or not a regular file.
-fn read_in_tree(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
+pub(crate) fn read_in_tree(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
     if tree_file_size(root, rel)?.is_none() {
         return Ok(None);
     }

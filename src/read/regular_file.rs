@@ -52,13 +52,13 @@ pub(crate) fn open_regular(
         Ok(file) => file,
         // `O_NOFOLLOW` answers a link with ELOOP (EMLINK on some BSDs): say what it means.
         Err(_) if links == Links::Refuse && is_link(path) => return Err(is_a_link()),
+        // A FIFO opened for writing without a reader answers ENXIO, a socket ENXIO too:
+        // say what the file is, as for one that opens.
+        Err(_) if is_special(path, links) => return Err(not_a_regular_file()),
         Err(e) => return Err(e),
     };
     if !file.metadata()?.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file; hearth uses only regular files for its own data",
-        ));
+        return Err(not_a_regular_file());
     }
     Ok(file)
 }
@@ -131,6 +131,23 @@ fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
+/// Whether `path` is there and neither a regular file, a folder nor (when links are
+/// refused) a link: a FIFO, a socket or a device.
+fn is_special(path: &Path, links: Links) -> bool {
+    let meta = match links {
+        Links::Refuse => std::fs::symlink_metadata(path),
+        Links::Follow => std::fs::metadata(path),
+    };
+    meta.is_ok_and(|m| !m.is_file() && !m.is_dir() && !m.file_type().is_symlink())
+}
+
+fn not_a_regular_file() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "not a regular file; hearth uses only regular files for its own data",
+    )
+}
+
 fn is_a_link() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
@@ -167,5 +184,20 @@ mod tests {
             assert!(create_new(&dangling).is_err());
             assert!(!dir.path().join("victim").exists());
         }
+    }
+
+    /// A FIFO opened for writing with no reader fails with ENXIO ("No such device or
+    /// address"): the error says what the file is instead.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_opened_for_writing_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        let mut options = OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        let err = open_regular(&fifo, &mut options, Links::Refuse).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 }

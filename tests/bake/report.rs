@@ -259,3 +259,45 @@ fn the_report_lists_vertex_counts_and_asset_hashes() {
     );
     assert!(html.contains("<code>assets.hnames</code>"), "{html}");
 }
+
+/// A large texture baked without mips has no level of thumbnail size: its thumbnail is
+/// downscaled to at most 64 px a side (it used to be embedded whole, a 4096² texture making
+/// an 89 MB page), keeping its aspect.
+#[test]
+fn a_large_texture_without_mips_gets_a_small_thumbnail() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("src");
+    std::fs::create_dir_all(&root).unwrap();
+    // Noise, so that a full-size PNG could not compress to a small page.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let noise = image::RgbaImage::from_fn(2048, 1024, |_, _| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        image::Rgba(state.to_le_bytes()[..4].try_into().unwrap())
+    });
+    noise.save(root.join("big.png")).unwrap();
+    let manifest = root.join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[[content.group]]\nassets = [\"*.png\"]\n\
+         [default]\ntexture = { compress = false, mips = false }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    hearth::bake::Baker::new(&manifest, &out).run().unwrap();
+    let html = hearth::bake::report::html(&out, None).unwrap();
+    assert!(html.len() < 200_000, "a {}-byte page", html.len());
+    let uris: Vec<&str> = html
+        .split("data:image/png;base64,")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(uris.len(), 1, "one texture, one thumbnail");
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(uris[0])
+        .unwrap();
+    let thumbnail = image::load_from_memory(&png).unwrap();
+    assert_eq!((thumbnail.width(), thumbnail.height()), (64, 32));
+}

@@ -311,3 +311,45 @@ fn sigkill_at_any_moment_of_a_large_bake_leaves_one_bake() {
     }
     eprintln!("kills that left the old bake / the new: {seen:?}");
 }
+
+/// A tree → pack-only bake killed just after its commit point leaves the tree's folders to
+/// delete: the first `hearth check` finishes the journal and then checks the folder (it used
+/// to walk a folder the roll-forward deleted, "out/d: No such file or directory").
+#[test]
+#[cfg_attr(not(feature = "failpoints"), allow(unreachable_code))]
+fn the_first_check_after_an_interrupted_switch_to_pack_only_passes() {
+    #[cfg(not(feature = "failpoints"))]
+    panic!("this test needs the `failpoints` feature (the README's `cargo test --all-features`)");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("content");
+    let files: Vec<(String, String)> = (0..32)
+        .map(|i| (format!("d{:02}/sub/f{i}.txt", i % 8), format!("file {i}\n")))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_bytes()))
+        .collect();
+    write_files(&root, &refs);
+    let manifest = root.join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"d*/**/*.txt\"]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    assert!(bake(&manifest, &out, None).status.success());
+    assert!(out.join("d00/sub/f0.txt").is_file());
+    let (manifest, out_arg) = (manifest.to_str().unwrap(), out.to_str().unwrap());
+    let output = hearth(
+        &["bake", manifest, "-o", out_arg, "--pack-only"],
+        Some("transaction::apply=0*off->return(abort)"),
+    );
+    assert!(!output.status.success(), "the fault did not fire");
+    assert!(
+        out.join(".hearth-txn/commit").is_file(),
+        "killed after the commit point"
+    );
+    assert_check_passes(&out, "first check");
+    assert!(!out.join("d00").exists(), "the tree's folders are gone");
+    assert!(out.join("game.hpack").is_file());
+}

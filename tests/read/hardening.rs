@@ -447,6 +447,28 @@ fn bookkeeping_files_planted_as_fifos_or_links_are_refused() {
     assert!(!outside.exists(), "created through the link");
 }
 
+/// A FIFO planted as `.hearth-lock` is refused as "not a regular file", naming it, as a FIFO
+/// `.hearth-cache` is (opening it for writing used to fail with "No such device or address").
+#[cfg(unix)]
+#[test]
+fn a_fifo_lock_is_refused_as_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = common::sample_content(&dir.path().join("content"), "");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(out.join(".hearth-lock"))
+        .status();
+    assert!(made.unwrap().success(), "mkfifo");
+    let error = within_60_s(move || hearth::bake::Baker::new(&manifest, &out).run())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(".hearth-lock") && error.contains("not a regular file"),
+        "{error}"
+    );
+}
+
 /// A content folder with one file and a `mobile` preset whose `output` is `output`.
 fn preset_site(output: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -172,12 +172,62 @@ pub fn pack_layout(pak: &PakReader) -> Result<PackLayout, ReadError> {
 /// The kind of each file an output folder's `assets.hman` lists, by runtime path (empty when
 /// the folder has no readable manifest).
 pub fn manifest_kinds(root: &Path) -> BTreeMap<String, AssetKind> {
-    let Ok(bytes) = std::fs::read(root.join(MANIFEST_PATH)) else {
+    let Ok(bytes) = read_tree_file(root, MANIFEST_PATH) else {
         return BTreeMap::new();
     };
     hman::parse(&bytes)
         .map(|rows| kinds_by_path(&rows))
         .unwrap_or_default()
+}
+
+/// The bytes of the file at runtime path `rel` of the tree at `root`, read as
+/// [`TreeReader`](crate::TreeReader) reads it: no link followed on the way, a regular file
+/// only (a FIFO is refused, not waited on). Errors name the file.
+fn read_tree_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
+    match crate::read::assets::read_in_tree(root, rel) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => {
+            let path = root.join(rel);
+            match std::fs::symlink_metadata(&path) {
+                Ok(_) => Err(not_regular(&path).to_string()),
+                Err(e) => Err(format!("{}: {e}", path.display())),
+            }
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The largest file `hearth info FILE` reads: the largest entry a pack may hold
+/// ([`Limits::max_entry_size`](crate::read::pak::Limits::max_entry_size)).
+pub const MAX_NAMED_FILE_BYTES: u64 = 1 << 32;
+
+/// The bytes of a file a user named (`hearth info FILE`, a `--timings` file): a link is
+/// followed, but only a regular file is read (a FIFO or a device is refused, not waited on or
+/// read without end), at most `cap` bytes of it. Errors name the file.
+pub fn read_named_file(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    crate::read::regular_file::read_named(path, cap).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The error for something in a tree that is neither a folder nor a regular file, naming it.
+fn not_regular(path: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{}: not a regular file (a runtime tree holds only files and folders)",
+            path.display()
+        ),
+    )
+}
+
+/// The error for a link in a tree, naming it, as [`TreeReader`](crate::TreeReader) words it.
+fn tree_link(path: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{}: a symbolic link in a runtime tree (links are not followed)",
+            path.display()
+        ),
+    )
 }
 
 /// The kind of each manifest row, by runtime path.
@@ -228,7 +278,8 @@ pub fn is_bake_folder(dir: &Path) -> bool {
 /// bookkeeping files (cache, lock, temp files: every dot-leading name), the packs (`.hpack`
 /// files at the root that the root's `assets.hman` does not list: a baked `levels.hpack` blob
 /// is a tree file), and subfolders holding a bake of their own ([`is_bake_folder`]; see
-/// [`nested_bakes`]).
+/// [`nested_bakes`]). A link or a special file (FIFO, socket, device) in the tree is an error
+/// naming it: the tools read a tree as the runtime does, never through a link.
 pub fn tree_files(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
     Ok(walk_tree(root)?.0)
 }
@@ -257,12 +308,22 @@ fn walk_tree(root: &Path) -> std::io::Result<Walk> {
     let mut files = Vec::new();
     let mut nested = Vec::new();
     let mut stack = vec![root.to_path_buf()];
+    let at = |dir: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: {e}", dir.display()))
+    };
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
+        for entry in std::fs::read_dir(&dir).map_err(|e| at(&dir, e))? {
+            let entry = entry.map_err(|e| at(&dir, e))?;
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.file_type()?.is_dir() {
+            let file_type = entry.file_type().map_err(|e| at(&path, e))?;
+            if !name.starts_with('.') && file_type.is_symlink() {
+                return Err(tree_link(&path));
+            }
+            if !name.starts_with('.') && !file_type.is_dir() && !file_type.is_file() {
+                return Err(not_regular(&path));
+            }
+            if file_type.is_dir() {
                 if name.starts_with('.') {
                     continue; // the baker's own (staging), never part of the tree
                 }
@@ -301,7 +362,8 @@ fn walk_tree(root: &Path) -> std::io::Result<Walk> {
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let (files, nested) = match walk_tree(root) {
         Ok(walk) => walk,
-        Err(e) => return (vec![format!("{}: {e}", root.display())], 0),
+        // (The walk's errors name the file or folder.)
+        Err(e) => return (vec![e.to_string()], 0),
     };
     // Only bakes in subfolders and no file of its own (manifest, pack or tree file): a folder
     // of presets' outputs.
@@ -345,8 +407,8 @@ pub enum OutputFolder {
 impl OutputFolder {
     /// Reads the output folder `root`: its tree, or for a pack-only bake its pack.
     pub fn open(root: &Path) -> Result<Self, String> {
-        let at = |e: &dyn std::fmt::Display| format!("{}: {e}", root.display());
-        let files = tree_files(root).map_err(|e| at(&e))?;
+        // (The walk's errors name the file or folder.)
+        let files = tree_files(root).map_err(|e| e.to_string())?;
         match pack_only(root, &files) {
             Some(pack) => PakReader::open(&pack)
                 .map(|pak| OutputFolder::Pack(Box::new(pak)))
@@ -373,7 +435,7 @@ impl OutputFolder {
     /// Whether the bake has a file at runtime path `rel`.
     pub fn has(&self, rel: &str) -> bool {
         match self {
-            OutputFolder::Tree { root, .. } => root.join(rel).is_file(),
+            OutputFolder::Tree { files, .. } => tree_has(files, rel),
             OutputFolder::Pack(pak) => pak.find(rel).is_ok_and(|entry| entry.is_some()),
         }
     }
@@ -381,9 +443,14 @@ impl OutputFolder {
     /// The size of the baked file at `rel`.
     pub fn size(&self, rel: &str) -> Result<u64, String> {
         match self {
-            OutputFolder::Tree { root, .. } => std::fs::metadata(root.join(rel))
-                .map(|meta| meta.len())
-                .map_err(|e| e.to_string()),
+            OutputFolder::Tree { root, files } if tree_has(files, rel) => {
+                match std::fs::symlink_metadata(root.join(rel)) {
+                    Ok(meta) if meta.is_file() => Ok(meta.len()),
+                    Ok(_) => Err(not_regular(&root.join(rel)).to_string()),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            OutputFolder::Tree { .. } => Err("not in the tree".to_owned()),
             OutputFolder::Pack(pak) => match pak.find(rel) {
                 Ok(Some(entry)) => Ok(entry.size()),
                 Ok(None) => Err("not in the pack".to_owned()),
@@ -392,17 +459,12 @@ impl OutputFolder {
         }
     }
 
-    /// The bytes of the baked file at `rel` (a tree's bookkeeping files, `assets.hman` and
-    /// `assets.hnames`, are opened without following a link).
+    /// The bytes of the baked file at `rel`, a file of the tree read as the runtime reads it
+    /// (no link followed, regular files only).
     pub fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
         match self {
-            OutputFolder::Tree { root, .. } if rel == MANIFEST_PATH || rel == NAMES_PATH => {
-                crate::read::regular_file::read_regular(&root.join(rel), u64::MAX)
-                    .map_err(|e| e.to_string())
-            }
-            OutputFolder::Tree { root, .. } => {
-                std::fs::read(root.join(rel)).map_err(|e| e.to_string())
-            }
+            OutputFolder::Tree { root, files } if tree_has(files, rel) => read_tree_file(root, rel),
+            OutputFolder::Tree { .. } => Err("not in the tree".to_owned()),
             OutputFolder::Pack(pak) => match pak.get(rel) {
                 Ok(Some(bytes)) => Ok(bytes.into_owned()),
                 Ok(None) => Err("not in the pack".to_owned()),
@@ -418,6 +480,13 @@ impl OutputFolder {
             .map(|rows| kinds_by_path(&rows))
             .unwrap_or_default()
     }
+}
+
+/// Whether the walked tree `files` (sorted) has runtime path `rel`.
+fn tree_has(files: &[(String, PathBuf)], rel: &str) -> bool {
+    files
+        .binary_search_by(|(path, _)| path.as_str().cmp(rel))
+        .is_ok()
 }
 
 /// The pack of a pack-only bake's folder (`tree = false`) whose tree files are `files`: no tree
@@ -453,14 +522,9 @@ fn check_tree(root: &Path, files: Vec<(String, PathBuf)>) -> (Vec<String>, usize
         root: root.to_path_buf(),
         files,
     };
-    let manifest_bytes = match std::fs::read(root.join(MANIFEST_PATH)) {
+    let manifest_bytes = match read_tree_file(root, MANIFEST_PATH) {
         Ok(bytes) => bytes,
-        Err(e) => {
-            return (
-                vec![format!("{}: {e}", root.join(MANIFEST_PATH).display())],
-                count,
-            )
-        }
+        Err(e) => return (vec![e], count),
     };
     match hman::parse(&manifest_bytes) {
         Err(e) => problems.push(format!("{MANIFEST_PATH}: {e}")),
@@ -491,12 +555,16 @@ fn check_tree(root: &Path, files: Vec<(String, PathBuf)>) -> (Vec<String>, usize
             if let Some(problem) = kind_problem(&pak, &entry, &listed_kinds) {
                 problems.push(format!("{name}: {problem}"));
             }
-            match (std::fs::read(root.join(&*path)), entry.bytes()) {
+            if !folder.has(&path) {
+                problems.push(format!("{name}: `{path}` is not in the tree"));
+                continue;
+            }
+            match (folder.read(&path), entry.bytes()) {
                 (Ok(on_disk), Ok(packed)) if on_disk == *packed => {}
                 (Ok(_), Ok(_)) => problems.push(format!(
                     "{name}: `{path}` differs from the file in the tree"
                 )),
-                (Err(_), _) => problems.push(format!("{name}: `{path}` is not in the tree")),
+                (Err(e), _) => problems.push(format!("{name}: `{path}`: {e}")),
                 (_, Err(e)) => problems.push(format!("{name}: `{path}`: {e}")),
             }
         }

@@ -131,7 +131,14 @@ impl PakReader {
 
     /// [`open`](Self::open) with custom [`Limits`].
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, ReadError> {
-        Self::map_file(std::fs::File::open(path)?, limits)
+        // A regular file only, opened without blocking: a FIFO named as a pack is refused, not
+        // waited on. A link is followed (a pack is a file the caller names).
+        let file = crate::read::regular_file::open_regular(
+            path.as_ref(),
+            std::fs::OpenOptions::new().read(true),
+            crate::read::regular_file::Links::Follow,
+        )?;
+        Self::map_file(file, limits)
     }
 
     /// Memory-maps and opens an already opened pack file (the baker opens its previous pack
