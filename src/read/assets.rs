@@ -12,6 +12,7 @@ use crate::read::pak::{find_record, manifest_records, Entry, ManifestRecord, Pak
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// One entry of a pack or tree, as [`Assets::entries`] lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +40,7 @@ impl AssetInfo {
 
 /// A runtime tree folder read like a pack: `get` reads one file (so an edited or re-baked
 /// file is seen at once, no reopen), `get_by_hash` and `resolve` go through `assets.hman`,
-/// read at open.
+/// read at open; `assets.hnames` is read when a name is first needed, as a pack's is.
 ///
 /// A tree serves exactly what its `assets.hman` lists (and `assets.hman` itself), as its pack
 /// would: any other file in the folder is absent, and a symbolic link anywhere on an entry's
@@ -55,8 +56,9 @@ pub struct TreeReader {
     manifest: Vec<ManifestRecord>,
     /// The listed files present at open, `assets.hman` included, sorted by path.
     files: Vec<AssetInfo>,
-    /// `assets.hnames`, read at open (empty when the tree has none).
-    names: Names,
+    /// `assets.hnames`, read and validated when a name is first needed (empty when the tree
+    /// has none): a damaged name table fails name lookups, not reads by path or hash.
+    names: OnceLock<Result<Names, ReadError>>,
     by_hash: HashMap<u64, usize>,
 }
 
@@ -97,13 +99,12 @@ impl TreeReader {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files.dedup_by(|a, b| a.path == b.path);
         let by_hash = files.iter().enumerate().map(|(i, f)| (f.hash, i)).collect();
-        let names = Names::new(read_in_tree(&root, NAMES_PATH)?.as_deref())?;
         Ok(Self {
             root,
             manifest,
             files,
             by_hash,
-            names,
+            names: OnceLock::new(),
         })
     }
 
@@ -133,9 +134,17 @@ impl TreeReader {
         }
     }
 
-    /// The name table (`assets.hnames`), read at open; empty for a tree without one.
-    pub fn names(&self) -> NameTable<'_> {
-        self.names.table()
+    /// The name table (`assets.hnames`), read and validated once, when first asked for; empty
+    /// for a tree without one. An error names the file.
+    pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        let names = self.names.get_or_init(|| {
+            let bytes = read_in_tree(&self.root, NAMES_PATH)?;
+            Names::new(bytes.as_deref()).map_err(|error| ReadError::Asset {
+                asset: self.root.join(NAMES_PATH).display().to_string().into(),
+                error: error.into(),
+            })
+        });
+        names.as_ref().map(Names::table).map_err(Clone::clone)
     }
 
     /// The `assets.hman` rows, read at open.
@@ -194,7 +203,7 @@ impl AssetSource for TreeReader {
     }
 
     fn names(&self) -> Result<NameTable<'_>, ReadError> {
-        Ok(TreeReader::names(self))
+        TreeReader::names(self)
     }
 }
 
@@ -450,7 +459,7 @@ impl Assets {
     pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
         match self {
             Assets::Pack(pack) => pack.names(),
-            Assets::Tree(tree) => Ok(tree.names()),
+            Assets::Tree(tree) => tree.names(),
         }
     }
 
