@@ -327,9 +327,11 @@ pub enum Assets {
     Tree(TreeReader),
 }
 
-/// The one `.hpack` file at the top of `dir` (hidden names left out), if it holds exactly one.
+/// The one `.hpack` file at the top of `dir` (hidden names left out): `None` when there is
+/// none, an error naming two of them when there are several (a pack-only bake's folder holds
+/// one; which one is the bake cannot be told).
 pub(crate) fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
-    let mut found = None;
+    let mut found = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -337,11 +339,25 @@ pub(crate) fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
         let is_pack = !name.starts_with('.')
             && name.to_ascii_lowercase().ends_with(".hpack")
             && entry.file_type()?.is_file();
-        if is_pack && found.replace(entry.path()).is_some() {
-            return Ok(None);
+        if is_pack {
+            found.push(entry.path());
         }
     }
-    Ok(found)
+    found.sort();
+    match found.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        [first, second, ..] => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{}: two packs, {} and {}, and no {MANIFEST_PATH}: a pack-only bake's folder \
+                 holds one; remove the stale one or open a pack by its path",
+                dir.display(),
+                first.display(),
+                second.display()
+            ),
+        )))),
+    }
 }
 
 impl From<PakReader> for Assets {
