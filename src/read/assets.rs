@@ -49,7 +49,9 @@ impl AssetInfo {
 ///
 /// Reads are file reads: a bake's commit renames its files into place one by one, so a read
 /// *while* a bake applies can mix files of two bakes (for milliseconds); a pack, one file,
-/// never does. Hot reload therefore follows the pack (`read::hot`).
+/// never does. Hot reload therefore follows the pack (`read::hot`). A bake killed after its
+/// commit point leaves such a mix until its journal is finished: [`open`](Self::open)
+/// refuses a tree whose commit is pending (`hearth check` or the next bake finishes it).
 #[derive(Debug)]
 pub struct TreeReader {
     root: PathBuf,
@@ -64,9 +66,12 @@ pub struct TreeReader {
 
 impl TreeReader {
     /// Opens the runtime tree at `root` (a bake's output folder): reads its `assets.hman` and
-    /// notes the size of each file it lists.
+    /// notes the size of each file it lists. A tree whose bake was interrupted after its
+    /// commit point (a pending `.hearth-txn/commit`) is refused: it may mix two bakes, and a
+    /// reader does not write to finish it.
     pub fn open(root: impl AsRef<Path>) -> Result<Self, ReadError> {
         let root = root.as_ref().to_path_buf();
+        refuse_pending_commit(&root)?;
         let manifest_bytes = read_in_tree(&root, MANIFEST_PATH)?.ok_or_else(|| {
             ReadError::Io(std::sync::Arc::new(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
@@ -236,6 +241,30 @@ fn is_runtime_path(path: &str) -> bool {
             .all(|part| !part.is_empty() && !part.starts_with('.'))
 }
 
+/// Refuses the output folder `root` while a bake's commit is pending in it: a journal
+/// (`.hearth-txn/commit`) means the folder may hold files of two bakes. Readers never write,
+/// so they do not finish it; `hearth check` and the next bake do.
+pub(crate) fn refuse_pending_commit(root: &Path) -> Result<(), ReadError> {
+    let journal = root
+        .join(crate::format::STAGING_DIR)
+        .join(crate::format::JOURNAL_FILE);
+    match std::fs::symlink_metadata(&journal) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+            e.kind(),
+            format!("{}: {e}", journal.display()),
+        )))),
+        Ok(_) => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::other(
+            format!(
+                "{}: an interrupted bake's commit is pending, so the folder may mix two bakes; \
+                 `hearth check {}` or the next bake finishes it",
+                journal.display(),
+                root.display()
+            ),
+        )))),
+    }
+}
+
 /// The error for a link met inside a tree, naming it.
 fn link_error(full: &Path) -> ReadError {
     ReadError::Io(std::sync::Arc::new(std::io::Error::new(
@@ -375,7 +404,9 @@ impl From<TreeReader> for Assets {
 impl Assets {
     /// Opens `path`: a folder as a runtime tree, a file as a pack (memory-mapped). The
     /// folder of a pack-only bake (`tree = false`: no `assets.hman`, one `.hpack`) opens as
-    /// its pack, so a game reads a bake's output folder the same way in either form.
+    /// its pack, so a game reads a bake's output folder the same way in either form. A
+    /// folder whose bake's commit is pending is refused (see [`TreeReader::open`]), as is a
+    /// folder without `assets.hman` that holds several packs.
     ///
     /// ```no_run
     /// let assets = hearth::Assets::open("target/assets")?;
@@ -387,6 +418,7 @@ impl Assets {
         if !path.is_dir() {
             return PakReader::open(path).map(Assets::Pack);
         }
+        refuse_pending_commit(path)?;
         match path.join(MANIFEST_PATH).exists() {
             true => TreeReader::open(path).map(Assets::Tree),
             false => match only_pack(path)? {

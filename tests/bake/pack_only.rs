@@ -398,3 +398,25 @@ fn a_folder_with_two_packs_and_no_tree_is_an_error_naming_both() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && names_both(&stderr), "{stderr}");
 }
+
+#[test]
+fn a_pack_only_folder_whose_commit_is_pending_is_refused_until_check_finishes_it() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = content(src.path(), "");
+    Baker::new(manifest.as_path(), out.path())
+        .tree(false)
+        .run()
+        .unwrap();
+    // A journal left by a bake killed after its commit point (this one fails its checksum,
+    // so finishing it discards it).
+    std::fs::create_dir(out.path().join(".hearth-txn")).unwrap();
+    std::fs::write(out.path().join(".hearth-txn/commit"), b"hearth-transaction 1\n").unwrap();
+    let err = Assets::open(out.path()).unwrap_err().to_string();
+    assert!(
+        err.contains(".hearth-txn/commit") && err.contains("hearth check"),
+        "{err}"
+    );
+    hearth::bake::transaction::recover_all(out.path()).unwrap();
+    assert!(Assets::open(out.path()).is_ok());
+}

@@ -365,6 +365,8 @@ pub enum OutputFolder {
 impl OutputFolder {
     /// Reads the output folder `root`: its tree, or for a pack-only bake its pack.
     pub fn open(root: &Path) -> Result<Self, String> {
+        // Read as the runtime reads it: not while a bake's commit is pending.
+        crate::read::assets::refuse_pending_commit(root).map_err(|e| e.to_string())?;
         let at = |e: &dyn std::fmt::Display| format!("{}: {e}", root.display());
         let files = tree_files(root).map_err(|e| at(&e))?;
         match pack_only(root, &files).map_err(|e| e.to_string())? {
