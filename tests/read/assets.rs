@@ -284,3 +284,16 @@ fn a_damaged_name_table_breaks_only_name_lookups_in_a_tree() {
     let err = assets.lookup_name("level2").unwrap_err().to_string();
     assert!(err.contains("assets.hnames") && err.contains("level2"), "{err}");
 }
+
+#[test]
+fn a_damaged_manifest_in_a_tree_is_an_error_naming_it() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = common::sample_content(src.path(), "");
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    let hman = out.path().join("assets.hman");
+    let bytes = std::fs::read(&hman).unwrap();
+    std::fs::write(&hman, &bytes[..bytes.len().min(12)]).unwrap();
+    let err = Assets::open(out.path()).unwrap_err().to_string();
+    assert!(err.contains(&hman.display().to_string()), "{err}");
+}
