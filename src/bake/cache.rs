@@ -298,7 +298,13 @@ mod tests {
         let err = tampered(|c| c.assets[0].outputs[0].manifest = Some((7, 5, 0))).unwrap_err();
         assert!(err.contains("wrong hash"), "{err}");
         // The recorded pack is a file the next bake may delete: only a `.hpack` at the top.
-        for file in ["../game.hpack", "sub/game.hpack", ".hearth-cache", "assets.hman", ".hpack"] {
+        for file in [
+            "../game.hpack",
+            "sub/game.hpack",
+            ".hearth-cache",
+            "assets.hman",
+            ".hpack",
+        ] {
             let err = tampered(|c| c.pack.as_mut().unwrap().file = file.into()).unwrap_err();
             assert!(err.contains("invalid pack file name"), "{file}: {err}");
         }

@@ -78,11 +78,10 @@ impl TreeReader {
                 format!("{}: no {MANIFEST_PATH}", root.display()),
             )))
         })?;
-        let manifest =
-            manifest_records(&manifest_bytes).map_err(|error| ReadError::Asset {
-                asset: root.join(MANIFEST_PATH).display().to_string().into(),
-                error: error.into(),
-            })?;
+        let manifest = manifest_records(&manifest_bytes).map_err(|error| ReadError::Asset {
+            asset: root.join(MANIFEST_PATH).display().to_string().into(),
+            error: error.into(),
+        })?;
         let listed = manifest
             .iter()
             .map(|record| (&*record.path, record.kind))

@@ -345,10 +345,7 @@ fn renaming_the_pack_of_a_pack_only_bake_removes_the_previous_pack() {
     rename_pack(&manifest, "renamed");
     let renamed = bake();
     assert_eq!(renamed.files_removed, 1, "the previous pack");
-    assert_eq!(
-        visible_files(out.path()),
-        [PathBuf::from("renamed.hpack")]
-    );
+    assert_eq!(visible_files(out.path()), [PathBuf::from("renamed.hpack")]);
     let (problems, _) = check_output(out.path());
     assert!(problems.is_empty(), "{problems:?}");
     let assets = Assets::open(out.path()).unwrap();
@@ -386,13 +383,18 @@ fn a_folder_with_two_packs_and_no_tree_is_an_error_naming_both() {
         .run()
         .unwrap();
     std::fs::copy(&report.pack_path, out.path().join("other.hpack")).unwrap();
-    let names_both = |message: &str| message.contains("game.hpack") && message.contains("other.hpack");
+    let names_both =
+        |message: &str| message.contains("game.hpack") && message.contains("other.hpack");
     let err = Assets::open(out.path()).unwrap_err().to_string();
     assert!(names_both(&err) && err.contains("two packs"), "{err}");
     let (problems, _) = check_output(out.path());
     assert!(problems.iter().any(|p| names_both(p)), "{problems:?}");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .args(["get", out.path().to_str().unwrap(), "data/levels/level2.txt"])
+        .args([
+            "get",
+            out.path().to_str().unwrap(),
+            "data/levels/level2.txt",
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -411,7 +413,11 @@ fn a_pack_only_folder_whose_commit_is_pending_is_refused_until_check_finishes_it
     // A journal left by a bake killed after its commit point (this one fails its checksum,
     // so finishing it discards it).
     std::fs::create_dir(out.path().join(".hearth-txn")).unwrap();
-    std::fs::write(out.path().join(".hearth-txn/commit"), b"hearth-transaction 1\n").unwrap();
+    std::fs::write(
+        out.path().join(".hearth-txn/commit"),
+        b"hearth-transaction 1\n",
+    )
+    .unwrap();
     let err = Assets::open(out.path()).unwrap_err().to_string();
     assert!(
         err.contains(".hearth-txn/commit") && err.contains("hearth check"),

@@ -282,7 +282,10 @@ fn a_damaged_name_table_breaks_only_name_lookups_in_a_tree() {
     let by_hash = assets.get_by_hash(hash_runtime_path(path)).unwrap();
     assert_eq!(&*by_hash.unwrap(), b"short level");
     let err = assets.lookup_name("level2").unwrap_err().to_string();
-    assert!(err.contains("assets.hnames") && err.contains("level2"), "{err}");
+    assert!(
+        err.contains("assets.hnames") && err.contains("level2"),
+        "{err}"
+    );
 }
 
 #[test]

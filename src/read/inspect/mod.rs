@@ -445,10 +445,7 @@ impl OutputFolder {
 /// The pack of a pack-only bake's folder (`tree = false`) whose tree files are `files`: no tree
 /// file, no `assets.hman`, and one `.hpack` at the root. Several packs there are an error
 /// naming them.
-fn pack_only(
-    root: &Path,
-    files: &[(String, PathBuf)],
-) -> Result<Option<PathBuf>, ReadError> {
+fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Result<Option<PathBuf>, ReadError> {
     if !files.is_empty() || root.join(MANIFEST_PATH).exists() {
         return Ok(None);
     }
