@@ -6,6 +6,7 @@
 use crate::reader::{Generation, Served};
 use bevy::asset::io::{AssetSourceEvent, AssetWatcher};
 use hearth::format::hman::MANIFEST_PATH;
+use hearth::format::{JOURNAL_FILE, STAGING_DIR};
 use hearth::read::hot::{HotPack, Reload};
 use hearth::read::names::NAMES_PATH;
 use hearth::TreeReader;
@@ -199,7 +200,8 @@ impl TreeFollower {
 
     /// The batch's events: modified (served before and now), added (now only), removed (before
     /// only); paths the tree does not list are no asset and are left out. The tree is reopened
-    /// first when its manifest or names changed, or a listed file it lacked appeared.
+    /// first when its manifest or names changed, a listed file it lacked appeared, or a bake's
+    /// journal went (a tree is refused while a commit is pending: the reopen is retried then).
     fn batch_events(&self, paths: &BTreeSet<String>) -> Vec<AssetSourceEvent> {
         let Generation::Assets(assets) = self.served.current() else {
             return Vec::new();
@@ -208,9 +210,11 @@ impl TreeFollower {
             return Vec::new();
         };
         let listed: HashSet<&str> = before.manifest().iter().map(|r| &*r.path).collect();
+        let journal = format!("{STAGING_DIR}/{JOURNAL_FILE}");
         let reopen = paths.iter().any(|path| {
             path == MANIFEST_PATH
                 || path == NAMES_PATH
+                || *path == journal
                 || (before.find(path).is_none() && listed.contains(path.as_str()))
         });
         // A tree that does not open (a manifest being replaced) keeps the one served; the

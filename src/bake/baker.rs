@@ -592,7 +592,7 @@ impl Baker {
                 false => (Cache::default(), None),
             };
             let mut warnings: Vec<String> = warning.into_iter().collect();
-            let outputs = previous_outputs(config, target, &old_cache, &mut warnings)?;
+            let outputs = previous_outputs(target, &old_cache, &mut warnings)?;
             Ok((old_cache, warnings, outputs))
         };
         let (plan, loaded) = match self.thread_count() {
@@ -963,7 +963,8 @@ impl Baker {
         let pack_path = &report.pack_path;
         if let Some(old) = &planned.old_cache.pack {
             let size_on_disk = std::fs::metadata(pack_path).map(|m| m.len()).ok();
-            if old.fingerprint == fingerprint && size_on_disk == Some(old.size) {
+            let same_file = old.file == pack_file_name(config);
+            if same_file && old.fingerprint == fingerprint && size_on_disk == Some(old.size) {
                 report.pack_bytes = old.size;
                 return Ok(old.clone());
             }
@@ -1020,6 +1021,7 @@ impl Baker {
         Ok(CachedPack {
             fingerprint,
             size: bytes.len() as u64,
+            file: pack_file_name(config),
         })
     }
 
@@ -1261,7 +1263,6 @@ struct Settled<'p> {
 /// output must still be there, or for a pack-only bake be gone (the folder holds the pack
 /// alone, so a pack-only bake lists it whatever the cache says) and be in the previous pack.
 fn previous_outputs(
-    config: &Config,
     target: &Target<'_>,
     old_cache: &Cache,
     warnings: &mut Vec<String>,
@@ -1275,7 +1276,8 @@ fn previous_outputs(
     }
     outputs.tree = TreeListing::list(&target.out_dir)?;
     if let (false, Some(pack)) = (target.tree, &old_cache.pack) {
-        let path = target.out_dir.join(pack_file_name(config));
+        // Where the previous bake wrote it: `content.name` may have changed since.
+        let path = target.out_dir.join(&pack.file);
         match open_previous_pack(&path, pack.size) {
             Ok(pack) => outputs.pack = pack,
             Err(why) => warnings.push(format!(
@@ -1359,6 +1361,7 @@ fn stage_outputs(
     transaction: &mut Transaction,
     report: &mut Report,
 ) -> Result<u64, BakeError> {
+    remove_previous_pack(config, planned, settled, transaction, report)?;
     if planned.outputs.pack_only {
         return remove_tree(planned, settled, transaction, report);
     }
@@ -1398,6 +1401,51 @@ fn stage_outputs(
             xxhash_rust::xxh3::xxh3_64(bytes)
         }
     })
+}
+
+/// The previous bake's pack, when this bake names its pack otherwise (`content.name`
+/// changed): a previous output like the others, removed unless an asset now writes that path.
+fn remove_previous_pack(
+    config: &Config,
+    planned: &Planned,
+    settled: &Settled<'_>,
+    transaction: &mut Transaction,
+    report: &mut Report,
+) -> Result<(), BakeError> {
+    let Some(previous) = &planned.previous().pack else {
+        return Ok(());
+    };
+    let (old, new) = (previous.file.as_str(), pack_file_name(config));
+    let claimed = settled
+        .assets
+        .iter()
+        .flat_map(|asset| &asset.record.outputs)
+        .any(|output| output.path == old);
+    let out_dir = &report.out_dir;
+    if old == new || claimed || same_file(&out_dir.join(old), &out_dir.join(&new)) {
+        return Ok(());
+    }
+    report.files_removed += transaction.remove(old)? as usize;
+    Ok(())
+}
+
+/// Whether two paths name one file (a pack renamed only in case, on a file system that
+/// ignores case): deleting the old name would delete the new pack.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // Without inode numbers: names that differ only in case are taken as one file.
+        let name = |p: &Path| p.to_string_lossy().to_ascii_lowercase();
+        name(a) == name(b)
+    }
 }
 
 /// A pack-only bake's tree: the previous bake's outputs, manifest and name table that are files

@@ -11,7 +11,7 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 6;
+const SCHEMA: u32 = 7;
 /// The most the decoder allocates for one cache, whatever lengths a damaged file claims.
 const DECODE_LIMIT: usize = 1 << 30;
 /// The largest cache file the format allows: magic, schema, the payload the decoder accepts,
@@ -65,6 +65,9 @@ pub struct CachedPack {
     pub fingerprint: u64,
     /// Its size.
     pub size: u64,
+    /// Its file name in the output folder (`content.name` + `.hpack`): a bake that names its
+    /// pack otherwise removes this one, as it removes any previous output.
+    pub file: String,
 }
 
 /// The whole cache file.
@@ -146,6 +149,9 @@ impl Cache {
         for asset in &cache.assets {
             cache_paths_are_valid(asset)?;
         }
+        if let Some(pack) = &cache.pack {
+            pack_file_is_valid(&pack.file)?;
+        }
         Ok(cache)
     }
 
@@ -207,6 +213,19 @@ fn cache_paths_are_valid(asset: &CachedAsset) -> Result<(), String> {
     Ok(())
 }
 
+/// A recorded pack is a plain `.hpack` file at the top of the output folder, or the cache is
+/// discarded: the next bake may delete it.
+fn pack_file_is_valid(file: &str) -> Result<(), String> {
+    let plain = !file.contains('/')
+        && file.len() > ".hpack".len()
+        && file.ends_with(".hpack")
+        && crate::bake::pipeline::check_output_path(file).is_ok();
+    match plain {
+        true => Ok(()),
+        false => Err(format!("invalid pack file name {file:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +252,7 @@ mod tests {
             pack: Some(CachedPack {
                 fingerprint: 4,
                 size: 128,
+                file: "game.hpack".into(),
             }),
             manifest_hash: Some(6),
             names_hash: Some(7),
@@ -277,6 +297,17 @@ mod tests {
         assert!(tampered(|c| c.assets[0].side_inputs[0] = "rel/side".into()).is_err());
         let err = tampered(|c| c.assets[0].outputs[0].manifest = Some((7, 5, 0))).unwrap_err();
         assert!(err.contains("wrong hash"), "{err}");
+        // The recorded pack is a file the next bake may delete: only a `.hpack` at the top.
+        for file in [
+            "../game.hpack",
+            "sub/game.hpack",
+            ".hearth-cache",
+            "assets.hman",
+            ".hpack",
+        ] {
+            let err = tampered(|c| c.pack.as_mut().unwrap().file = file.into()).unwrap_err();
+            assert!(err.contains("invalid pack file name"), "{file}: {err}");
+        }
         // Lengths beyond the decoder's budget fail before any allocation.
         let mut bytes = sample().encode();
         let claimed_len = MAGIC.len() + 4; // the asset count, a varint

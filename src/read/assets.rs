@@ -12,6 +12,7 @@ use crate::read::pak::{find_record, manifest_records, Entry, ManifestRecord, Pak
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// One entry of a pack or tree, as [`Assets::entries`] lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +40,7 @@ impl AssetInfo {
 
 /// A runtime tree folder read like a pack: `get` reads one file (so an edited or re-baked
 /// file is seen at once, no reopen), `get_by_hash` and `resolve` go through `assets.hman`,
-/// read at open.
+/// read at open; `assets.hnames` is read when a name is first needed, as a pack's is.
 ///
 /// A tree serves exactly what its `assets.hman` lists (and `assets.hman` itself), as its pack
 /// would: any other file in the folder is absent, and a symbolic link anywhere on an entry's
@@ -48,30 +49,39 @@ impl AssetInfo {
 ///
 /// Reads are file reads: a bake's commit renames its files into place one by one, so a read
 /// *while* a bake applies can mix files of two bakes (for milliseconds); a pack, one file,
-/// never does. Hot reload therefore follows the pack (`read::hot`).
+/// never does. Hot reload therefore follows the pack (`read::hot`). A bake killed after its
+/// commit point leaves such a mix until its journal is finished: [`open`](Self::open)
+/// refuses a tree whose commit is pending (`hearth check` or the next bake finishes it).
 #[derive(Debug)]
 pub struct TreeReader {
     root: PathBuf,
     manifest: Vec<ManifestRecord>,
     /// The listed files present at open, `assets.hman` included, sorted by path.
     files: Vec<AssetInfo>,
-    /// `assets.hnames`, read at open (empty when the tree has none).
-    names: Names,
+    /// `assets.hnames`, read and validated when a name is first needed (empty when the tree
+    /// has none): a damaged name table fails name lookups, not reads by path or hash.
+    names: OnceLock<Result<Names, ReadError>>,
     by_hash: HashMap<u64, usize>,
 }
 
 impl TreeReader {
     /// Opens the runtime tree at `root` (a bake's output folder): reads its `assets.hman` and
-    /// notes the size of each file it lists.
+    /// notes the size of each file it lists. A tree whose bake was interrupted after its
+    /// commit point (a pending `.hearth-txn/commit`) is refused: it may mix two bakes, and a
+    /// reader does not write to finish it.
     pub fn open(root: impl AsRef<Path>) -> Result<Self, ReadError> {
         let root = root.as_ref().to_path_buf();
+        refuse_pending_commit(&root)?;
         let manifest_bytes = read_in_tree(&root, MANIFEST_PATH)?.ok_or_else(|| {
             ReadError::Io(std::sync::Arc::new(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 format!("{}: no {MANIFEST_PATH}", root.display()),
             )))
         })?;
-        let manifest = manifest_records(&manifest_bytes)?;
+        let manifest = manifest_records(&manifest_bytes).map_err(|error| ReadError::Asset {
+            asset: root.join(MANIFEST_PATH).display().to_string().into(),
+            error: error.into(),
+        })?;
         let listed = manifest
             .iter()
             .map(|record| (&*record.path, record.kind))
@@ -97,13 +107,12 @@ impl TreeReader {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files.dedup_by(|a, b| a.path == b.path);
         let by_hash = files.iter().enumerate().map(|(i, f)| (f.hash, i)).collect();
-        let names = Names::new(read_in_tree(&root, NAMES_PATH)?.as_deref())?;
         Ok(Self {
             root,
             manifest,
             files,
             by_hash,
-            names,
+            names: OnceLock::new(),
         })
     }
 
@@ -133,9 +142,17 @@ impl TreeReader {
         }
     }
 
-    /// The name table (`assets.hnames`), read at open; empty for a tree without one.
-    pub fn names(&self) -> NameTable<'_> {
-        self.names.table()
+    /// The name table (`assets.hnames`), read and validated once, when first asked for; empty
+    /// for a tree without one. An error names the file.
+    pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
+        let names = self.names.get_or_init(|| {
+            let bytes = read_in_tree(&self.root, NAMES_PATH)?;
+            Names::new(bytes.as_deref()).map_err(|error| ReadError::Asset {
+                asset: self.root.join(NAMES_PATH).display().to_string().into(),
+                error: error.into(),
+            })
+        });
+        names.as_ref().map(Names::table).map_err(Clone::clone)
     }
 
     /// The `assets.hman` rows, read at open.
@@ -194,7 +211,7 @@ impl AssetSource for TreeReader {
     }
 
     fn names(&self) -> Result<NameTable<'_>, ReadError> {
-        Ok(TreeReader::names(self))
+        TreeReader::names(self)
     }
 }
 
@@ -225,6 +242,30 @@ fn is_runtime_path(path: &str) -> bool {
         && path
             .split('/')
             .all(|part| !part.is_empty() && !part.starts_with('.'))
+}
+
+/// Refuses the output folder `root` while a bake's commit is pending in it: a journal
+/// (`.hearth-txn/commit`) means the folder may hold files of two bakes. Readers never write,
+/// so they do not finish it; `hearth check` and the next bake do.
+pub(crate) fn refuse_pending_commit(root: &Path) -> Result<(), ReadError> {
+    let journal = root
+        .join(crate::format::STAGING_DIR)
+        .join(crate::format::JOURNAL_FILE);
+    match std::fs::symlink_metadata(&journal) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+            e.kind(),
+            format!("{}: {e}", journal.display()),
+        )))),
+        Ok(_) => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::other(
+            format!(
+                "{}: an interrupted bake's commit is pending, so the folder may mix two bakes; \
+                 `hearth check {}` or the next bake finishes it",
+                journal.display(),
+                root.display()
+            ),
+        )))),
+    }
 }
 
 /// The error for a link met inside a tree, naming it.
@@ -318,9 +359,11 @@ pub enum Assets {
     Tree(TreeReader),
 }
 
-/// The one `.hpack` file at the top of `dir` (hidden names left out), if it holds exactly one.
+/// The one `.hpack` file at the top of `dir` (hidden names left out): `None` when there is
+/// none, an error naming two of them when there are several (a pack-only bake's folder holds
+/// one; which one is the bake cannot be told).
 pub(crate) fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
-    let mut found = None;
+    let mut found = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -328,11 +371,25 @@ pub(crate) fn only_pack(dir: &Path) -> Result<Option<PathBuf>, ReadError> {
         let is_pack = !name.starts_with('.')
             && name.to_ascii_lowercase().ends_with(".hpack")
             && entry.file_type()?.is_file();
-        if is_pack && found.replace(entry.path()).is_some() {
-            return Ok(None);
+        if is_pack {
+            found.push(entry.path());
         }
     }
-    Ok(found)
+    found.sort();
+    match found.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        [first, second, ..] => Err(ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{}: two packs, {} and {}, and no {MANIFEST_PATH}: a pack-only bake's folder \
+                 holds one; remove the stale one or open a pack by its path",
+                dir.display(),
+                first.display(),
+                second.display()
+            ),
+        )))),
+    }
 }
 
 impl From<PakReader> for Assets {
@@ -350,7 +407,9 @@ impl From<TreeReader> for Assets {
 impl Assets {
     /// Opens `path`: a folder as a runtime tree, a file as a pack (memory-mapped). The
     /// folder of a pack-only bake (`tree = false`: no `assets.hman`, one `.hpack`) opens as
-    /// its pack, so a game reads a bake's output folder the same way in either form.
+    /// its pack, so a game reads a bake's output folder the same way in either form. A
+    /// folder whose bake's commit is pending is refused (see [`TreeReader::open`]), as is a
+    /// folder without `assets.hman` that holds several packs.
     ///
     /// ```no_run
     /// let assets = hearth::Assets::open("target/assets")?;
@@ -362,6 +421,7 @@ impl Assets {
         if !path.is_dir() {
             return PakReader::open(path).map(Assets::Pack);
         }
+        refuse_pending_commit(path)?;
         match path.join(MANIFEST_PATH).exists() {
             true => TreeReader::open(path).map(Assets::Tree),
             false => match only_pack(path)? {
@@ -450,7 +510,7 @@ impl Assets {
     pub fn names(&self) -> Result<NameTable<'_>, ReadError> {
         match self {
             Assets::Pack(pack) => pack.names(),
-            Assets::Tree(tree) => Ok(tree.names()),
+            Assets::Tree(tree) => tree.names(),
         }
     }
 

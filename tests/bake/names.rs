@@ -116,9 +116,15 @@ fn a_damaged_name_table_is_an_error_naming_the_name() {
     let mut bytes = std::fs::read(&names).unwrap();
     bytes.truncate(bytes.len() - 3);
     std::fs::write(&names, &bytes).unwrap();
-    // A tree reads its table at open: the error says which file.
-    let error = Assets::open(&out).unwrap_err().to_string();
-    assert!(error.contains("name table"), "{error}");
+    // A tree reads its table when a name is first needed: the lookup's error names the file
+    // and the name; reads by path do not depend on it.
+    let tree = Assets::open(&out).unwrap();
+    let error = tree.lookup_name("Rock^a").unwrap_err().to_string();
+    assert!(
+        error.contains("name table") && error.contains(&names.display().to_string()),
+        "{error}"
+    );
+    assert!(error.contains("`Rock^a`"), "{error}");
     // In a pack, the lookup's error names the name asked for.
     let mut packed = hearth::format::hnames::write(&[]);
     packed[4] = 9; // version 9

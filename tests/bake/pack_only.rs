@@ -321,3 +321,108 @@ fn check_finds_a_damaged_entry_in_a_pack_only_bake() {
         "{problems:?}"
     );
 }
+
+/// Renames the pack: `content.name` of `manifest` becomes `name`.
+fn rename_pack(manifest: &Path, name: &str) {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let renamed = text.replace("name = \"game\"", &format!("name = \"{name}\""));
+    assert_ne!(text, renamed, "the manifest names its pack `game`");
+    std::fs::write(manifest, renamed).unwrap();
+}
+
+#[test]
+fn renaming_the_pack_of_a_pack_only_bake_removes_the_previous_pack() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = content(src.path(), "");
+    let bake = || {
+        Baker::new(manifest.as_path(), out.path())
+            .tree(false)
+            .run()
+            .unwrap()
+    };
+    bake();
+    rename_pack(&manifest, "renamed");
+    let renamed = bake();
+    assert_eq!(renamed.files_removed, 1, "the previous pack");
+    assert_eq!(visible_files(out.path()), [PathBuf::from("renamed.hpack")]);
+    let (problems, _) = check_output(out.path());
+    assert!(problems.is_empty(), "{problems:?}");
+    let assets = Assets::open(out.path()).unwrap();
+    assert!(assets.get("data/levels/level2.txt").unwrap().is_some());
+}
+
+#[test]
+fn renaming_the_pack_of_a_tree_bake_removes_the_previous_pack() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = content(src.path(), "");
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    rename_pack(&manifest, "renamed");
+    // The assets are unchanged: the previous pack goes all the same.
+    let renamed = Baker::bake(manifest.as_path(), out.path()).unwrap();
+    assert_eq!(renamed.files_removed, 1, "the previous pack");
+    assert!(!out.path().join("game.hpack").exists());
+    assert!(out.path().join("renamed.hpack").is_file());
+    let (problems, _) = check_output(out.path());
+    assert!(problems.is_empty(), "{problems:?}");
+    // A later change leaves a consistent folder too (a stale pack no longer matched it).
+    std::fs::write(src.path().join("data/levels/level2.txt"), b"edited level").unwrap();
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    let (problems, _) = check_output(out.path());
+    assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[test]
+fn a_folder_with_two_packs_and_no_tree_is_an_error_naming_both() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = content(src.path(), "");
+    let report = Baker::new(manifest.as_path(), out.path())
+        .tree(false)
+        .run()
+        .unwrap();
+    std::fs::copy(&report.pack_path, out.path().join("other.hpack")).unwrap();
+    let names_both =
+        |message: &str| message.contains("game.hpack") && message.contains("other.hpack");
+    let err = Assets::open(out.path()).unwrap_err().to_string();
+    assert!(names_both(&err) && err.contains("two packs"), "{err}");
+    let (problems, _) = check_output(out.path());
+    assert!(problems.iter().any(|p| names_both(p)), "{problems:?}");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .args([
+            "get",
+            out.path().to_str().unwrap(),
+            "data/levels/level2.txt",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && names_both(&stderr), "{stderr}");
+}
+
+#[test]
+fn a_pack_only_folder_whose_commit_is_pending_is_refused_until_check_finishes_it() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = content(src.path(), "");
+    Baker::new(manifest.as_path(), out.path())
+        .tree(false)
+        .run()
+        .unwrap();
+    // A journal left by a bake killed after its commit point (this one fails its checksum,
+    // so finishing it discards it).
+    std::fs::create_dir(out.path().join(".hearth-txn")).unwrap();
+    std::fs::write(
+        out.path().join(".hearth-txn/commit"),
+        b"hearth-transaction 1\n",
+    )
+    .unwrap();
+    let err = Assets::open(out.path()).unwrap_err().to_string();
+    assert!(
+        err.contains(".hearth-txn/commit") && err.contains("hearth check"),
+        "{err}"
+    );
+    hearth::bake::transaction::recover_all(out.path()).unwrap();
+    assert!(Assets::open(out.path()).is_ok());
+}

@@ -353,3 +353,50 @@ fn the_first_check_after_an_interrupted_switch_to_pack_only_passes() {
     assert!(!out.join("d00").exists(), "the tree's folders are gone");
     assert!(out.join("game.hpack").is_file());
 }
+
+/// Whether `message` refuses a tree for its pending commit: it names the journal and the
+/// command that finishes it.
+fn refuses_pending_commit(message: &str) -> bool {
+    message.contains(".hearth-txn/commit") && message.contains("hearth check")
+}
+
+#[test]
+#[cfg_attr(not(feature = "failpoints"), allow(unreachable_code))]
+fn readers_refuse_a_tree_whose_commit_is_pending_until_check_finishes_it() {
+    #[cfg(not(feature = "failpoints"))]
+    panic!("this test needs the `failpoints` feature (the README's `cargo test --all-features`)");
+    let fixture = Fixture::new(20);
+    let out = fixture.work("pending");
+    // Killed right after the commit point: the tree holds the old files.
+    let output = bake(
+        &fixture.manifest,
+        &out,
+        Some("transaction::apply=1*off->return(abort)"),
+    );
+    assert!(!output.status.success());
+    assert!(out.join(".hearth-txn/commit").is_file());
+
+    let err = hearth::TreeReader::open(&out).unwrap_err().to_string();
+    assert!(refuses_pending_commit(&err), "{err}");
+    let err = hearth::Assets::open(&out).unwrap_err().to_string();
+    assert!(refuses_pending_commit(&err), "{err}");
+    let out_arg = out.to_str().unwrap();
+    for args in [
+        &["get", out_arg, "data/00/f0.txt"][..],
+        &["info", out_arg],
+        &["names", out_arg],
+    ] {
+        let output = hearth(args, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && refuses_pending_commit(&stderr),
+            "{args:?}: {stderr}"
+        );
+    }
+
+    assert_check_passes(&out, "after the kill");
+    assert_eq!(fixture.holds(&out, "after check"), "new");
+    let assets = hearth::Assets::open(&out).unwrap();
+    let bytes = assets.get("data/new/added.txt").unwrap();
+    assert!(bytes.is_some(), "the new bake is served");
+}

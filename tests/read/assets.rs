@@ -259,3 +259,44 @@ fn a_tree_serves_only_its_listed_files_and_follows_no_link() {
     let err = Assets::open(out.path()).unwrap_err().to_string();
     assert!(err.contains("symbolic link"), "{err}");
 }
+
+#[test]
+fn a_damaged_name_table_breaks_only_name_lookups_in_a_tree() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = common::sample_content(src.path(), "");
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    let names = out.path().join("assets.hnames");
+    let bytes = std::fs::read(&names).unwrap();
+    // Cut short after its header: the rows it declares run past the end.
+    std::fs::write(&names, &bytes[..bytes.len().min(12)]).unwrap();
+
+    let path = "data/levels/level2.txt";
+    let tree = hearth::TreeReader::open(out.path()).unwrap();
+    assert_eq!(&*tree.get(path).unwrap().unwrap(), b"short level");
+    let err = hearth::AssetSource::names(&tree).unwrap_err().to_string();
+    assert!(err.contains(&names.display().to_string()), "{err}");
+
+    let assets = Assets::open(out.path()).unwrap();
+    assert_eq!(&*assets.get(path).unwrap().unwrap(), b"short level");
+    let by_hash = assets.get_by_hash(hash_runtime_path(path)).unwrap();
+    assert_eq!(&*by_hash.unwrap(), b"short level");
+    let err = assets.lookup_name("level2").unwrap_err().to_string();
+    assert!(
+        err.contains("assets.hnames") && err.contains("level2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_damaged_manifest_in_a_tree_is_an_error_naming_it() {
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let manifest = common::sample_content(src.path(), "");
+    Baker::bake(manifest.as_path(), out.path()).unwrap();
+    let hman = out.path().join("assets.hman");
+    let bytes = std::fs::read(&hman).unwrap();
+    std::fs::write(&hman, &bytes[..bytes.len().min(12)]).unwrap();
+    let err = Assets::open(out.path()).unwrap_err().to_string();
+    assert!(err.contains(&hman.display().to_string()), "{err}");
+}

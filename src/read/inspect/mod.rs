@@ -378,8 +378,9 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
     let container = !nested.is_empty() && files.is_empty() && !own_file_at_root;
     let (mut problems, mut count) = match (container, pack_only(root, &files)) {
         (true, _) => (Vec::new(), 0),
-        (false, Some(pack)) => check_pack_only(root, &pack),
-        (false, None) => check_tree(root, files),
+        (false, Ok(Some(pack))) => check_pack_only(root, &pack),
+        (false, Ok(None)) => check_tree(root, files),
+        (false, Err(e)) => (vec![e.to_string()], 0),
     };
     for sub in nested {
         let (sub_problems, sub_count) = check_output(&root.join(&sub));
@@ -407,9 +408,11 @@ pub enum OutputFolder {
 impl OutputFolder {
     /// Reads the output folder `root`: its tree, or for a pack-only bake its pack.
     pub fn open(root: &Path) -> Result<Self, String> {
+        // Read as the runtime reads it: not while a bake's commit is pending.
+        crate::read::assets::refuse_pending_commit(root).map_err(|e| e.to_string())?;
         // (The walk's errors name the file or folder.)
         let files = tree_files(root).map_err(|e| e.to_string())?;
-        match pack_only(root, &files) {
+        match pack_only(root, &files).map_err(|e| e.to_string())? {
             Some(pack) => PakReader::open(&pack)
                 .map(|pak| OutputFolder::Pack(Box::new(pak)))
                 .map_err(|e| format!("{}: {e}", pack.display())),
@@ -490,12 +493,13 @@ fn tree_has(files: &[(String, PathBuf)], rel: &str) -> bool {
 }
 
 /// The pack of a pack-only bake's folder (`tree = false`) whose tree files are `files`: no tree
-/// file, no `assets.hman`, and one `.hpack` at the root.
-fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Option<PathBuf> {
+/// file, no `assets.hman`, and one `.hpack` at the root. Several packs there are an error
+/// naming them.
+fn pack_only(root: &Path, files: &[(String, PathBuf)]) -> Result<Option<PathBuf>, ReadError> {
     if !files.is_empty() || root.join(MANIFEST_PATH).exists() {
-        return None;
+        return Ok(None);
     }
-    crate::read::assets::only_pack(root).ok().flatten()
+    crate::read::assets::only_pack(root)
 }
 
 /// The non-hidden `.hpack` files at the root of a folder.
