@@ -2,6 +2,7 @@
 
 use crate::human;
 use hearth::bake::signing::SigningKey;
+use hearth::read::inspect::line_field;
 use hearth::read::inspect::{pack_layout, write_output};
 use hearth::read::signed::fingerprint;
 use hearth::PakReader;
@@ -188,7 +189,7 @@ pub(crate) fn pack_info(file: &Path, json: bool) -> Result<(), String> {
             entry.stored_size(),
             entry.codec().name(),
             entry.offset(),
-            entry.path()
+            line_field(&entry.path())
         );
     }
     Ok(())
