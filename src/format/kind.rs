@@ -87,6 +87,13 @@ impl AssetKind {
         }
     }
 
+    /// `path` without this kind's usual extension (`models/chair.hmesh` → `models/chair`);
+    /// `None` when it does not end with it.
+    pub fn strip_extension(self, path: &str) -> Option<&str> {
+        let extension = self.extensions().first()?;
+        path.strip_suffix(extension)?.strip_suffix('.')
+    }
+
     /// The kind whose extension ends `path` (the longest that matches, so `x.lut.ktx2` is a
     /// LUT, not a texture), case-insensitively; blob for any other path. What tools take a
     /// file's kind to be when no `assets.hman` row names it.

@@ -21,7 +21,7 @@
 use crate::format::hman::AssetKind;
 use crate::read::aligned::AlignedBytes;
 use crate::read::error::ReadError;
-use crate::read::names::{named, NameTable};
+use crate::read::names::{named, NameRecord, NameTable};
 use std::sync::Arc;
 use yoke::Yoke;
 
@@ -257,7 +257,75 @@ pub trait AssetSource {
     fn names(&self) -> Result<NameTable<'_>, ReadError> {
         Ok(NameTable::empty())
     }
+
+    /// The name-table row named `name` of `kind` (any kind when `None`), which `load_by_name`
+    /// loads: from [`names`](Self::names) unless the source has more than one table (a
+    /// layered mount looks through each layer's).
+    fn lookup_name_of_kind(
+        &self,
+        name: &str,
+        kind: Option<AssetKind>,
+    ) -> Result<Option<NameRecord>, ReadError> {
+        let table = self.names().map_err(named(name))?;
+        let row = match kind {
+            Some(kind) => table.lookup_kind(name, kind),
+            None => table.lookup(name),
+        };
+        Ok(row.map(NameRecord::from))
+    }
 }
+
+/// The typed loads of a source, `load`, `load_by_hash` and `load_by_name`, written once for
+/// every reader as inherent methods, so that a game calls them without importing
+/// [`AssetSource`]. Expanded inside each reader's `impl` block.
+macro_rules! typed_loads {
+    () => {
+        /// The asset at runtime path `path`, owned and typed: [`AssetBytes`](crate::AssetBytes),
+        /// or a validated [`Mesh`](crate::Mesh), [`Materials`](crate::Materials),
+        /// [`Texture`](crate::Texture), [`Font`](crate::Font), [`Scene`](crate::Scene),
+        /// [`Animations`](crate::Animations). A pack's stored entry is shared with the pack (no
+        /// copy), a compressed one decompressed once. A missing asset is
+        /// [`ReadError::NotFound`](crate::ReadError::NotFound); any other error names the asset
+        /// ([`ReadError::Asset`](crate::ReadError::Asset)).
+        ///
+        /// ```
+        /// let pak = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
+        /// let hello: hearth::AssetBytes = pak.load("hello.txt")?;
+        /// assert!(hello.is_shared_with_pack());
+        /// assert!(matches!(
+        ///     pak.load::<hearth::AssetBytes>("absent.txt"),
+        ///     Err(hearth::ReadError::NotFound { .. })
+        /// ));
+        /// # Ok::<(), hearth::ReadError>(())
+        /// ```
+        pub fn load<T: crate::read::asset::LoadAsset>(
+            &self,
+            path: &str,
+        ) -> Result<T, crate::ReadError> {
+            crate::read::asset::load(self, path)
+        }
+
+        /// [`load`](Self::load) by asset hash (through `assets.hman`).
+        pub fn load_by_hash<T: crate::read::asset::LoadAsset>(
+            &self,
+            hash: u64,
+        ) -> Result<T, crate::ReadError> {
+            crate::read::asset::load_by_hash(self, hash)
+        }
+
+        /// [`load`](Self::load) by name (`assets.hnames`): the row of `T`'s kind, so
+        /// `load_by_name::<Mesh>("Chair")` and `load_by_name::<Materials>("Chair")` pick the
+        /// model's `.hmesh` and `.hmat`; a sub-asset's name (`Chair#wood`) loads its file.
+        /// Errors name `name`.
+        pub fn load_by_name<T: crate::read::asset::LoadAsset>(
+            &self,
+            name: &str,
+        ) -> Result<T, crate::ReadError> {
+            crate::read::asset::load_by_name(self, name)
+        }
+    };
+}
+pub(crate) use typed_loads;
 
 /// `source.load::<T>(path)`.
 pub(crate) fn load<T: LoadAsset>(source: &impl AssetSource, path: &str) -> Result<T, ReadError> {
@@ -285,16 +353,10 @@ pub(crate) fn load_by_name<T: LoadAsset>(
     source: &impl AssetSource,
     name: &str,
 ) -> Result<T, ReadError> {
-    let table = source.names().map_err(named(name))?;
-    let row = match T::KIND {
-        Some(kind) => table.lookup_kind(name, kind),
-        None => table.lookup(name),
-    };
-    let path = row
-        .ok_or_else(|| ReadError::NotFound { asset: name.into() })?
-        .path
-        .to_owned();
-    load(source, &path).map_err(named(name))
+    let row = source
+        .lookup_name_of_kind(name, T::KIND)?
+        .ok_or_else(|| ReadError::NotFound { asset: name.into() })?;
+    load(source, &row.path).map_err(named(name))
 }
 
 /// Wraps an error about the asset at `path` so that it names it.

@@ -5,7 +5,7 @@
 
 use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
-use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
+use crate::read::asset::{AssetBytes, AssetSource};
 use crate::read::error::ReadError;
 use crate::read::names::{named, NameRecord, NameTable, Names, NAMES_PATH};
 use crate::read::pak::{find_record, manifest_records, Entry, ManifestRecord, PakReader};
@@ -183,20 +183,7 @@ impl TreeReader {
         self.by_hash.get(&hash).map(|&index| &self.files[index])
     }
 
-    /// The asset at `path`, read now, owned and typed (see [`PakReader::load`]).
-    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
-        crate::read::asset::load(self, path)
-    }
-
-    /// [`load`](Self::load) by asset hash.
-    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
-        crate::read::asset::load_by_hash(self, hash)
-    }
-
-    /// [`load`](Self::load) by name (see [`PakReader::load_by_name`]).
-    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
-        crate::read::asset::load_by_name(self, name)
-    }
+    crate::read::asset::typed_loads!();
 }
 
 impl AssetSource for TreeReader {
@@ -472,29 +459,7 @@ impl Assets {
         }
     }
 
-    /// The asset at `path`, owned and typed (see [`PakReader::load`]): from a pack, shared
-    /// with it when stored; from a tree, the file read now.
-    ///
-    /// ```no_run
-    /// let assets = hearth::Assets::open("target/assets")?;
-    /// let mesh: hearth::Mesh = assets.load("models/fox.hmesh")?;
-    /// let logo: hearth::Texture = assets.load("ui/logo.ktx2")?;
-    /// println!("{} vertices, logo {}x{}", mesh.view().vertex_count(), logo.view().width(), logo.view().height());
-    /// # Ok::<(), hearth::ReadError>(())
-    /// ```
-    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
-        crate::read::asset::load(self, path)
-    }
-
-    /// [`load`](Self::load) by asset hash.
-    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
-        crate::read::asset::load_by_hash(self, hash)
-    }
-
-    /// [`load`](Self::load) by name (see [`PakReader::load_by_name`]).
-    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
-        crate::read::asset::load_by_name(self, name)
-    }
+    crate::read::asset::typed_loads!();
 
     /// Deprecated: [`get_by_hash`](Self::get_by_hash) gives the same bytes (the vocabulary is
     /// `get*` = bytes, `find*` = the entry's metadata, `load*` = an owned typed asset).

@@ -173,28 +173,10 @@ impl HotPack {
         &self.path
     }
 
-    /// The asset at `path` in the current generation, owned and typed (see
-    /// [`PakReader::load`]). It keeps that generation's bytes alive after a reload, so an
-    /// asset in use stays valid until the game drops it.
-    pub fn load<T: crate::read::asset::LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
-        self.pack().load(path)
-    }
-
-    /// [`load`](Self::load) by name, in the current generation.
-    pub fn load_by_name<T: crate::read::asset::LoadAsset>(
-        &self,
-        name: &str,
-    ) -> Result<T, ReadError> {
-        self.pack().load_by_name(name)
-    }
-
-    /// [`load`](Self::load) by asset hash.
-    pub fn load_by_hash<T: crate::read::asset::LoadAsset>(
-        &self,
-        hash: u64,
-    ) -> Result<T, ReadError> {
-        self.pack().load_by_hash(hash)
-    }
+    // `load`, `load_by_hash`, `load_by_name` in the current generation: an asset keeps that
+    // generation's bytes alive after a reload, so one in use stays valid until the game
+    // drops it.
+    crate::read::asset::typed_loads!();
 
     /// The current generation's reader. Hold the `Arc` for as long as a read must see one
     /// bake (a frame, a level load); a reload never changes what it reads.

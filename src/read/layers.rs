@@ -26,7 +26,7 @@ use crate::format::hash::hash_runtime_path;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
 use crate::format::hnames::NAMES_PATH;
 use crate::format::hpatch::{self, PackIdentity, PatchRecord, PATCH_PATH};
-use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
+use crate::read::asset::{AssetBytes, AssetSource};
 use crate::read::error::ReadError;
 use crate::read::names::{named, NameRecord};
 use crate::read::pak::{find_record, Entry, ManifestRecord, PakReader};
@@ -511,24 +511,16 @@ impl LayeredPak {
             .transpose()
     }
 
-    /// The asset at `path`, owned and typed (as [`PakReader::load`]).
-    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
-        crate::read::asset::load(self, path)
-    }
-
-    /// [`load`](Self::load) by asset hash.
-    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
-        crate::read::asset::load_by_hash(self, hash)
-    }
+    crate::read::asset::typed_loads!();
 
     /// The name table row named `name`: from the topmost layer whose live `assets.hnames`
     /// has it and whose file is visible through the mount. An error names `name`.
     pub fn lookup_name(&self, name: &str) -> Result<Option<NameRecord>, ReadError> {
-        self.lookup_name_of_kind(name, None)
+        self.lookup_in_layers(name, None)
     }
 
     /// [`lookup_name`](Self::lookup_name) of one kind (`None`: any, the lowest first).
-    fn lookup_name_of_kind(
+    fn lookup_in_layers(
         &self,
         name: &str,
         kind: Option<AssetKind>,
@@ -549,15 +541,6 @@ impl LayeredPak {
             }
         }
         Ok(None)
-    }
-
-    /// [`load`](Self::load) by name through the layers (as
-    /// [`PakReader::load_by_name`]: the row of `T`'s kind). An error names `name`.
-    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
-        let row = self
-            .lookup_name_of_kind(name, T::KIND)?
-            .ok_or_else(|| ReadError::NotFound { asset: name.into() })?;
-        self.load(&row.path).map_err(named(name))
     }
 
     /// The bytes of the file `name` names. An error names `name`.
@@ -606,6 +589,15 @@ impl LayeredPak {
 }
 
 impl AssetSource for LayeredPak {
+    /// Through every layer's live table (a DLC's table lacks the base's rows).
+    fn lookup_name_of_kind(
+        &self,
+        name: &str,
+        kind: Option<AssetKind>,
+    ) -> Result<Option<NameRecord>, ReadError> {
+        self.lookup_in_layers(name, kind)
+    }
+
     fn asset_bytes(&self, path: &str) -> Result<Option<AssetBytes>, ReadError> {
         self.find(path)?.map(|e| e.to_asset_bytes()).transpose()
     }

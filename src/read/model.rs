@@ -115,12 +115,11 @@ impl Model {
     /// [`load`](Self::load) by the model's name (`Chair`: its `.hmesh` row in
     /// `assets.hnames`). Errors name `name`.
     pub fn load_by_name(source: &impl AssetSource, name: &str) -> Result<Self, ReadError> {
-        let table = source.names().map_err(named(name))?;
-        let path = table
-            .lookup_kind(name, AssetKind::MESH)
+        let path = source
+            .lookup_name_of_kind(name, Some(AssetKind::MESH))
+            .map_err(named(name))?
             .ok_or_else(|| ReadError::NotFound { asset: name.into() })?
-            .path
-            .to_owned();
+            .path;
         Self::load(source, &path).map_err(named(name))
     }
 
@@ -132,9 +131,11 @@ impl Model {
     /// naming the file.
     pub fn load(source: &impl AssetSource, mesh_path: &str) -> Result<Self, ReadError> {
         let mesh: Mesh = load(source, mesh_path)?;
-        let stem = mesh_path.strip_suffix(".hmesh").unwrap_or(mesh_path);
-        let materials = load_sibling::<Materials>(source, &format!("{stem}.hmat"))?;
-        let animations = load_sibling::<Animations>(source, &format!("{stem}.hanim"))?;
+        let stem = AssetKind::MESH
+            .strip_extension(mesh_path)
+            .unwrap_or(mesh_path);
+        let materials = load_sibling::<Materials>(source, &AssetKind::MATERIAL.file_name(stem))?;
+        let animations = load_sibling::<Animations>(source, &AssetKind::ANIMATION.file_name(stem))?;
         let view = mesh.view();
         if let Some(animations) = &animations {
             let joints = view.skeleton.as_ref().map_or(0, |s| s.len() as u32);

@@ -5,7 +5,7 @@ use crate::format::hman::{self, AssetKind};
 use crate::format::hpack::{self, cmp_path, Codec, V2Entry, V3Layout};
 use crate::read::aligned::AlignedBytes;
 use crate::read::asset::Backing;
-use crate::read::asset::{AssetBytes, AssetSource, LoadAsset};
+use crate::read::asset::{AssetBytes, AssetSource};
 use crate::read::error::ReadError;
 use crate::read::names::{named, NameRecord, NameTable, Names, NAMES_PATH};
 use std::borrow::Cow;
@@ -708,39 +708,7 @@ impl PakReader {
         Ok(find_record(self.manifest()?, hash))
     }
 
-    /// The asset at runtime path `path`, owned and typed: [`AssetBytes`], or a validated
-    /// [`Mesh`](crate::Mesh), [`Materials`](crate::Materials), [`Texture`](crate::Texture),
-    /// [`Font`](crate::Font), [`Scene`](crate::Scene), [`Animations`](crate::Animations).
-    /// A stored entry is shared with the pack (no copy), a compressed one decompressed once.
-    /// A missing asset is [`ReadError::NotFound`]; any other error names the asset
-    /// ([`ReadError::Asset`]).
-    ///
-    /// ```
-    /// let pak = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
-    /// let hello: hearth::AssetBytes = pak.load("hello.txt")?;
-    /// assert!(hello.is_shared_with_pack());
-    /// assert!(matches!(
-    ///     pak.load::<hearth::AssetBytes>("absent.txt"),
-    ///     Err(hearth::ReadError::NotFound { .. })
-    /// ));
-    /// # Ok::<(), hearth::ReadError>(())
-    /// ```
-    pub fn load<T: LoadAsset>(&self, path: &str) -> Result<T, ReadError> {
-        crate::read::asset::load(self, path)
-    }
-
-    /// [`load`](Self::load) by asset hash.
-    pub fn load_by_hash<T: LoadAsset>(&self, hash: u64) -> Result<T, ReadError> {
-        crate::read::asset::load_by_hash(self, hash)
-    }
-
-    /// [`load`](Self::load) by name (`assets.hnames`): the row of `T`'s kind, so
-    /// `load_by_name::<Mesh>("Chair")` and `load_by_name::<Materials>("Chair")` pick the
-    /// model's `.hmesh` and `.hmat`; a sub-asset's name (`Chair#wood`) loads its file. Errors
-    /// name `name`.
-    pub fn load_by_name<T: LoadAsset>(&self, name: &str) -> Result<T, ReadError> {
-        crate::read::asset::load_by_name(self, name)
-    }
+    crate::read::asset::typed_loads!();
 
     /// Deprecated: [`find_by_hash`](Self::find_by_hash) gives the same entry (the vocabulary
     /// is `get*` = bytes, `find*` = the entry's metadata, `load*` = an owned typed asset).
