@@ -134,17 +134,19 @@ pub fn euler_axes(order: &str) -> Option<[usize; 3]> {
 /// The quaternion (x, y, z, w) of Euler angles in degrees (x, y, z), turned about the fixed
 /// axes in `order` ([`euler_axes`]): for x, y, z, q = qz · qy · qx.
 pub fn euler_quaternion(degrees: [f32; 3], order: [usize; 3]) -> [f32; 4] {
-    order.iter().fold(Quat::IDENTITY, |q, &axis| {
-        // std's sin_cos, not glam's `from_rotation_*`, whose backend a glam feature (`libm`)
-        // elsewhere in a build could switch.
-        let (sin, cos) = (degrees[axis].to_radians() * 0.5).sin_cos();
-        let mut turn = [0.0, 0.0, 0.0, cos];
-        turn[axis] = sin;
-        // A turn has two non-zero components, so glam's pairwise sums in the product round
-        // as a left-to-right sum would: the same bits as the hand-written product gave.
-        Quat::from_array(turn) * q
-    })
-    .to_array()
+    order
+        .iter()
+        .fold(Quat::IDENTITY, |q, &axis| {
+            // std's sin_cos, not glam's `from_rotation_*`, whose backend a glam feature (`libm`)
+            // elsewhere in a build could switch.
+            let (sin, cos) = (degrees[axis].to_radians() * 0.5).sin_cos();
+            let mut turn = [0.0, 0.0, 0.0, cos];
+            turn[axis] = sin;
+            // A turn has two non-zero components, so glam's pairwise sums in the product round
+            // as a left-to-right sum would: the same bits as the hand-written product gave.
+            Quat::from_array(turn) * q
+        })
+        .to_array()
 }
 
 /// pak's Euler order (intrinsic, as glam's `EulerRot`: `"xyz"` is Rx · Ry · Rz) as the

@@ -304,7 +304,11 @@ mod tests {
     }
 
     fn assert_near(a: &DMat4, b: &DMat4, what: &str) {
-        let error = (*a - *b).abs().to_cols_array().into_iter().fold(0.0, f64::max);
+        let error = (*a - *b)
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f64::max);
         assert!(error < 1e-5, "{what}: off by {error}\n{a:?}\n{b:?}");
     }
 
@@ -408,11 +412,7 @@ mod tests {
             f64s(fold.rotation([0.0, 0.0, 0.0, 1.0])),
             f64s(fold.scale([2.0; 3])),
         );
-        assert_near(
-            &folded,
-            &(stretched * local),
-            "stretched, unrotated joint",
-        );
+        assert_near(&folded, &(stretched * local), "stretched, unrotated joint");
     }
 
     #[test]

@@ -49,7 +49,11 @@ pub(super) fn mesh_instances<'a>(
                 let skinned = skinned_meshes.contains(&m.index());
                 MeshInstance {
                     mesh: m,
-                    matrix: if skinned { Mat4::IDENTITY } else { options.user },
+                    matrix: if skinned {
+                        Mat4::IDENTITY
+                    } else {
+                        options.user
+                    },
                     node: None,
                 }
             })
