@@ -21,7 +21,7 @@ mod models;
 use corpus::corpus;
 
 use criterion::{criterion_group, Criterion, SamplingMode, Throughput};
-use hearth::bake::mesh::gltf::{import, ImportOptions, Primitive};
+use hearth::bake::mesh::gltf::{import, ImportOptions, Mat4, Primitive};
 use hearth::bake::mesh::process::{
     build, SubmeshInput, MESHLET_CONE_WEIGHT, MESHLET_MAX_TRIANGLES, MESHLET_MAX_VERTICES,
 };
@@ -31,13 +31,6 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-const IDENTITY: [[f32; 4]; 4] = [
-    [1., 0., 0., 0.],
-    [0., 1., 0., 0.],
-    [0., 0., 1., 0.],
-    [0., 0., 0., 1.],
-];
 
 /// A wavy grid of `n` x `n` quads (2 n² triangles) with normals and UVs.
 fn grid(n: u32) -> Primitive {
@@ -204,7 +197,7 @@ fn sheen_cloth(c: &mut Criterion) {
     let options = ImportOptions {
         merge: true,
         skins: true,
-        user: IDENTITY,
+        user: Mat4::IDENTITY,
         scene_name: None,
         mesh_name: None,
     };

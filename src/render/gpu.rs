@@ -3,6 +3,7 @@
 use super::scene::{RenderMaterial, RenderScene, RenderTexture, TextureFormat, Vertices};
 use super::{Image, RenderError};
 use crate::format::ktx2::vk;
+use glam::{Mat4, Vec3};
 use std::collections::HashMap;
 use wgpu::util::DeviceExt;
 
@@ -812,50 +813,12 @@ fn camera(center: [f32; 3], radius: f32, aspect: f32, view: &View) -> CameraUnif
         (distance - radius * 1.1).max(distance * 1e-3),
         distance + radius * 1.1,
     );
-    let view = look_at(eye, center, [0.0, 1.0, 0.0]);
-    let h = 1.0 / (fov_y * 0.5).tan();
-    let r = far / (near - far);
-    let projection = [
-        [h / aspect, 0.0, 0.0, 0.0],
-        [0.0, h, 0.0, 0.0],
-        [0.0, 0.0, r, -1.0],
-        [0.0, 0.0, r * near, 0.0],
-    ];
+    let view = Mat4::look_at_rh(Vec3::from(eye), Vec3::from(center), Vec3::Y);
+    let projection = Mat4::perspective_rh(fov_y, aspect, near, far);
     CameraUniform {
-        view_proj: mul(&projection, &view),
+        view_proj: (projection * view).to_cols_array_2d(),
         eye: [eye[0], eye[1], eye[2], 1.0],
     }
-}
-
-/// A right-handed view matrix (column-major).
-fn look_at(eye: [f32; 3], target: [f32; 3], up: [f32; 3]) -> [[f32; 4]; 4] {
-    let sub = |a: [f32; 3], b: [f32; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    let cross = |a: [f32; 3], b: [f32; 3]| {
-        [
-            a[1] * b[2] - a[2] * b[1],
-            a[2] * b[0] - a[0] * b[2],
-            a[0] * b[1] - a[1] * b[0],
-        ]
-    };
-    let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let normalize = |a: [f32; 3]| {
-        let l = dot(a, a).sqrt();
-        a.map(|c| c / l)
-    };
-    let f = normalize(sub(target, eye));
-    let s = normalize(cross(f, up));
-    let u = cross(s, f);
-    [
-        [s[0], u[0], -f[0], 0.0],
-        [s[1], u[1], -f[1], 0.0],
-        [s[2], u[2], -f[2], 0.0],
-        [-dot(s, eye), -dot(u, eye), dot(f, eye), 1.0],
-    ]
-}
-
-/// `a * b`, column-major.
-fn mul(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
-    std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
 }
 
 /// The color target (multisampled), the single-sampled color it resolves into (copied out),
@@ -904,10 +867,9 @@ mod tests {
         let (center, radius) = ([1.0, 2.0, 3.0], 2.0);
         let camera = camera(center, radius, 1.5, &View::default());
         let project = |p: [f32; 3]| {
-            let m = camera.view_proj;
-            let clip: [f32; 4] =
-                std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r]);
-            [clip[0] / clip[3], clip[1] / clip[3], clip[2] / clip[3]]
+            Mat4::from_cols_array_2d(&camera.view_proj)
+                .project_point3(Vec3::from(p))
+                .to_array()
         };
         let c = project(center);
         assert!(c[0].abs() < 1e-5 && c[1].abs() < 1e-5 && (0.0..1.0).contains(&c[2]));

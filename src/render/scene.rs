@@ -379,19 +379,13 @@ mod source {
             let scene = if is_obj {
                 crate::bake::mesh::obj::import(&bytes, &mut read)
             } else {
-                let identity = [
-                    [1., 0., 0., 0.],
-                    [0., 1., 0., 0.],
-                    [0., 0., 1., 0.],
-                    [0., 0., 0., 1.],
-                ];
                 gltf::import(
                     &bytes,
                     &mut read,
                     &gltf::ImportOptions {
                         merge: true,
                         skins: true,
-                        user: identity,
+                        user: gltf::Mat4::IDENTITY,
                         scene_name: None,
                         mesh_name: None,
                     },

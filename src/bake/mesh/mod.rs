@@ -73,7 +73,7 @@ pub fn settings_transform(
             mesh.scale, mesh.offset
         ));
     }
-    let q: [f32; 4] = match mesh.rotation.as_slice() {
+    let rotation: [f32; 4] = match mesh.rotation.as_slice() {
         [] => [0.0, 0.0, 0.0, 1.0],
         [x, y, z] => {
             // Euler degrees about the fixed axes, in `euler` order.
@@ -82,6 +82,7 @@ pub fn settings_transform(
             crate::bake::mesh::settings::euler_quaternion([*x, *y, *z], order)
         }
         [x, y, z, w] => {
+            // Summed left to right, not by glam's `Quat::length` (pairwise): the same bits.
             let len = (x * x + y * y + z * z + w * w).sqrt();
             if len == 0.0 || !len.is_finite() {
                 return Err("mesh.rotation: the quaternion has zero length".into());
@@ -95,32 +96,13 @@ pub fn settings_transform(
         ))
         }
     };
-    let [x, y, z, w] = q;
-    // Rotation matrix columns, each scaled by its axis' scale; translation in the last column.
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y + z * w),
-            2.0 * (x * z - y * w),
-        ],
-        [
-            2.0 * (x * y - z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z + x * w),
-        ],
-        [
-            2.0 * (x * z + y * w),
-            2.0 * (y * z - x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    let column = |c: usize| [r[c][0] * s[c], r[c][1] * s[c], r[c][2] * s[c], 0.0];
-    Ok([
-        column(0),
-        column(1),
-        column(2),
-        [mesh.offset[0], mesh.offset[1], mesh.offset[2], 1.0],
-    ])
+    // Rotation columns scaled by their axis' scale, the offset last. glam doubles as
+    // `y * (y + y)` where this once wrote `2.0 * (y * y)`: both exact, the same bits.
+    Ok(gltf::Mat4::from_scale_rotation_translation(
+        glam::Vec3::from(s),
+        glam::Quat::from_array(rotation),
+        glam::Vec3::from(mesh.offset),
+    ))
 }
 
 /// A model file to bake and where its outputs go.

@@ -2,6 +2,7 @@
 //! math its `rotation` and pak's scenes use.
 
 use crate::bake::settings_decl::{invalid, settings};
+use glam::Quat;
 use serde::Deserialize;
 
 /// Most `mesh.lod.levels` (each halves the triangles of the one before; 32 halvings leave
@@ -133,30 +134,25 @@ pub fn euler_axes(order: &str) -> Option<[usize; 3]> {
 /// The quaternion (x, y, z, w) of Euler angles in degrees (x, y, z), turned about the fixed
 /// axes in `order` ([`euler_axes`]): for x, y, z, q = qz · qy · qx.
 pub fn euler_quaternion(degrees: [f32; 3], order: [usize; 3]) -> [f32; 4] {
-    order.iter().fold([0.0, 0.0, 0.0, 1.0], |q, &axis| {
-        let (sin, cos) = (degrees[axis].to_radians() * 0.5).sin_cos();
-        let mut turn = [0.0, 0.0, 0.0, cos];
-        turn[axis] = sin;
-        quaternion_product(turn, q)
-    })
+    order
+        .iter()
+        .fold(Quat::IDENTITY, |q, &axis| {
+            // std's sin_cos, not glam's `from_rotation_*`, whose backend a glam feature (`libm`)
+            // elsewhere in a build could switch.
+            let (sin, cos) = (degrees[axis].to_radians() * 0.5).sin_cos();
+            let mut turn = [0.0, 0.0, 0.0, cos];
+            turn[axis] = sin;
+            // A turn has two non-zero components, so glam's pairwise sums in the product round
+            // as a left-to-right sum would: the same bits as the hand-written product gave.
+            Quat::from_array(turn) * q
+        })
+        .to_array()
 }
 
 /// pak's Euler order (intrinsic, as glam's `EulerRot`: `"xyz"` is Rx · Ry · Rz) as the
 /// fixed-axes order [`euler_quaternion`] takes: the same axes reversed.
 pub fn pak_euler_axes(order: &str) -> Option<[usize; 3]> {
     euler_axes(order).map(|[a, b, c]| [c, b, a])
-}
-
-/// The Hamilton product `a * b` of two quaternions (x, y, z, w): `b` turns first.
-fn quaternion_product(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
 }
 
 impl LodSettings {

@@ -14,20 +14,11 @@
 //! approximate otherwise, and the import warns.
 
 use crate::format::hanim::ChannelPath;
+use glam::{DMat3, DMat4, DQuat, DVec3, Mat4};
 use std::collections::HashMap;
 
 /// Relative tolerance under which `A`'s axes count as equally long and perpendicular.
 const UNIFORM_TOLERANCE: f64 = 1e-4;
-
-/// A column-major 4x4 matrix in double precision (the fold composes several nodes).
-type Mat4d = [[f64; 4]; 4];
-
-const IDENTITY: Mat4d = [
-    [1., 0., 0., 0.],
-    [0., 1., 0., 0.],
-    [0., 0., 1., 0.],
-    [0., 0., 0., 1.],
-];
 
 /// A joint's place in the skeleton: its nearest joint ancestor and, when non-joint nodes lie
 /// between (or above a root joint), their transform to fold in.
@@ -45,8 +36,8 @@ pub(super) struct Hierarchy {
     /// Each node's parent (`None` for roots). A node listed as the child of several (invalid
     /// glTF) gets the last of them.
     parents: Vec<Option<usize>>,
-    /// Each node's rest transform.
-    matrices: Vec<Mat4d>,
+    /// Each node's rest transform, in double precision (the fold composes several nodes).
+    matrices: Vec<DMat4>,
 }
 
 impl Hierarchy {
@@ -60,11 +51,7 @@ impl Hierarchy {
         }
         let matrices = document
             .nodes()
-            .map(|node| {
-                node.transform()
-                    .matrix()
-                    .map(|column| column.map(f64::from))
-            })
+            .map(|node| Mat4::from_cols_array_2d(&node.transform().matrix()).as_dmat4())
             .collect();
         Self { parents, matrices }
     }
@@ -77,7 +64,7 @@ impl Hierarchy {
         joint_of: &HashMap<usize, usize>,
         joint_node: usize,
     ) -> Result<JointAncestry, String> {
-        let mut above = IDENTITY;
+        let mut above = DMat4::IDENTITY;
         let mut parent = None;
         let mut next = self.parents.get(joint_node).copied().flatten();
         let mut steps = 0usize;
@@ -95,10 +82,10 @@ impl Hierarchy {
                     ))
                 }
             };
-            above = mul(matrix, &above);
+            above = *matrix * above;
             next = self.parents[node];
         }
-        let fold = (above != IDENTITY)
+        let fold = (above != DMat4::IDENTITY)
             .then(|| AncestorFold::new(&above))
             .transpose()
             .map_err(|e| {
@@ -106,11 +93,6 @@ impl Hierarchy {
             })?;
         Ok(JointAncestry { parent, fold })
     }
-}
-
-/// `a * b`.
-fn mul(a: &Mat4d, b: &Mat4d) -> Mat4d {
-    std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
 }
 
 /// Checks that following joints' parents always ends at a root: a joint that is its own
@@ -134,53 +116,65 @@ pub(super) fn check_joint_parents(parents: &[Option<usize>]) -> Result<(), Strin
 /// A fixed transform `A` split into the pieces that fold a TRS (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct AncestorFold {
-    /// `A`'s upper 3x3, column-major.
-    linear: [[f64; 3]; 3],
+    /// `A`'s upper 3x3.
+    linear: DMat3,
     /// `A`'s translation.
-    offset: [f64; 3],
-    /// `rot(A)`, a unit quaternion (xyzw).
-    rotation: [f64; 4],
+    offset: DVec3,
+    /// `rot(A)`, a unit quaternion.
+    rotation: DQuat,
     /// `scale(A)` per axis; all three negative when `A` mirrors.
-    scale: [f64; 3],
+    scale: DVec3,
     /// Whether a TRS holds `A * TRS` exactly (uniform scale, no shear).
     exact: bool,
 }
 
 impl AncestorFold {
     /// Splits `matrix` (column-major, affine); an error when it is not finite.
-    pub fn new(matrix: &Mat4d) -> Result<Self, String> {
-        if matrix.iter().flatten().any(|v| !v.is_finite()) {
+    pub fn new(matrix: &DMat4) -> Result<Self, String> {
+        if !matrix.is_finite() {
             return Err("have a non-finite transform".into());
         }
-        let linear: [[f64; 3]; 3] = std::array::from_fn(|c| std::array::from_fn(|r| matrix[c][r]));
-        let offset = std::array::from_fn(|r| matrix[3][r]);
-        let lengths = linear.map(|column| dot(column, column).sqrt());
-        let det = dot(linear[0], cross(linear[1], linear[2]));
+        let linear = DMat3::from_mat4(*matrix);
+        let offset = matrix.w_axis.truncate();
+        let lengths = DVec3::new(
+            linear.x_axis.length(),
+            linear.y_axis.length(),
+            linear.z_axis.length(),
+        );
+        // x · (y × z), not glam's `determinant` (z · (x × y)): a sign within rounding of 0
+        // stays the one it was.
+        let det = linear.x_axis.dot(linear.y_axis.cross(linear.z_axis));
         // A mirror is a negative uniform scale: -1 commutes with every rotation, so the
         // rotation left over (A / scale) is proper.
         let sign = if det < 0.0 { -1.0 } else { 1.0 };
-        let longest = lengths.iter().fold(0.0f64, |a, &b| a.max(b));
+        let longest = lengths.max_element();
         let tolerance = UNIFORM_TOLERANCE * longest;
-        let uniform = lengths.iter().all(|l| (l - longest).abs() <= tolerance);
+        let uniform = lengths
+            .to_array()
+            .iter()
+            .all(|l| (l - longest).abs() <= tolerance);
         let perpendicular = (0..3).all(|i| {
             let j = (i + 1) % 3;
-            dot(linear[i], linear[j]).abs() <= UNIFORM_TOLERANCE * lengths[i] * lengths[j]
+            linear.col(i).dot(linear.col(j)).abs() <= UNIFORM_TOLERANCE * lengths[i] * lengths[j]
         });
         let scale = if uniform {
-            let mean = lengths.iter().sum::<f64>() / 3.0;
-            [sign * mean; 3]
+            DVec3::splat(sign * (lengths.element_sum() / 3.0))
         } else {
-            lengths.map(|l| sign * l)
+            lengths * sign
         };
         let degenerate = lengths
+            .to_array()
             .iter()
             .any(|&l| l <= f64::EPSILON * longest.max(1.0));
         let rotation = if degenerate {
             // A collapsed axis has no direction to keep; the scale of 0 carries the collapse.
-            [0.0, 0.0, 0.0, 1.0]
+            DQuat::IDENTITY
         } else {
-            let axes = std::array::from_fn(|c| linear[c].map(|v| v / scale[c]));
-            quaternion_from_axes(&axes)
+            quaternion_from_axes(&DMat3::from_cols(
+                linear.x_axis / scale.x,
+                linear.y_axis / scale.y,
+                linear.z_axis / scale.z,
+            ))
         };
         Ok(Self {
             linear,
@@ -198,19 +192,23 @@ impl AncestorFold {
 
     /// `A(t)`: a translation moved as a point.
     pub fn translation(&self, t: [f32; 3]) -> [f32; 3] {
-        std::array::from_fn(|r| {
-            (self.offset[r] + (0..3).map(|c| self.linear[c][r] * t[c] as f64).sum::<f64>()) as f32
-        })
+        (self.linear * DVec3::from(t.map(f64::from)) + self.offset)
+            .as_vec3()
+            .to_array()
     }
 
     /// `rot(A) * q` (xyzw); `q`'s length is kept, as the source gave it.
     pub fn rotation(&self, q: [f32; 4]) -> [f32; 4] {
-        quaternion_mul(self.rotation, q.map(f64::from)).map(|v| v as f32)
+        (self.rotation * DQuat::from_array(q.map(f64::from)))
+            .as_quat()
+            .to_array()
     }
 
     /// `scale(A) * s`, per axis.
     pub fn scale(&self, s: [f32; 3]) -> [f32; 3] {
-        std::array::from_fn(|i| (self.scale[i] * s[i] as f64) as f32)
+        (self.scale * DVec3::from(s.map(f64::from)))
+            .as_vec3()
+            .to_array()
     }
 
     /// Folds one channel's keys (`path`'s components per key) in place; weight channels are
@@ -231,35 +229,13 @@ impl AncestorFold {
     }
 }
 
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// `a * b`, quaternions xyzw.
-fn quaternion_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
 /// The unit quaternion (xyzw, w >= 0) nearest the rotation whose columns are `axes`
 /// (Shepperd's method: divide by the largest of the four, so no precision is lost near 180°),
-/// normalized so that slightly non-orthonormal axes still give a rotation.
-fn quaternion_from_axes(axes: &[[f64; 3]; 3]) -> [f64; 4] {
-    let m = |r: usize, c: usize| axes[c][r];
+/// normalized so that slightly non-orthonormal axes still give a rotation. Not glam's
+/// `DQuat::from_mat3`: it expects orthonormal axes, and branches and rounds otherwise (the
+/// folded keys' bits would move).
+fn quaternion_from_axes(axes: &DMat3) -> DQuat {
+    let m = |r: usize, c: usize| axes.col(c)[r];
     let trace = m(0, 0) + m(1, 1) + m(2, 2);
     let q = if trace > 0.0 {
         let s = (trace + 1.0).sqrt() * 2.0;
@@ -294,12 +270,14 @@ fn quaternion_from_axes(axes: &[[f64; 3]; 3]) -> [f64; 4] {
             (m(1, 0) - m(0, 1)) / s,
         ]
     };
-    let length = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let sign = if q[3] < 0.0 { -1.0 } else { 1.0 };
+    let q = DQuat::from_array(q);
+    let length = q.length();
+    let sign = if q.w < 0.0 { -1.0 } else { 1.0 };
     if length > 0.0 && length.is_finite() {
-        q.map(|v| sign * v / length)
+        // Divided, not multiplied by the reciprocal as glam's `normalize` is: the same bits.
+        q * sign / length
     } else {
-        [0.0, 0.0, 0.0, 1.0]
+        DQuat::IDENTITY
     }
 }
 
@@ -307,34 +285,9 @@ fn quaternion_from_axes(axes: &[[f64; 3]; 3]) -> [f64; 4] {
 mod tests {
     use super::*;
 
-    /// The matrix of a TRS, column-major.
-    fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Mat4d {
-        let [x, y, z, w] = q;
-        let rotation = [
-            [
-                1. - 2. * (y * y + z * z),
-                2. * (x * y + z * w),
-                2. * (x * z - y * w),
-            ],
-            [
-                2. * (x * y - z * w),
-                1. - 2. * (x * x + z * z),
-                2. * (y * z + x * w),
-            ],
-            [
-                2. * (x * z + y * w),
-                2. * (y * z - x * w),
-                1. - 2. * (x * x + y * y),
-            ],
-        ];
-        let mut m = IDENTITY;
-        for c in 0..3 {
-            for r in 0..3 {
-                m[c][r] = rotation[c][r] * s[c];
-            }
-            m[3][c] = t[c];
-        }
-        m
+    /// The matrix of a TRS.
+    fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> DMat4 {
+        DMat4::from_scale_rotation_translation(s.into(), DQuat::from_array(q), t.into())
     }
 
     fn unit(q: [f64; 4]) -> [f64; 4] {
@@ -350,9 +303,11 @@ mod tests {
         v.map(f64::from)
     }
 
-    fn assert_near(a: &Mat4d, b: &Mat4d, what: &str) {
-        let error = (0..16)
-            .map(|i| (a[i / 4][i % 4] - b[i / 4][i % 4]).abs())
+    fn assert_near(a: &DMat4, b: &DMat4, what: &str) {
+        let error = (*a - *b)
+            .abs()
+            .to_cols_array()
+            .into_iter()
             .fold(0.0, f64::max);
         assert!(error < 1e-5, "{what}: off by {error}\n{a:?}\n{b:?}");
     }
@@ -380,10 +335,8 @@ mod tests {
         let ancestors = [
             trs([1.0, 2.0, 3.0], unit([0.3, 0.4, -0.2, 0.9]), [2.5; 3]),
             // CesiumMan's Z_UP * Armature: two quarter turns.
-            mul(
-                &trs([0.0; 3], unit([-1.0, 0.0, 0.0, 1.0]), [1.0; 3]),
-                &trs([0.0; 3], unit([0.0, 0.0, 1.0, 1.0]), [1.0; 3]),
-            ),
+            trs([0.0; 3], unit([-1.0, 0.0, 0.0, 1.0]), [1.0; 3])
+                * trs([0.0; 3], unit([0.0, 0.0, 1.0, 1.0]), [1.0; 3]),
             // A mirror: a negative uniform scale.
             trs([0.0, -3.0, 0.5], unit([0.1, 0.9, 0.0, 0.3]), [-0.01; 3]),
             // A half turn (w = 0: the quaternion's largest component is not w).
@@ -398,7 +351,7 @@ mod tests {
                     f64s(fold.rotation(f32s(q))),
                     f64s(fold.scale(f32s(s))),
                 );
-                assert_near(&folded, &mul(a, &trs(t, q, s)), &format!("ancestors {k}"));
+                assert_near(&folded, &(*a * trs(t, q, s)), &format!("ancestors {k}"));
             }
         }
     }
@@ -437,20 +390,15 @@ mod tests {
             unit([0.3, 0.4, -0.2, 0.9]),
             [1.0, 2.0, 1.0],
         );
-        let sheared = mul(
-            &trs([0.0; 3], unit([0.0, 0.0, 0.4, 0.9]), [1.0; 3]),
-            &trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0, 3.0, 1.0]),
-        );
-        let sheared = mul(
-            &sheared,
-            &trs([0.0; 3], unit([0.0, 0.0, 0.4, 0.9]), [1.0; 3]),
-        );
+        let sheared = trs([0.0; 3], unit([0.0, 0.0, 0.4, 0.9]), [1.0; 3])
+            * trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0, 3.0, 1.0])
+            * trs([0.0; 3], unit([0.0, 0.0, 0.4, 0.9]), [1.0; 3]);
         for (a, what) in [(stretched, "stretched"), (sheared, "sheared")] {
             let fold = AncestorFold::new(&a).unwrap();
             assert!(!fold.is_exact(), "{what}");
             let (t, ..) = locals()[1];
             let moved = fold.translation(f32s(t));
-            let expected = mul(&a, &trs(t, [0.0, 0.0, 0.0, 1.0], [1.0; 3]))[3];
+            let expected = (a * trs(t, [0.0, 0.0, 0.0, 1.0], [1.0; 3])).w_axis;
             assert!(
                 (0..3).all(|i| (moved[i] as f64 - expected[i]).abs() < 1e-5),
                 "{what}"
@@ -464,17 +412,13 @@ mod tests {
             f64s(fold.rotation([0.0, 0.0, 0.0, 1.0])),
             f64s(fold.scale([2.0; 3])),
         );
-        assert_near(
-            &folded,
-            &mul(&stretched, &local),
-            "stretched, unrotated joint",
-        );
+        assert_near(&folded, &(stretched * local), "stretched, unrotated joint");
     }
 
     #[test]
     fn non_finite_ancestors_are_an_error() {
-        let mut a = IDENTITY;
-        a[0][0] = f64::INFINITY;
+        let mut a = DMat4::IDENTITY;
+        a.x_axis.x = f64::INFINITY;
         assert!(AncestorFold::new(&a).unwrap_err().contains("non-finite"));
         // A collapsed (zero) scale is a valid, exact fold: everything below collapses.
         let zero = AncestorFold::new(&trs([1.0; 3], [0.0, 0.0, 0.0, 1.0], [0.0; 3])).unwrap();

@@ -290,65 +290,7 @@ pub fn import(
 }
 
 /// A column-major 4x4 matrix.
-pub type Mat4 = [[f32; 4]; 4];
-
-/// The identity matrix.
-const IDENTITY: Mat4 = [
-    [1., 0., 0., 0.],
-    [0., 1., 0., 0.],
-    [0., 0., 1., 0.],
-    [0., 0., 0., 1.],
-];
-
-/// `a * b`.
-pub fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
-    let mut out = [[0.0; 4]; 4];
-    for (c, column) in out.iter_mut().enumerate() {
-        for (r, value) in column.iter_mut().enumerate() {
-            *value = (0..4).map(|k| a[k][r] * b[c][k]).sum();
-        }
-    }
-    out
-}
-
-fn transform_point(m: &Mat4, p: [f32; 3]) -> [f32; 3] {
-    std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r])
-}
-
-fn transform_vector(m: &Mat4, v: [f32; 3]) -> [f32; 3] {
-    std::array::from_fn(|r| m[0][r] * v[0] + m[1][r] * v[1] + m[2][r] * v[2])
-}
-
-fn length(v: [f32; 3]) -> f32 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
-}
-
-fn normalize(v: [f32; 3]) -> [f32; 3] {
-    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if len > 0.0 {
-        v.map(|c| c / len)
-    } else {
-        v
-    }
-}
-
-/// The inverse transpose of the upper 3x3 (for normals), as columns; and the determinant.
-fn normal_matrix(m: &Mat4) -> ([[f32; 3]; 3], f32) {
-    let a = |r: usize, c: usize| m[c][r];
-    let cof = |r: usize, c: usize| {
-        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
-        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
-        a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)
-    };
-    let det = a(0, 0) * cof(0, 0) + a(0, 1) * cof(0, 1) + a(0, 2) * cof(0, 2);
-    // inverse transpose = cofactor matrix / det; the scale does not matter after normalizing,
-    // but the sign does.
-    let s = if det < 0.0 { -1.0 } else { 1.0 };
-    (
-        std::array::from_fn(|c| std::array::from_fn(|r| cof(r, c) * s)),
-        det,
-    )
-}
+pub type Mat4 = glam::Mat4;
 
 /// What a URI names: inline bytes, or a file to read (relative to the model, or absolute for
 /// `file:` URIs).

@@ -1,7 +1,7 @@
 //! Nodes: which meshes are baked, each with the matrix that moves it (its node's world
 //! transform and the mesh settings) and, when each node is its own instance, the node.
 
-use super::{mul, ImportOptions, Mat4, IDENTITY};
+use super::{ImportOptions, Mat4};
 use std::collections::HashSet;
 
 /// A mesh to bake, in the space `matrix` moves it to.
@@ -49,7 +49,11 @@ pub(super) fn mesh_instances<'a>(
                 let skinned = skinned_meshes.contains(&m.index());
                 MeshInstance {
                     mesh: m,
-                    matrix: if skinned { IDENTITY } else { options.user },
+                    matrix: if skinned {
+                        Mat4::IDENTITY
+                    } else {
+                        options.user
+                    },
                     node: None,
                 }
             })
@@ -98,7 +102,7 @@ fn scene_instances<'a>(
     let mut stack: Vec<(gltf::Node<'_>, Mat4)> = root
         .iter()
         .flat_map(|s| s.nodes())
-        .map(|n| (n, IDENTITY))
+        .map(|n| (n, Mat4::IDENTITY))
         .collect();
     let mut visited = 0usize;
     while let Some((node, parent)) = stack.pop() {
@@ -106,7 +110,7 @@ fn scene_instances<'a>(
         if visited > document.nodes().len() * 4 + 16 {
             return Err("node hierarchy has a cycle".into());
         }
-        let world = mul(&parent, &node.transform().matrix());
+        let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
         if let Some(mesh) = node
             .mesh()
             .filter(|mesh| wanted(options.mesh_name, Some(&node), mesh))
@@ -118,7 +122,7 @@ fn scene_instances<'a>(
                     let skinned = skinned_meshes.contains(&mesh.index());
                     instances.push(MeshInstance {
                         mesh,
-                        matrix: if skinned { IDENTITY } else { *user },
+                        matrix: if skinned { Mat4::IDENTITY } else { *user },
                         node: None,
                     });
                 }
@@ -128,13 +132,13 @@ fn scene_instances<'a>(
                 // longer match).
                 instances.push(MeshInstance {
                     mesh,
-                    matrix: IDENTITY,
+                    matrix: Mat4::IDENTITY,
                     node: Some(node.clone()),
                 });
             } else {
                 instances.push(MeshInstance {
                     mesh,
-                    matrix: mul(user, &world),
+                    matrix: *user * world,
                     node: Some(node.clone()),
                 });
             }

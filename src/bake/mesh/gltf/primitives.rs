@@ -1,9 +1,7 @@
 //! Primitives: their attributes and indices, as triangle lists, and moving them.
 
-use super::{
-    length, morphs, normal_matrix, normalize, skins, transform_point, transform_vector, Mat4,
-    Primitive, Scene,
-};
+use super::{morphs, skins, Mat4, Primitive, Scene};
+use glam::{Mat3, Vec3};
 use gltf::mesh::Mode;
 
 /// One primitive of mesh `mesh_index` as a triangle list in its own space, checked: finite
@@ -146,56 +144,84 @@ where
 /// handedness so surfaces keep facing their normals.
 pub fn transform_primitive(p: &mut Primitive, m: &Mat4) {
     let (normal_m, det) = normal_matrix(m);
-    let normal_transform = |n: [f32; 3]| -> [f32; 3] {
-        std::array::from_fn(|r| {
-            normal_m[0][r] * n[0] + normal_m[1][r] * n[1] + normal_m[2][r] * n[2]
-        })
-    };
+    let normal_transform = |n: [f32; 3]| normal_m * Vec3::from(n);
+    let vector_transform = |v: [f32; 3]| m.transform_vector3(Vec3::from(v));
     // Morph deltas move with the vectors they change: positions by `m`'s linear part; normal
     // and tangent deltas as their base vectors, scaled by the same factor the base vector's
     // renormalization applies (so base + delta, renormalized, is the moved morphed vector).
     if let Some(morph) = &mut p.morph {
         for target in &mut morph.positions {
-            target.iter_mut().for_each(|d| *d = transform_vector(m, *d));
+            target
+                .iter_mut()
+                .for_each(|d| *d = vector_transform(*d).to_array());
         }
         if let (Some(targets), Some(normals)) = (&mut morph.normals, &p.normals) {
             let scales: Vec<f32> = normals
                 .iter()
-                .map(|n| 1.0 / length(normal_transform(*n)).max(1e-20))
+                .map(|n| 1.0 / normal_transform(*n).length().max(1e-20))
                 .collect();
             for target in targets {
                 for (d, scale) in target.iter_mut().zip(&scales) {
-                    *d = normal_transform(*d).map(|c| c * scale);
+                    *d = (normal_transform(*d) * *scale).to_array();
                 }
             }
         }
         if let (Some(targets), Some(tangents)) = (&mut morph.tangents, &p.tangents) {
             let scales: Vec<f32> = tangents
                 .iter()
-                .map(|t| 1.0 / length(transform_vector(m, [t[0], t[1], t[2]])).max(1e-20))
+                .map(|t| 1.0 / vector_transform([t[0], t[1], t[2]]).length().max(1e-20))
                 .collect();
             for target in targets {
                 for (d, scale) in target.iter_mut().zip(&scales) {
-                    *d = transform_vector(m, *d).map(|c| c * scale);
+                    *d = (vector_transform(*d) * *scale).to_array();
                 }
             }
         }
     }
     for position in &mut p.positions {
-        *position = transform_point(m, *position);
+        *position = m.transform_point3(Vec3::from(*position)).to_array();
     }
     if let Some(normals) = &mut p.normals {
         for n in normals.iter_mut() {
-            *n = normalize(normal_transform(*n));
+            *n = normalize(normal_transform(*n)).to_array();
         }
     }
     if let Some(tangents) = &mut p.tangents {
         for t in tangents.iter_mut() {
-            let v = normalize(transform_vector(m, [t[0], t[1], t[2]]));
-            *t = [v[0], v[1], v[2], if det < 0.0 { -t[3] } else { t[3] }];
+            let v = normalize(vector_transform([t[0], t[1], t[2]]));
+            *t = [v.x, v.y, v.z, if det < 0.0 { -t[3] } else { t[3] }];
         }
     }
     if det < 0.0 {
         p.indices.chunks_exact_mut(3).for_each(|t| t.swap(1, 2));
     }
+}
+
+/// `v` at unit length, or `v` when it has none. Divided by the length, not multiplied by its
+/// reciprocal as glam's `normalize` is: the baked bits stay those of the division.
+fn normalize(v: Vec3) -> Vec3 {
+    let length = v.length();
+    if length > 0.0 {
+        v / length
+    } else {
+        v
+    }
+}
+
+/// The inverse transpose of `m`'s upper 3x3 (for normals) up to a positive factor, and the
+/// determinant.
+fn normal_matrix(m: &Mat4) -> (Mat3, f32) {
+    let linear = Mat3::from_mat4(*m);
+    // The cofactor matrix is the inverse transpose times the determinant.
+    let cofactors = Mat3::from_cols(
+        linear.y_axis.cross(linear.z_axis),
+        linear.z_axis.cross(linear.x_axis),
+        linear.x_axis.cross(linear.y_axis),
+    );
+    // Expanded along the first row (glam's `determinant` sums in another order): only the
+    // sign is used, but a determinant within rounding of 0 must keep the sign it had.
+    let det = linear.row(0).dot(cofactors.row(0));
+    // The factor does not matter after normalizing, but its sign does.
+    let sign = if det < 0.0 { -1.0 } else { 1.0 };
+    (cofactors * sign, det)
 }
