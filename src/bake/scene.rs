@@ -150,7 +150,7 @@ fn bake(
     crate::read::scene::SceneView::parse(&bytes)
         .map_err(|e| format!("baked scene does not check: {e}"))?;
     cx.emit(Output::new(
-        AssetKind::SCENE.file_name(&name),
+        AssetKind::SCENE.file_name(name),
         AssetKind::SCENE,
         bytes,
     ));

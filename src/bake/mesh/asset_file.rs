@@ -133,7 +133,7 @@ pub(super) fn bake_animation(
             .is_none_or(|joint| !exclude.contains(joint))
     });
     cx.emit(Output::new(
-        AssetKind::ANIMATION.file_name(&name),
+        AssetKind::ANIMATION.file_name(name),
         AssetKind::ANIMATION,
         crate::format::hanim::write(&[clip]),
     ));

@@ -27,7 +27,7 @@ pub(super) fn bake(
     let encoded = texture::encode_decoded(vec![image], TextureShape::Single, mode, &settings)?;
     emit(
         cx,
-        AssetKind::TEXTURE.file_name(&name),
+        AssetKind::TEXTURE.file_name(name),
         AssetKind::TEXTURE,
         encoded,
     );
