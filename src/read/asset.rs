@@ -289,7 +289,8 @@ macro_rules! typed_loads {
         /// ([`ReadError::Asset`](crate::ReadError::Asset)).
         ///
         /// ```
-        /// let pak = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
+        /// let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+        /// let pak = hearth::PakReader::open(fixture)?;
         /// let hello: hearth::AssetBytes = pak.load("hello.txt")?;
         /// assert!(hello.is_shared_with_pack());
         /// assert!(matches!(

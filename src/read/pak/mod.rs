@@ -72,7 +72,7 @@ enum Layout {
 /// use hearth::PakReader;
 /// // A game embeds its pack with `include_pak!(env!("HEARTH_PACK"))` (`load_pak!` maps it in
 /// // debug builds), or maps one shipped beside it with `PakReader::open("assets.hpack")`.
-/// let pak: PakReader = hearth::include_pak!("../../tests/fixtures/tiny.hpack")?;
+/// let pak: PakReader = hearth::include_pak!("../../../tests/fixtures/tiny.hpack")?;
 /// // By runtime path: stored entries are borrowed, compressed ones decoded.
 /// let hello = pak.get("hello.txt")?.expect("in the pack");
 /// assert_eq!(&*hello, b"hello from the fixture pack\n");
@@ -131,6 +131,10 @@ impl PakReader {
 
     /// [`open`](Self::open) with custom [`Limits`].
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, ReadError> {
+        // A folder is named as one (an output folder given for its pack): say what is expected.
+        if path.as_ref().is_dir() {
+            return Err(a_folder_not_a_pack());
+        }
         // A regular file only, opened without blocking: a FIFO named as a pack is refused, not
         // waited on. A link is followed (a pack is a file the caller names).
         let file = crate::read::regular_file::open_regular(
@@ -147,9 +151,7 @@ impl PakReader {
         let metadata = file.metadata()?;
         // Mapping a folder fails with "No such device": say what was expected instead.
         if metadata.is_dir() {
-            return Err(ReadError::Invalid {
-                what: "pack: a folder, not a file (a `.hpack` file is expected)",
-            });
+            return Err(a_folder_not_a_pack());
         }
         if metadata.len() == 0 {
             return Err(ReadError::Truncated {
@@ -718,6 +720,13 @@ impl PakReader {
             Some(record) => self.find(&record.path),
             None => Ok(None),
         }
+    }
+}
+
+/// The error for a folder opened as a pack.
+fn a_folder_not_a_pack() -> ReadError {
+    ReadError::Invalid {
+        what: "pack: a folder, not a file (a `.hpack` file is expected)",
     }
 }
 
