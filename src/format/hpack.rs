@@ -115,18 +115,15 @@ impl PackKind {
         Self::Shader,
     ];
 
-    /// The kind of a runtime path, by its extension.
+    /// The kind of a runtime path, by its last extension: the one whose kind's usual
+    /// extension ([`AssetKind::extensions`]) it is, compared exactly as v3 does (`.ktx2`, so
+    /// `x.lut.ktx2` too, is a texture; `.KTX2` is other); other for the rest.
     pub fn from_path(path: &str) -> Self {
         let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-        match ext {
-            "hmesh" => Self::Mesh,
-            "hmat" => Self::Material,
-            "hman" => Self::Manifest,
-            "hanim" => Self::Animation,
-            "ktx2" => Self::Texture,
-            "spv" => Self::Shader,
-            _ => Self::Other,
-        }
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.asset_kind().extensions().first() == Some(&ext))
+            .unwrap_or(Self::Other)
     }
 
     /// The kind for a stored byte, if it is a known one.
@@ -970,6 +967,28 @@ pub fn tables_checksum(header_prefix: &[u8], tables: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// v3's kind byte: the spec's six extensions, exactly as written, everything else other.
+    #[test]
+    fn v3_kinds_come_from_the_specs_extensions() {
+        for (path, kind) in [
+            ("a/b.hmesh", PackKind::Mesh),
+            ("b.hmat", PackKind::Material),
+            ("assets.hman", PackKind::Manifest),
+            ("c.hanim", PackKind::Animation),
+            ("t.ktx2", PackKind::Texture),
+            ("grade.lut.ktx2", PackKind::Texture),
+            ("s.spv", PackKind::Shader),
+            ("s.wgsl", PackKind::Other),
+            ("f.hfont", PackKind::Other),
+            ("scene.hscene", PackKind::Other),
+            ("assets.hnames", PackKind::Other),
+            ("T.KTX2", PackKind::Other),
+            ("README", PackKind::Other),
+        ] {
+            assert_eq!(PackKind::from_path(path), kind, "{path}");
+        }
+    }
 
     fn input<'a>(path: &'a str, kind: AssetKind, stored: &'a [u8]) -> PackInput<'a> {
         PackInput {
