@@ -34,7 +34,8 @@ pub(super) struct Settled<'p> {
     pub(super) assets: Vec<AssetResult<'p>>,
     /// The jobs of `assets`, index for index.
     pub(super) jobs: Cow<'p, [Job]>,
-    /// With [`Baker::keep_last_good`]: the assets that failed, each with its error.
+    /// With [`Baker::keep_last_good`](crate::bake::Baker::keep_last_good): the assets that failed,
+    /// each with its error.
     pub(super) failed: Vec<(String, String)>,
     /// Nothing re-baked and the same assets as last time.
     pub(super) unchanged: bool,
@@ -42,6 +43,7 @@ pub(super) struct Settled<'p> {
     pub(super) built_manifest: Option<Vec<u8>>,
     /// `assets.hnames`, unless the one on disk stands (see `Baker::settle`).
     pub(super) names: Option<Vec<u8>>,
-    /// What `names` is built from besides the assets (see [`Cache::names_input`]).
+    /// What `names` is built from besides the assets (see
+    /// [`Cache::names_input`](crate::bake::cache::Cache::names_input)).
     pub(super) names_input: u64,
 }

@@ -39,7 +39,8 @@ pub struct Report {
     /// The runtime tree's root (the output folder, or a preset's subfolder of it).
     pub out_dir: PathBuf,
     /// Whether the loose runtime tree was written besides the pack (`tree` in the manifest,
-    /// [`Baker::tree`]); `false` for a pack-only bake, whose folder holds the pack alone.
+    /// [`Baker::tree`](crate::bake::Baker::tree)); `false` for a pack-only bake, whose folder holds
+    /// the pack alone.
     pub tree: bool,
     /// The pack's path.
     pub pack_path: PathBuf,
@@ -73,8 +74,8 @@ pub struct Report {
     /// Source paths (relative to the content root) of the assets baked this time, not taken
     /// from the cache.
     pub baked: Vec<String>,
-    /// With [`Baker::keep_last_good`]: the assets that failed, each with its error; their
-    /// previous outputs (if any) were kept.
+    /// With [`Baker::keep_last_good`](crate::bake::Baker::keep_last_good): the assets that failed,
+    /// each with its error; their previous outputs (if any) were kept.
     pub failed: Vec<(String, String)>,
     /// Assets whose outputs came from the shared cache's local tier (no pipeline ran; not in
     /// [`baked`](Self::baked)).
@@ -86,8 +87,9 @@ pub struct Report {
     /// Every asset of the plan that did not fail: how long it took and where its outputs came
     /// from (for `hearth bake --report`).
     pub asset_times: Vec<AssetTime>,
-    /// With [`Baker::record_timings`]: every task the worker pool ran (an asset's job, or a
-    /// slice of one), by start; empty otherwise. Never part of an output or the cache.
+    /// With [`Baker::record_timings`](crate::bake::Baker::record_timings): every task the worker
+    /// pool ran (an asset's job, or a slice of one), by start; empty otherwise. Never part of an
+    /// output or the cache.
     pub tasks: Vec<crate::bake::timings::TaskTime>,
     /// Wall time.
     pub elapsed: Duration,

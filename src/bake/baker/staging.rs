@@ -24,7 +24,7 @@ pub(super) struct Target<'c> {
     pub(super) preset_name: Option<String>,
     pub(super) preset: Option<&'c Preset>,
     pub(super) out_dir: PathBuf,
-    /// Whether the loose runtime tree is written (see [`Baker::tree`]).
+    /// Whether the loose runtime tree is written (see [`Baker::tree`](crate::bake::Baker::tree)).
     pub(super) tree: bool,
 }
 

@@ -5,9 +5,9 @@ use std::sync::Arc;
 pub(super) type WarningFn = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The bake's warnings, in the order found: each goes to the warning callback at once, and
-/// all into [`Report::warnings`] at the end. Each distinct warning (its text names the file)
-/// once per bake: a mesh instanced on several nodes, or a file several assets read, says it
-/// once.
+/// all into [`Report::warnings`](crate::bake::Report::warnings) at the end. Each distinct warning
+/// (its text names the file) once per bake: a mesh instanced on several nodes, or a file several
+/// assets read, says it once.
 pub(super) struct Warnings<'a> {
     pub(super) callback: Option<&'a WarningFn>,
     pub(super) list: Vec<String>,

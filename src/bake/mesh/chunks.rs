@@ -11,8 +11,8 @@ use std::ops::Range;
 /// The `MRPH` chunk when a submesh has morph targets: every target's delta for every final
 /// vertex (zero for vertices of submeshes without targets, or outside a target's mesh).
 /// Normal deltas are kept when normals are; tangent deltas when the mesh has real tangents.
-pub(super) fn morph_chunk(
-    morphs: &[Option<&MorphDeltas>],
+pub(super) fn morph_chunk<'m>(
+    morphs: impl Iterator<Item = Option<&'m MorphDeltas>>,
     vertices: &[Corner],
     vertex_ranges: &[Range<usize>],
     extras: &[Extra],
@@ -20,6 +20,7 @@ pub(super) fn morph_chunk(
     settings: &MeshSettings,
     has_tangents: bool,
 ) -> Option<Vec<u8>> {
+    let morphs: Vec<Option<&MorphDeltas>> = morphs.collect();
     if morphs.iter().all(Option::is_none) || morph_weights.is_empty() {
         return None;
     }

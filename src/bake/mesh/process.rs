@@ -6,7 +6,7 @@ use super::chunks::{morph_chunk, shadow_chunk};
 use super::settings::MeshSettings;
 use super::simplify::SimplifyScope;
 use super::vertex::{intern_extras, skin_vertex, Corner, Extra};
-use crate::bake::mesh::gltf::{MorphDeltas, Primitive};
+use crate::bake::mesh::gltf::Primitive;
 use crate::bake::mesh::overdraw;
 use crate::bake::timings;
 use crate::format::hmesh::{
@@ -417,12 +417,8 @@ pub fn build(
     if !colors.is_empty() {
         chunks.push((chunk::COLR, bytemuck::cast_slice(&colors)));
     }
-    let morphs: Vec<Option<&MorphDeltas>> = submeshes
-        .iter()
-        .map(|s| s.primitive.morph.as_ref())
-        .collect();
     let morph = morph_chunk(
-        &morphs,
+        submeshes.iter().map(|s| s.primitive.morph.as_ref()),
         &vertices,
         &vertex_ranges,
         &extras,

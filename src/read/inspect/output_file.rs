@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Writes a tool's output file `path`: refused when it is one of the command's `inputs` (a
 /// file named on the command line, or for a folder, its packs and `assets.hman`); otherwise
-/// written through a temporary file and a rename ([`replace_file`]), so the old file, or a
+/// written through a temporary file and a rename, so the old file, or a
 /// mapping of it, never sees part of the new one. An output that exists and is not a regular
 /// file (`/dev/null`, a FIFO) is written in place: the user chose it; a link to a regular file
 /// replaces the file it leads to. Errors name `path`.
