@@ -257,13 +257,18 @@ pub(crate) fn refuse_pending_commit(root: &Path) -> Result<(), ReadError> {
 
 /// The error for a link met inside a tree, naming it.
 fn link_error(full: &Path) -> ReadError {
-    ReadError::Io(std::sync::Arc::new(std::io::Error::new(
+    ReadError::Io(std::sync::Arc::new(tree_link(full)))
+}
+
+/// A link at `full` in a runtime tree, naming it (the runtime's and the tools' one wording).
+pub(crate) fn tree_link(full: &Path) -> std::io::Error {
+    std::io::Error::new(
         std::io::ErrorKind::InvalidData,
         format!(
             "{}: a symbolic link in a runtime tree (links are not followed)",
             full.display()
         ),
-    )))
+    )
 }
 
 /// The size of the regular file at runtime path `rel` under `root`, looked at without
@@ -408,11 +413,14 @@ impl Assets {
         if !path.is_dir() {
             return PakReader::open(path).map(Assets::Pack);
         }
-        refuse_pending_commit(path)?;
+        // (`TreeReader::open` refuses a pending commit itself.)
         match path.join(MANIFEST_PATH).exists() {
             true => TreeReader::open(path).map(Assets::Tree),
             false => match only_pack(path)? {
-                Some(pack) => PakReader::open(pack).map(Assets::Pack),
+                Some(pack) => {
+                    refuse_pending_commit(path)?;
+                    PakReader::open(pack).map(Assets::Pack)
+                }
                 None => TreeReader::open(path).map(Assets::Tree),
             },
         }

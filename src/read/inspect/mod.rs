@@ -219,17 +219,6 @@ fn not_regular(path: &Path) -> std::io::Error {
     )
 }
 
-/// The error for a link in a tree, naming it, as [`TreeReader`](crate::TreeReader) words it.
-fn tree_link(path: &Path) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        format!(
-            "{}: a symbolic link in a runtime tree (links are not followed)",
-            path.display()
-        ),
-    )
-}
-
 /// The kind of each manifest row, by runtime path.
 fn kinds_by_path(rows: &[hman::ManifestEntry<'_>]) -> BTreeMap<String, AssetKind> {
     rows.iter()
@@ -318,7 +307,7 @@ fn walk_tree(root: &Path) -> std::io::Result<Walk> {
             let name = entry.file_name().to_string_lossy().into_owned();
             let file_type = entry.file_type().map_err(|e| at(&path, e))?;
             if !name.starts_with('.') && file_type.is_symlink() {
-                return Err(tree_link(&path));
+                return Err(crate::read::assets::tree_link(&path));
             }
             if !name.starts_with('.') && !file_type.is_dir() && !file_type.is_file() {
                 return Err(not_regular(&path));

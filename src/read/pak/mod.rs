@@ -131,17 +131,20 @@ impl PakReader {
 
     /// [`open`](Self::open) with custom [`Limits`].
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, ReadError> {
-        // A folder is named as one (an output folder given for its pack): say what is expected.
-        if path.as_ref().is_dir() {
-            return Err(a_folder_not_a_pack());
-        }
         // A regular file only, opened without blocking: a FIFO named as a pack is refused, not
         // waited on. A link is followed (a pack is a file the caller names).
         let file = crate::read::regular_file::open_regular(
             path.as_ref(),
             std::fs::OpenOptions::new().read(true),
             crate::read::regular_file::Links::Follow,
-        )?;
+        )
+        .map_err(|e| match path.as_ref().is_dir() {
+            // An output folder given for its pack: say what is expected (asked only on error).
+            true => ReadError::Invalid {
+                what: "pack: a folder, not a file (a `.hpack` file is expected)",
+            },
+            false => ReadError::from(e),
+        })?;
         Self::map_file(file, limits)
     }
 
@@ -149,10 +152,6 @@ impl PakReader {
     /// without following links).
     pub(crate) fn map_file(file: std::fs::File, limits: Limits) -> Result<Self, ReadError> {
         let metadata = file.metadata()?;
-        // Mapping a folder fails with "No such device": say what was expected instead.
-        if metadata.is_dir() {
-            return Err(a_folder_not_a_pack());
-        }
         if metadata.len() == 0 {
             return Err(ReadError::Truncated {
                 what: "pack header",
@@ -720,13 +719,6 @@ impl PakReader {
             Some(record) => self.find(&record.path),
             None => Ok(None),
         }
-    }
-}
-
-/// The error for a folder opened as a pack.
-fn a_folder_not_a_pack() -> ReadError {
-    ReadError::Invalid {
-        what: "pack: a folder, not a file (a `.hpack` file is expected)",
     }
 }
 
