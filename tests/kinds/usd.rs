@@ -112,4 +112,223 @@ fn every_corpus_layer_bakes_what_usd_core_draws() {
         }
     }
     eprintln!("{}", report.warnings.join("\n"));
+    check_what_the_layers_carry(&out);
+}
+
+/// Textures (inside a usdz, jpg through a `map1` reader, a normal map), UVs, skins and clips
+/// come through.
+fn check_what_the_layers_carry(out: &Path) {
+    let read = |rel: &str| std::fs::read(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    // AnimatedCube.usdz: base colour and a metallic/roughness pair, both PNGs in the package.
+    let hmat = read("animated_cube/AnimatedCube.hmat");
+    let row = MaterialTable::parse(&hmat).unwrap().rows[0];
+    assert!(
+        row.base_color_tex != 0 && row.metallic_roughness_tex != 0,
+        "{row:?}"
+    );
+    assert!(out.join("animated_cube/AnimatedCube/tex_0.ktx2").is_file());
+    // The tractor's jpg textures read through UVs named `map1`, not `st`.
+    let tractor = "tractor/USD_Mini_Car_Kit/assets/vehicles/tractor/asset/tractorFullAsset";
+    let hmat = read(&format!("{tractor}.hmat"));
+    let table = MaterialTable::parse(&hmat).unwrap();
+    assert!(
+        table.rows.iter().all(|r| r.base_color_tex != 0),
+        "every tractor material is textured"
+    );
+    let bytes = read(&format!("{tractor}.hmesh"));
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let distinct_uvs: std::collections::BTreeSet<[u32; 2]> = mesh
+        .vertices
+        .iter()
+        .map(|v| v.uv.map(f32::to_bits))
+        .collect();
+    assert!(
+        distinct_uvs.len() > 10,
+        "the tractor has UVs: {}",
+        distinct_uvs.len()
+    );
+    // The normal map.
+    let hmat = read("normal_map/testPreviewSurfaceNormalMap.hmat");
+    assert!(MaterialTable::parse(&hmat).unwrap().rows[0].normal_tex != 0);
+    // RiggedFigure.usdz: 19 joints, weights summing to 1, and its SkelAnimation as a clip.
+    let bytes = read("rigged_figure/RiggedFigure.hmesh");
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let skin = mesh.skin.as_ref().expect("the figure is skinned");
+    assert!(skin
+        .iter()
+        .all(|s| (s.weights.iter().sum::<f32>() - 1.0).abs() < 1e-5));
+    assert!(skin.iter().any(|s| s.joints.iter().any(|&j| j > 0)));
+    let hanim = read("rigged_figure/RiggedFigure.hanim");
+    let clips = hearth::format::hanim::parse(&hanim, 19, 0).unwrap();
+    assert_eq!(clips.len(), 1);
+    assert!(clips[0].duration > 0.0 && !clips[0].channels.is_empty());
+}
+
+/// A one-asset content folder holding `files`, baked.
+fn bake_layers(
+    files: &[(&str, &str)],
+) -> (
+    tempfile::TempDir,
+    Result<hearth::bake::Report, hearth::bake::BakeError>,
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    for (rel, text) in files {
+        let path = content.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::write(
+        content.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"model.usda\"]\n",
+    )
+    .unwrap();
+    let report = Baker::new(
+        content.join("hearth.toml").as_path(),
+        tmp.path().join("out").as_path(),
+    )
+    .run();
+    (tmp, report)
+}
+
+const HEADER: &str = "#usda 1.0\n(\n    metersPerUnit = 1\n    upAxis = \"Y\"\n)\n";
+
+/// The triangles of the baked model's first submesh, as positions.
+fn triangles(tmp: &tempfile::TempDir) -> Vec<[[f32; 3]; 3]> {
+    let bytes = std::fs::read(tmp.path().join("out/model.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let indices: Vec<u32> = mesh.indices.iter().collect();
+    indices
+        .chunks(3)
+        .map(|t| std::array::from_fn(|k| mesh.vertices[t[k] as usize].position))
+        .collect()
+}
+
+fn face_normal(t: &[[f32; 3]; 3]) -> [f32; 3] {
+    let (a, b, c) = (t[0], t[1], t[2]);
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+#[test]
+fn left_handed_faces_wind_toward_their_normals_and_concave_faces_do_not_fold() {
+    // The same L-shaped hexagon (concave at one corner) twice: right-handed with its points
+    // counter-clockwise seen from +Z, left-handed with them clockwise. Both face +Z.
+    let mesh = |name: &str, orientation: &str, points: &str| {
+        format!(
+            "def Mesh \"{name}\" {{\n uniform token orientation = \"{orientation}\"\n uniform token subdivisionScheme = \"none\"\n int[] faceVertexCounts = [6]\n int[] faceVertexIndices = [0, 1, 2, 3, 4, 5]\n point3f[] points = [{points}]\n}}\n"
+        )
+    };
+    let ccw = "(0, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0), (1, 2, 0), (0, 2, 0)";
+    let cw = "(0, 2, 0), (1, 2, 0), (1, 1, 0), (2, 1, 0), (2, 0, 0), (0, 0, 0)";
+    for (orientation, points) in [("rightHanded", ccw), ("leftHanded", cw)] {
+        let layer = format!("{HEADER}{}", mesh("L", orientation, points));
+        let (tmp, report) = bake_layers(&[("model.usda", &layer)]);
+        report.unwrap_or_else(|e| panic!("{e}"));
+        let tris = triangles(&tmp);
+        assert_eq!(tris.len(), 4, "{orientation}");
+        let mut area = 0.0;
+        for t in &tris {
+            let n = face_normal(t);
+            assert!(
+                n[2] > 0.0,
+                "{orientation}: a triangle faces away or folds: {t:?}"
+            );
+            area += n[2] / 2.0;
+        }
+        // The L's own area: no triangle covers the notch.
+        assert!((area - 3.0).abs() < 1e-5, "{orientation}: area {area}");
+    }
+}
+
+#[test]
+fn z_up_centimetres_and_transform_ops_land_in_metres_y_up() {
+    // A unit triangle moved by a pivot-wrapped rotation and a translation, in a Z-up layer in
+    // centimetres.
+    let layer = "#usda 1.0\n(\n    metersPerUnit = 0.01\n    upAxis = \"Z\"\n)\n\
+        def Xform \"Root\" {\n\
+         double3 xformOp:translate = (100, 0, 0)\n\
+         float xformOp:rotateZ = 90\n\
+         float3 xformOp:translate:pivot = (0, 0, 50)\n\
+         uniform token[] xformOpOrder = [\"xformOp:translate\", \"xformOp:translate:pivot\", \"xformOp:rotateZ\", \"!invert!xformOp:translate:pivot\"]\n\
+         def Mesh \"Tri\" {\n  int[] faceVertexCounts = [3]\n  int[] faceVertexIndices = [0, 1, 2]\n  point3f[] points = [(0, 0, 0), (100, 0, 0), (0, 100, 0)]\n }\n}\n";
+    let (tmp, report) = bake_layers(&[("model.usda", layer)]);
+    report.unwrap_or_else(|e| panic!("{e}"));
+    let tris = triangles(&tmp);
+    assert_eq!(tris.len(), 1);
+    // The pivot is on the Z axis, so rotateZ 90 about it takes +X to +Y: the corners (0, 0),
+    // (100, 0), (0, 100) cm go to (0, 0), (0, 100), (-100, 0), then 1 m along X. Z-up
+    // (x, y, z) is Y-up (x, z, -y).
+    let expected = [[1.0, 0.0, 0.0], [1.0, 0.0, -1.0], [0.0, 0.0, 0.0]];
+    for want in expected {
+        let found = tris[0]
+            .iter()
+            .any(|got| (0..3).all(|c| (got[c] - want[c]).abs() < 1e-5));
+        assert!(found, "{want:?} in {:?}", tris[0]);
+    }
+}
+
+#[test]
+fn a_reference_out_of_the_content_root_is_refused_naming_it() {
+    let layer =
+        format!("{HEADER}def \"Outside\" (\n    references = @../../outside.usda@\n)\n{{\n}}\n");
+    let (_tmp, report) = bake_layers(&[("model.usda", &layer)]);
+    let error = report.expect_err("the reference leads out").to_string();
+    assert!(
+        error.contains("outside.usda") && error.contains("outside the content root"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_edit_to_a_referenced_layer_re_bakes_the_model() {
+    let part = |x: f32| {
+        format!(
+            "{HEADER}def Mesh \"Part\" {{\n int[] faceVertexCounts = [3]\n int[] faceVertexIndices = [0, 1, 2]\n point3f[] points = [(0, 0, 0), ({x}, 0, 0), (0, 1, 0)]\n}}\n"
+        )
+    };
+    let root =
+        format!("{HEADER}def \"Model\" (\n    references = @parts/part.usda@</Part>\n)\n{{\n}}\n");
+    let (tmp, report) = bake_layers(&[("model.usda", &root), ("parts/part.usda", &part(1.0))]);
+    report.unwrap_or_else(|e| panic!("{e}"));
+    assert!((triangles(&tmp)[0].iter().map(|p| p[0]).fold(0.0, f32::max) - 1.0).abs() < 1e-6);
+    std::fs::write(tmp.path().join("content/parts/part.usda"), part(3.0)).unwrap();
+    let content = tmp.path().join("content");
+    let report = Baker::new(
+        content.join("hearth.toml").as_path(),
+        tmp.path().join("out").as_path(),
+    )
+    .run()
+    .unwrap();
+    assert_eq!(report.baked, ["model.usda"], "the edit re-bakes the model");
+    assert!((triangles(&tmp)[0].iter().map(|p| p[0]).fold(0.0, f32::max) - 3.0).abs() < 1e-6);
+    // And a no-op re-bake writes nothing.
+    let again = Baker::new(
+        content.join("hearth.toml").as_path(),
+        tmp.path().join("out").as_path(),
+    )
+    .run()
+    .unwrap();
+    assert_eq!(again.files_written, 0);
+}
+
+#[test]
+fn hostile_layers_are_errors_not_panics() {
+    let cases = [
+        ("counts that do not add up", format!("{HEADER}def Mesh \"M\" {{\n int[] faceVertexCounts = [4]\n int[] faceVertexIndices = [0, 1, 2]\n point3f[] points = [(0,0,0),(1,0,0),(0,1,0)]\n}}\n")),
+        ("an index past the points", format!("{HEADER}def Mesh \"M\" {{\n int[] faceVertexCounts = [3]\n int[] faceVertexIndices = [0, 1, 7]\n point3f[] points = [(0,0,0),(1,0,0),(0,1,0)]\n}}\n")),
+        ("a negative count", format!("{HEADER}def Mesh \"M\" {{\n int[] faceVertexCounts = [-3]\n int[] faceVertexIndices = []\n point3f[] points = []\n}}\n")),
+        ("not USD at all", "#usda 1.0\n(((((\n".to_string()),
+        ("a binary header and nothing else", "PXR-USDC\0\x08\0".to_string()),
+    ];
+    for (what, layer) in cases {
+        let (_tmp, report) = bake_layers(&[("model.usda", &layer)]);
+        let error = report.expect_err(what).to_string();
+        assert!(error.contains("model.usda"), "{what}: {error}");
+    }
 }

@@ -458,10 +458,11 @@ fn streams(
         .map(|uv| uv.set.clone())
         .next()
         .unwrap_or_else(|| "st".into());
+    let name = uv_primvar(stage, prim, &uv_set);
     let uvs = primvar(
         stage,
         prim,
-        &format!("primvars:{uv_set}"),
+        &name,
         Interpolation::FaceVarying,
         values::vec2s,
     )
@@ -508,6 +509,39 @@ fn streams(
         colors,
         opacity,
     })
+}
+
+/// The primvar a mesh's UVs come from: `primvars:<set>` when the mesh has it; else, for a
+/// texture whose `st` no reader names (USD would sample one texel), the mesh's first
+/// texture-coordinate primvar (`texCoord2f[]`, or `float2[]`), as DCC importers do.
+fn uv_primvar(stage: &Stage, prim: &Path, set: &str) -> String {
+    let named = format!("primvars:{set}");
+    let has = |name: &str| {
+        prim.append_property(name)
+            .ok()
+            .and_then(|p| values::rest_value(&stage.attribute(p)))
+            .is_some()
+    };
+    if has(&named) {
+        return named;
+    }
+    let properties = stage
+        .prim(prim.clone())
+        .property_names()
+        .unwrap_or_default();
+    let is_uv = |name: &str| {
+        let attr = prim.append_property(name).ok().map(|p| stage.attribute(p));
+        let type_name = attr.and_then(|a| a.type_name().ok().flatten());
+        type_name.is_some_and(|t| t.as_str() == "texCoord2f[]" || t.as_str() == "float2[]")
+    };
+    properties
+        .iter()
+        .map(|p| p.as_str())
+        .filter(|p| {
+            p.starts_with("primvars:") && !p.ends_with(":indices") && p.matches(':').count() == 1
+        })
+        .find(|p| is_uv(p) && has(p))
+        .map_or(named, str::to_string)
 }
 
 /// The mesh's GeomSubsets of the `materialBind` family: (subset path, face indices).
