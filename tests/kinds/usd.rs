@@ -162,6 +162,27 @@ fn check_what_the_layers_carry(out: &Path) {
     let clips = hearth::format::hanim::parse(&hanim, 19, 0).unwrap();
     assert_eq!(clips.len(), 1);
     assert!(clips[0].duration > 0.0 && !clips[0].channels.is_empty());
+    // The Blender export's BlendShape: a morph target of the mesh, its weights animated.
+    let bytes = read("blendshape_anim/blendshape-and-animation-test-001.hmesh");
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let morphs = mesh
+        .morph_targets
+        .as_ref()
+        .expect("the blend shape is a morph target");
+    assert_eq!(morphs.targets.len(), 1);
+    assert!(morphs.targets[0]
+        .positions
+        .iter()
+        .flatten()
+        .any(|c| *c != 0.0));
+    let hanim = read("blendshape_anim/blendshape-and-animation-test-001.hanim");
+    let clips = hearth::format::hanim::parse(&hanim, 1, 1).unwrap();
+    let weights = clips[0]
+        .channels
+        .iter()
+        .find(|c| c.path == hearth::format::hanim::ChannelPath::Weights)
+        .expect("a weight channel");
+    assert!(weights.values.iter().any(|w| *w > 0.0) && weights.times.len() > 2);
 }
 
 /// A one-asset content folder holding `files`, baked.

@@ -212,6 +212,7 @@ fn import_stage(
                 .map_err(|why| format!("{mesh}: {why}"))?;
             if let Some(binding) = &skin {
                 skeletons.skin(binding, mesh, &mut parts)?;
+                skeletons.blend_shapes(mesh, &matrix, &mut parts, &mut scene)?;
             }
             push_all(&mut scene, parts, &mut corners)?;
         }

@@ -11,7 +11,7 @@
 use super::geometry::Part;
 use super::values;
 use crate::bake::mesh::gltf::ancestors::{check_joint_parents, AncestorFold};
-use crate::bake::mesh::gltf::Scene;
+use crate::bake::mesh::gltf::{MorphDeltas, Scene};
 use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
 use crate::format::hmesh::GpuJoint;
 use glam::DMat4;
@@ -58,6 +58,9 @@ pub struct Skins<'a> {
     enabled: bool,
     skeleton: Option<Skeleton>,
     other_skeletons: usize,
+    /// Per mesh with blend shapes: its first morph target and its `skel:blendShapes` names,
+    /// for the animation's weight channels.
+    morphs: Vec<(u32, Vec<String>)>,
 }
 
 impl<'a> Skins<'a> {
@@ -68,6 +71,7 @@ impl<'a> Skins<'a> {
             enabled,
             skeleton: None,
             other_skeletons: 0,
+            morphs: Vec::new(),
         }
     }
 
@@ -168,6 +172,106 @@ impl<'a> Skins<'a> {
         Ok(())
     }
 
+    /// The mesh's BlendShapes (`skel:blendShapeTargets`, in `skel:blendShapes` order) as morph
+    /// targets of `parts`: offsets (and normal offsets) moved by `matrix`'s linear part,
+    /// sparse ones (`pointIndices`) spread over the points they name. Their default weights
+    /// (0) join the scene's.
+    pub fn blend_shapes(
+        &mut self,
+        mesh: &Path,
+        matrix: &DMat4,
+        parts: &mut [Part],
+        scene: &mut Scene,
+    ) -> Result<(), String> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let names = values::prim_value(self.stage, mesh, "skel:blendShapes")
+            .and_then(|v| values::texts(&v))
+            .unwrap_or_default();
+        let targets = mesh
+            .append_property("skel:blendShapeTargets")
+            .ok()
+            .and_then(|r| self.stage.relationship(r).targets().ok())
+            .unwrap_or_default();
+        if targets.is_empty() {
+            return Ok(());
+        }
+        if targets.len() != names.len() || targets.len() > u8::MAX as usize {
+            return Err(format!(
+                "{mesh}: {} skel:blendShapes for {} skel:blendShapeTargets (at most 255)",
+                names.len(),
+                targets.len()
+            ));
+        }
+        let linear = glam::DMat3::from_mat4(*matrix);
+        let normal_linear = linear.inverse().transpose();
+        let first_target = scene.morph_weights.len() as u32;
+        let points = parts
+            .iter()
+            .flat_map(|p| &p.points)
+            .copied()
+            .max()
+            .map_or(0, |m| m + 1);
+        let mut shapes = Vec::with_capacity(targets.len());
+        for target in &targets {
+            let read = |name: &str| values::prim_value(self.stage, target, name);
+            let spread =
+                |offsets: Vec<[f32; 3]>, by: &glam::DMat3| -> Result<Vec<[f32; 3]>, String> {
+                    let mut dense = vec![[0.0f32; 3]; points];
+                    let indices = read("pointIndices").and_then(|v| values::ints(&v));
+                    for (k, offset) in offsets.iter().enumerate() {
+                        let point = match &indices {
+                            Some(indices) => indices.get(k).and_then(|&i| usize::try_from(i).ok()),
+                            None => Some(k),
+                        };
+                        let Some(slot) = point.and_then(|p| dense.get_mut(p)) else {
+                            continue;
+                        };
+                        *slot = (*by * glam::DVec3::from(offset.map(f64::from)))
+                            .as_vec3()
+                            .to_array();
+                    }
+                    if dense.iter().flatten().any(|c| !c.is_finite()) {
+                        return Err(format!("{target}: offsets that are not finite"));
+                    }
+                    Ok(dense)
+                };
+            let offsets = read("offsets")
+                .and_then(|v| values::vec3s(&v))
+                .ok_or_else(|| format!("{target}: no offsets"))?;
+            let normals = read("normalOffsets").and_then(|v| values::vec3s(&v));
+            shapes.push((
+                spread(offsets, &linear)?,
+                normals.map(|n| spread(n, &normal_linear)).transpose()?,
+            ));
+        }
+        for part in parts.iter_mut() {
+            let per_vertex =
+                |dense: &Vec<[f32; 3]>| part.points.iter().map(|&p| dense[p]).collect::<Vec<_>>();
+            let positions = shapes.iter().map(|(p, _)| per_vertex(p)).collect();
+            let has_normals =
+                part.primitive.normals.is_some() && shapes.iter().all(|(_, n)| n.is_some());
+            let normals = has_normals.then(|| {
+                shapes
+                    .iter()
+                    .filter_map(|(_, n)| n.as_ref().map(per_vertex))
+                    .collect()
+            });
+            part.primitive.morph = Some(MorphDeltas {
+                first_target,
+                positions,
+                normals,
+                tangents: None,
+            });
+        }
+        scene
+            .morph_weights
+            .extend(std::iter::repeat_n(0.0, targets.len()));
+        self.morphs.push((first_target, names));
+        Ok(())
+    }
+
     /// Writes the skeleton (SKEL), its joint names and its animation into `scene`.
     pub fn finish(
         self,
@@ -221,7 +325,7 @@ impl<'a> Skins<'a> {
             .collect();
         scene.skeleton = Some(joints);
         if let Some(anim) = inherited_target(self.stage, &skeleton.path, "skel:animationSource") {
-            match read_animation(self.stage, &anim, &skeleton, &root_fold) {
+            match read_animation(self.stage, &anim, &skeleton, &root_fold, &self.morphs) {
                 Ok(Some(clip)) => scene.clips.push(clip),
                 Ok(None) => {}
                 Err(why) => warnings.push(format!("animation {anim}: {why}; not imported")),
@@ -339,12 +443,38 @@ fn strongest_four(
     out
 }
 
+/// The animation's `blendShapeWeights` samples: (times, weights per sample).
+type WeightSamples = (Vec<f64>, Vec<Vec<f32>>);
+
+fn blend_shape_weights(stage: &Stage, anim: &Path) -> Result<Option<WeightSamples>, String> {
+    let Ok(path) = anim.append_property("blendShapeWeights") else {
+        return Ok(None);
+    };
+    let attr = stage.attribute(path);
+    let times = attr.time_sample_times().map_err(|e| e.to_string())?;
+    if times.is_empty() || times.len() > MAX_SAMPLES {
+        return Ok(None);
+    }
+    let samples = times
+        .iter()
+        .map(|&t| {
+            attr.get_at::<Value>(TimeCode::new(t))
+                .ok()
+                .flatten()
+                .and_then(|v| values::floats(&v))
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok(Some((times, samples)))
+}
+
 /// The skeleton's SkelAnimation as one clip (time codes to seconds, from its first sample).
 fn read_animation(
     stage: &Stage,
     anim: &Path,
     skeleton: &Skeleton,
     root_fold: &AncestorFold,
+    morphs: &[(u32, Vec<String>)],
 ) -> Result<Option<Clip>, String> {
     let joints = values::prim_value(stage, anim, "joints")
         .and_then(|v| values::texts(&v))
@@ -399,7 +529,11 @@ fn read_animation(
         start = start.min(times[0]);
         tracks.push((path_kind, times, samples));
     }
-    if tracks.is_empty() {
+    let weights = blend_shape_weights(stage, anim)?;
+    if let Some((times, _)) = &weights {
+        start = start.min(times[0]);
+    }
+    if tracks.is_empty() && weights.is_none() {
         return Ok(None);
     }
     for (path_kind, times, samples) in tracks {
@@ -432,6 +566,18 @@ fn read_animation(
             });
         }
     }
+    if let Some((times, samples)) = weights {
+        weight_channels(
+            stage,
+            anim,
+            morphs,
+            &times,
+            &samples,
+            start,
+            per_second,
+            &mut channels,
+        );
+    }
     let duration = channels
         .iter()
         .filter_map(|c| c.times.last().copied())
@@ -442,4 +588,50 @@ fn read_animation(
         duration,
         channels,
     }))
+}
+
+/// The animation's blend-shape weights as one weight channel per morphed mesh, in the mesh's
+/// `skel:blendShapes` order (shapes the animation does not name stay at 0).
+#[allow(clippy::too_many_arguments)]
+fn weight_channels(
+    stage: &Stage,
+    anim: &Path,
+    morphs: &[(u32, Vec<String>)],
+    times: &[f64],
+    samples: &[Vec<f32>],
+    start: f64,
+    per_second: f64,
+    channels: &mut Vec<Channel>,
+) {
+    let shapes = values::prim_value(stage, anim, "blendShapes")
+        .and_then(|v| values::texts(&v))
+        .unwrap_or_default();
+    for (first_target, names) in morphs {
+        let columns: Vec<Option<usize>> = names
+            .iter()
+            .map(|n| shapes.iter().position(|s| s == n))
+            .collect();
+        if columns.iter().all(Option::is_none) {
+            continue;
+        }
+        let values = samples
+            .iter()
+            .flat_map(|sample| {
+                columns
+                    .iter()
+                    .map(|c| c.and_then(|c| sample.get(c).copied()).unwrap_or(0.0))
+            })
+            .collect();
+        channels.push(Channel {
+            joint: *first_target,
+            path: ChannelPath::Weights,
+            interpolation: Interpolation::Linear,
+            times: times
+                .iter()
+                .map(|t| ((t - start) / per_second) as f32)
+                .collect(),
+            values,
+            morph_targets: names.len() as u8,
+        });
+    }
 }
