@@ -7,6 +7,7 @@
 //! network behind each material ([`shading`]), skeletons ([`skel`]), and a resolver that keeps
 //! every file inside the content root and records it as an input ([`resolver`]).
 
+mod crate_bounds;
 mod geometry;
 mod resolver;
 mod shading;
@@ -80,6 +81,22 @@ pub fn import(
         return Err(cx.refuse(first.clone()).into());
     }
     Ok(result?)
+}
+
+/// Imports one layer from memory alone (no other file resolves: references, payloads and
+/// textures are missing), without catching panics: the fuzz target's way into the import's
+/// parsing, composition and geometry on arbitrary bytes. `file_name`'s extension picks the
+/// reader.
+#[doc(hidden)]
+pub fn import_detached(bytes: &[u8], file_name: &str) -> Result<Scene, String> {
+    let root = PathBuf::from("/nonexistent-hearth-detached-root");
+    let layer = root.join(file_name);
+    let resolver = ConfinedResolver::new(&root, layer.clone(), bytes);
+    let options = UsdOptions {
+        user: Mat4::IDENTITY,
+        skins: true,
+    };
+    import_stage(&layer, resolver, &options)
 }
 
 /// `path` with `.` and `..` applied lexically.

@@ -285,6 +285,90 @@ fn canonical_type_names(bytes: Vec<u8>) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Refuses a layer (or a package's layers) with a prim name that is not an identifier:
+/// openusd 0.6 reads `{` and `}` in a name as a variant selection's, and its instancing code
+/// then recurses without end on such a path (a stack overflow, which no caller can catch).
+/// The layer is parsed by openusd's own readers here, before the stage composes it.
+fn check_layer_names(bytes: &[u8], identifier: &str) -> io::Result<()> {
+    let invalid =
+        |e: String| io::Error::new(io::ErrorKind::InvalidData, format!("{identifier}: {e}"));
+    if bytes.starts_with(b"PK") {
+        let mut archive =
+            zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| invalid(e.to_string()))?;
+        for i in 0..archive.len() {
+            let mut entry = archive.by_index(i).map_err(|e| invalid(e.to_string()))?;
+            let name = entry.name().to_ascii_lowercase();
+            if name.ends_with(".usdz") {
+                return Err(invalid(format!(
+                    "{name}: a package inside a package is not supported"
+                )));
+            }
+            if [".usd", ".usda", ".usdc"].iter().any(|e| name.ends_with(e)) {
+                if entry.size() > MAX_INPUT_BYTES {
+                    return Err(invalid(format!("{name} is over the input size limit")));
+                }
+                let mut layer = Vec::new();
+                (&mut entry).take(MAX_INPUT_BYTES).read_to_end(&mut layer)?;
+                check_layer_names(&canonical_type_names(layer), identifier)?;
+            }
+        }
+        return Ok(());
+    }
+    let paths: Vec<openusd::sdf::Path> = if bytes.starts_with(b"PXR-USDC") {
+        use openusd::sdf::AbstractData;
+        super::crate_bounds::check(bytes).map_err(invalid)?;
+        openusd::usdc::CrateData::open(Cursor::new(bytes), true)
+            .map_err(|e| invalid(format!("{e:#}")))?
+            .spec_paths()
+    } else {
+        let text = std::str::from_utf8(bytes).map_err(|e| invalid(e.to_string()))?;
+        let data = openusd::usda::parse(text).map_err(|e| invalid(format!("{e:#}")))?;
+        data.iter().map(|(path, _)| path.clone()).collect()
+    };
+    match paths.iter().find(|p| !valid_prim_names(p.as_str())) {
+        Some(bad) => Err(invalid(format!(
+            "{bad:?}: a prim name that is not an identifier"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Whether every prim name of `path` (its part before a property) is an identifier, variant
+/// selections (`{set=selection}`) allowed between names.
+fn valid_prim_names(path: &str) -> bool {
+    let identifier = |name: &str| {
+        let mut chars = name.chars();
+        chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+            && chars.all(|c| c == '_' || c.is_alphanumeric())
+    };
+    // Each selection is checked and becomes a separator; what is left are the names.
+    let mut names = String::with_capacity(path.len());
+    let mut selection: Option<String> = None;
+    for c in path.chars() {
+        match (&mut selection, c) {
+            (None, '{') => selection = Some(String::new()),
+            (None, '}') | (Some(_), '{') => return false,
+            (None, '.') => break,
+            (None, c) => names.push(c),
+            (Some(inner), '}') => {
+                let Some((set, choice)) = inner.split_once('=') else {
+                    return false;
+                };
+                let choice_ok = choice
+                    .chars()
+                    .all(|c| c == '_' || c == '-' || c == '.' || c.is_alphanumeric());
+                if !identifier(set) || !choice_ok {
+                    return false;
+                }
+                names.push('/');
+                selection = None;
+            }
+            (Some(inner), c) => inner.push(c),
+        }
+    }
+    selection.is_none() && names.split('/').filter(|e| !e.is_empty()).all(identifier)
+}
+
 impl Resolver for ConfinedResolver {
     fn create_identifier(&self, asset_path: &str, anchor: Option<&ResolvedPath>) -> String {
         if asset_path.is_empty() {
@@ -350,9 +434,9 @@ impl Resolver for ConfinedResolver {
         let identifier = resolved_path.to_str().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "a path that is not UTF-8")
         })?;
-        Ok(Box::new(Cursor::new(canonical_type_names(
-            self.read(identifier)?,
-        ))))
+        let bytes = canonical_type_names(self.read(identifier)?);
+        check_layer_names(&bytes, identifier)?;
+        Ok(Box::new(Cursor::new(bytes)))
     }
 
     fn get_modification_timestamp(
@@ -392,5 +476,23 @@ mod tests {
         // Binary layers pass through.
         let crate_bytes = b"PXR-USDC\0\x08\0Vec3f ".to_vec();
         assert_eq!(canonical_type_names(crate_bytes.clone()), crate_bytes);
+    }
+
+    #[test]
+    fn prim_names_must_be_identifiers() {
+        for good in [
+            "/",
+            "/A",
+            "/A/B_2",
+            "/A{v=s}B",
+            "/A{v=}",
+            "/A{v=s}{w=t-1}C/D.attr",
+            "/Ünïcode",
+        ] {
+            assert!(valid_prim_names(good), "{good}");
+        }
+        for bad in ["/protot}pes", "/A/b{c", "/A{v}", "/1A", "/A{v=s}x}", "/A/-"] {
+            assert!(!valid_prim_names(bad), "{bad}");
+        }
     }
 }
