@@ -53,8 +53,38 @@ def facts(path):
                 if sub.IsA(UsdGeom.Mesh):
                     meshes += 1; tris += mesh_tris(sub); bind(sub)
     r = {"file": path, "triangles": tris, "meshes": meshes, "joints": joints, "materials": len(mats)}
+    r["skinned_rest_bounds"] = skinned_rest_bounds(stage, t, meters, z_up) if skinned else None
     r["bounds"] = None if instancers or skinned or meshes == 0 else [lo, hi]
     return r
+
+def skinned_rest_bounds(stage, t, meters, z_up):
+    """The skinned meshes' points posed by their skeleton's rest transforms, in hearth's space."""
+    cache = UsdSkel.Cache()
+    lo, hi = [float("inf")] * 3, [float("-inf")] * 3
+    xforms = UsdGeom.XformCache(t)
+    for prim in stage.Traverse():
+        if not prim.IsA(UsdSkel.Root):
+            continue
+        root = UsdSkel.Root(prim)
+        cache.Populate(root, Usd.PrimDefaultPredicate)
+        for binding in cache.ComputeSkelBindings(root, Usd.PrimDefaultPredicate):
+            skel = binding.GetSkeleton()
+            query = cache.GetSkelQuery(skel)
+            rest = query.ComputeJointSkelTransforms(t, True)
+            bind = skel.GetBindTransformsAttr().Get()
+            skinning = [bind[i].GetInverse() * rest[i] for i in range(len(bind))]
+            to_world = xforms.GetLocalToWorldTransform(skel.GetPrim())
+            for target in binding.GetSkinningTargets():
+                points = UsdGeom.Mesh(target.GetPrim()).GetPointsAttr().Get(t)
+                from pxr import Vt
+                points = Vt.Vec3fArray(points)
+                target.ComputeSkinnedPoints(Vt.Matrix4dArray(skinning), points, t)
+                for p in points:
+                    w = to_world.Transform(Gf.Vec3d(p))
+                    w = (w[0], w[2], -w[1]) if z_up else (w[0], w[1], w[2])
+                    for i in range(3):
+                        lo[i] = min(lo[i], w[i] * meters); hi[i] = max(hi[i], w[i] * meters)
+    return [lo, hi] if lo[0] != float("inf") else None
 
 if __name__ == "__main__":
     for p in sys.argv[1:]:
