@@ -291,13 +291,9 @@ pub fn read_mesh(
         .iter()
         .map(|&p| DVec3::from(topology.points[p].map(f64::from)))
         .collect();
-    for face in 0..face_count {
+    for (face, &group) in face_group.iter().enumerate() {
         let (start, count) = (topology.starts[face], topology.counts[face]);
-        let group = if face_group[face] == usize::MAX {
-            rest
-        } else {
-            face_group[face]
-        };
+        let group = if group == usize::MAX { rest } else { group };
         let uv = groups[group]
             .and_then(|m| cx.shading.uvs.get(m))
             .cloned()

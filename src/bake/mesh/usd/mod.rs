@@ -3,9 +3,10 @@
 //! same [`Scene`] a glTF import gives, so every mesh setting applies unchanged.
 //!
 //! What openusd 0.6 leaves to its users is filled in beside it: transforms up the namespace
-//! ([`xform`]), primvars with their interpolation and indices ([`geometry`]), the shading
-//! network behind each material ([`shading`]), skeletons ([`skel`]), and a resolver that keeps
-//! every file inside the content root and records it as an input ([`resolver`]).
+//! (`xform.rs`), primvars with their interpolation and indices (`geometry.rs`), the shading
+//! network behind each material (`shading.rs`), skeletons (`skel.rs`), a resolver that keeps
+//! every file inside the content root and records it as an input (`resolver.rs`), and bounds
+//! on crate files' counts (`crate_bounds.rs`). The guide's page: [`crate::guide::usd`].
 
 mod crate_bounds;
 mod geometry;
