@@ -11,7 +11,7 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"HEARTHC\0";
 /// Bump when the cache's layout changes: old files are then discarded.
-const SCHEMA: u32 = 7;
+const SCHEMA: u32 = 8;
 /// The most the decoder allocates for one cache, whatever lengths a damaged file claims.
 const DECODE_LIMIT: usize = 1 << 30;
 /// The largest cache file the format allows: magic, schema, the payload the decoder accepts,
@@ -68,6 +68,12 @@ pub struct CachedPack {
     /// Its file name in the output folder (`content.name` + `.hpack`): a bake that names its
     /// pack otherwise removes this one, as it removes any previous output.
     pub file: String,
+    /// Its version (2 to 5): entries are copied out of it only into a pack of the same.
+    pub version: u32,
+    /// Per entry, sorted: (hash of its runtime path, [`entry_key`](crate::bake::pack::entry_key)
+    /// of what made its stored bytes). A re-bake copies an entry whose key is unchanged as it
+    /// is stored, instead of compressing it again.
+    pub entries: Vec<(u64, u64)>,
 }
 
 /// The whole cache file.
@@ -253,6 +259,8 @@ mod tests {
                 fingerprint: 4,
                 size: 128,
                 file: "game.hpack".into(),
+                version: 4,
+                entries: vec![(9, 10)],
             }),
             manifest_hash: Some(6),
             names_hash: Some(7),

@@ -89,21 +89,78 @@ pub fn compress<'a>(file: &PackFile<'a>) -> (Codec, Cow<'a, [u8]>) {
 /// path and unique; compression runs in parallel on the current rayon pool, and the output
 /// does not depend on the thread count.
 pub fn build(version: u32, files: &[PackFile<'_>]) -> Vec<u8> {
-    let encoded = encode(files);
-    let inputs = inputs(files, &encoded);
-    match version {
-        2 => hpack::write_v2(&inputs),
-        3 => hpack::write_v3(&inputs),
-        _ => hpack::write_v4(&inputs),
-    }
+    build_reusing(version, None, files, &[])
 }
 
 /// Builds a signed pack (v5): as [`build`] at v4, plus each entry's BLAKE3 digest (computed in
 /// parallel) and `key`'s signature. Deterministic, like the rest: Ed25519 signs without
 /// randomness.
 pub fn build_signed(files: &[PackFile<'_>], key: &SigningKey) -> Vec<u8> {
-    let encoded = encode(files);
-    build_encoded(&inputs(files, &encoded), Some(key))
+    build_reusing(5, Some(key), files, &[])
+}
+
+/// What makes an entry's stored bytes: its content (hash) and the codec and level its settings
+/// ask for. Two entries with one key at one path are stored alike ([`compress`] is
+/// deterministic), so a re-bake may copy the earlier one's stored bytes.
+pub fn entry_key(content_hash: u64, codec: Codec, level: Option<i32>) -> u64 {
+    let mut key = [0u8; 13];
+    key[..8].copy_from_slice(&content_hash.to_le_bytes());
+    key[8] = codec as u8;
+    key[9..].copy_from_slice(&level.unwrap_or(i32::MIN).to_le_bytes());
+    xxhash_rust::xxh3::xxh3_64(&key)
+}
+
+/// An entry as an earlier pack stored it, copied as it is rather than compressed again.
+#[derive(Debug, Clone, Copy)]
+pub struct Reused<'a> {
+    /// How it is stored.
+    pub codec: Codec,
+    /// The stored bytes.
+    pub stored: &'a [u8],
+    /// Its uncompressed size.
+    pub size: u64,
+}
+
+/// [`build`] at `version` (5 with a signing `key`), where `reused[i]`, when given, is file
+/// `i`'s stored form from an earlier pack (its `bytes` then go unread and may be empty): the
+/// same pack as a cold build, without compressing those entries again. `reused` may be shorter
+/// than `files`.
+pub fn build_reusing(
+    version: u32,
+    key: Option<&SigningKey>,
+    files: &[PackFile<'_>],
+    reused: &[Option<Reused<'_>>],
+) -> Vec<u8> {
+    let encoded: Vec<(Codec, Cow<'_, [u8]>)> = files
+        .par_iter()
+        .enumerate()
+        .map(|(i, file)| match reused.get(i).copied().flatten() {
+            Some(r) => (r.codec, Cow::Borrowed(r.stored)),
+            None => compress(file),
+        })
+        .collect();
+    let inputs: Vec<PackInput<'_>> = files
+        .iter()
+        .zip(&encoded)
+        .enumerate()
+        .map(|(i, (file, (codec, stored)))| PackInput {
+            path: file.path,
+            kind: file.kind,
+            codec: *codec,
+            stored,
+            size: reused
+                .get(i)
+                .copied()
+                .flatten()
+                .map_or(file.bytes.len() as u64, |r| r.size),
+        })
+        .collect();
+    match (key, version) {
+        (Some(_), _) => build_encoded(&inputs, key),
+        (None, 2) => hpack::write_v2(&inputs),
+        (None, 3) => hpack::write_v3(&inputs),
+        (None, _) => hpack::write_v4(&inputs),
+    }
 }
 
 /// Writes entries that are encoded already (each `stored` as it is, under its codec) as a v4
@@ -120,25 +177,6 @@ pub fn build_encoded(inputs: &[PackInput<'_>], key: Option<&SigningKey>) -> Vec<
             hpack::write_v5(inputs, &digests, key)
         }
     }
-}
-
-/// Each file compressed (or stored) as its settings say, in parallel.
-fn encode<'a>(files: &[PackFile<'a>]) -> Vec<(Codec, Cow<'a, [u8]>)> {
-    files.par_iter().map(compress).collect()
-}
-
-fn inputs<'a>(files: &[PackFile<'a>], encoded: &'a [(Codec, Cow<'_, [u8]>)]) -> Vec<PackInput<'a>> {
-    files
-        .iter()
-        .zip(encoded)
-        .map(|(file, (codec, stored))| PackInput {
-            path: file.path,
-            kind: file.kind,
-            codec: *codec,
-            stored,
-            size: file.bytes.len() as u64,
-        })
-        .collect()
 }
 
 #[cfg(test)]

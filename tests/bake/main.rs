@@ -12,6 +12,7 @@ mod containment;
 mod names;
 mod pack_only;
 mod pipeline;
+mod repack;
 mod report;
 mod shared_cache;
 mod transaction;

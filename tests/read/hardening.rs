@@ -608,19 +608,39 @@ fn a_link_planted_over_a_cached_output_is_not_followed_when_packing() {
     );
     let manifest = src.join("hearth.toml");
     Baker::new(manifest.as_path(), &out).run().unwrap();
-    // b changes, so the pack is rebuilt; a is a cache hit, its output read back.
+    // b changes, so the pack is rebuilt; a is a cache hit. With the previous pack there, a's
+    // entry is copied out of it and its tree file is not read at all; the link planted below
+    // is then neither followed nor packed.
     std::fs::write(src.join("data/b.txt"), b"second").unwrap();
+    let plant = |baker: &mut Baker, planted: std::path::PathBuf, link: std::path::PathBuf| {
+        baker.on_progress(move |event| {
+            if let Progress::Packing { .. } = event {
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink(&planted, &link).unwrap();
+            }
+        });
+    };
     let outside = dir.path().join("outside.txt");
-    std::fs::write(&outside, &text).unwrap();
+    std::fs::write(&outside, b"outside").unwrap();
     let output = out.join("data/a.txt");
     let mut baker = Baker::new(manifest.as_path(), &out);
-    let (planted, link) = (outside.clone(), output.clone());
-    baker.on_progress(move |event| {
-        if let Progress::Packing { .. } = event {
-            std::fs::remove_file(&link).unwrap();
-            std::os::unix::fs::symlink(&planted, &link).unwrap();
-        }
-    });
+    plant(&mut baker, outside.clone(), output.clone());
+    let report = baker.run().unwrap();
+    assert!(report.pack_entries_copied > 0);
+    let pack = hearth::PakReader::open(out.join("assets.hpack")).unwrap();
+    assert_eq!(&*pack.get("data/a.txt").unwrap().unwrap(), &text[..]);
+    drop(pack);
+    // The next bake finds the link where a's output was: a is baked again.
+    let report = Baker::new(manifest.as_path(), &out).run().unwrap();
+    assert!(report.baked.iter().any(|rel| rel == "data/a.txt"));
+    assert!(!output.is_symlink());
+    // Without the previous pack, a's output is read back from the tree: a link planted there
+    // is an error naming it.
+    std::fs::write(src.join("data/b.txt"), b"third").unwrap();
+    std::fs::remove_file(out.join("assets.hpack")).unwrap();
+    std::fs::write(&outside, &text).unwrap();
+    let mut baker = Baker::new(manifest.as_path(), &out);
+    plant(&mut baker, outside.clone(), output.clone());
     let error = baker.run().unwrap_err().to_string();
     assert!(
         error.contains(&output.display().to_string()) && error.contains("symbolic link"),
@@ -637,5 +657,5 @@ fn a_link_planted_over_a_cached_output_is_not_followed_when_packing() {
     assert_eq!(std::fs::read(&output).unwrap(), text);
     let pack = hearth::PakReader::open(out.join("assets.hpack")).unwrap();
     assert_eq!(&*pack.get("data/a.txt").unwrap().unwrap(), &text[..]);
-    assert_eq!(&*pack.get("data/b.txt").unwrap().unwrap(), b"second");
+    assert_eq!(&*pack.get("data/b.txt").unwrap().unwrap(), b"third");
 }

@@ -4,7 +4,7 @@
 use crate::bake::cache::{Cache, CachedPack};
 use crate::bake::error::BakeError;
 use crate::bake::manifest::{check_preset_output, Config, Preset};
-use crate::bake::output::{no_symlink_on_way, Durability};
+use crate::bake::output::{no_symlink_on_way, open_previous_pack, Durability};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{Pipeline, Registry};
 use crate::bake::plan::{plan, Job};
@@ -851,13 +851,31 @@ impl Baker {
                 &rebuilt_names
             }
         };
+        // The previous pack, to copy unchanged entries from: a pack-only bake has it open; a
+        // tree bake opens the one the cache recorded, when it is still there as recorded.
+        let version = match self.signing_key {
+            Some(_) => 5,
+            None => config.pack_version,
+        };
+        let recorded = planned.old_cache.pack.as_ref();
+        let opened = match planned.outputs.pack {
+            Some(_) => None,
+            None => recorded
+                .filter(|old| old.file == pack_file_name(config))
+                .and_then(|old| open_previous_pack(&report.out_dir.join(&old.file), old.size).ok())
+                .flatten(),
+        };
+        let previous = planned.outputs.pack.as_ref().or(opened.as_ref());
+        let reused = reusable_entries(previous, recorded, version, &entries);
+        report.pack_entries_copied = reused.iter().flatten().count();
         let sources = pack_entry_bytes(
             &entries,
             assets,
             [manifest_bytes, names_bytes],
             &report.out_dir,
-            // Only a pack-only bake opens the previous pack.
+            // Only a pack-only bake reads cached outputs out of the previous pack.
             planned.outputs.pack.as_ref(),
+            &reused,
         )?;
         let files: Vec<PackFile<'_>> = entries
             .iter()
@@ -870,10 +888,8 @@ impl Baker {
                 level: *level,
             })
             .collect();
-        let bytes = pool.install(|| match &self.signing_key {
-            Some(key) => pack::build_signed(&files, key),
-            None => pack::build(config.pack_version, &files),
-        });
+        let bytes = pool
+            .install(|| pack::build_reusing(version, self.signing_key.as_ref(), &files, &reused));
         report.files_written +=
             transaction.put(&pack_file_name(config), &bytes, Durability::Durable)? as usize;
         report.pack_bytes = bytes.len() as u64;
@@ -881,6 +897,8 @@ impl Baker {
             fingerprint,
             size: bytes.len() as u64,
             file: pack_file_name(config),
+            version,
+            entries: entry_keys(&entries),
         })
     }
 

@@ -58,6 +58,9 @@ pub struct Report {
     pub pack_bytes: u64,
     /// Entries in the pack.
     pub pack_entries: usize,
+    /// Of those, entries copied from the previous pack as they were stored (unchanged content,
+    /// codec and level), not compressed again; 0 when the pack was not rewritten.
+    pub pack_entries_copied: usize,
     /// Rows in `assets.hman`.
     pub manifest_entries: usize,
     /// Files written (created or changed), the pack and manifest included.

@@ -1,6 +1,8 @@
 //! The pack's entries: which outputs go in, in what order, and their stored bytes.
 
+use crate::bake::cache::CachedPack;
 use crate::bake::error::BakeError;
+use crate::bake::pack::{entry_key, Reused};
 use crate::bake::plan::Job;
 use crate::format::hman::{AssetKind, MANIFEST_PATH};
 use crate::format::hnames::NAMES_PATH;
@@ -74,18 +76,78 @@ pub(super) fn pack_entries<'a>(
     entries
 }
 
+/// Each entry's (hash of its path, [`entry_key`]), sorted: what the cache records of the pack
+/// so that the next bake can copy unchanged entries.
+pub(super) fn entry_keys(entries: &[PackPlanEntry<'_>]) -> Vec<(u64, u64)> {
+    let mut keys: Vec<(u64, u64)> = entries
+        .iter()
+        .map(|(path, hash, codec, level, _, _)| {
+            (
+                crate::format::hash::hash_runtime_path(path),
+                entry_key(*hash, *codec, *level),
+            )
+        })
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+/// The entries the previous pack already stores as this one would: same path, same key (content,
+/// codec and level), a pack of the same version, and stored bytes that still match the
+/// checksum it recorded for them (v3 and later; a v2 pack's entries are compressed again).
+/// Those are copied as they are stored, never decompressed and compressed again.
+pub(super) fn reusable_entries<'p>(
+    previous: Option<&'p PakReader>,
+    recorded: Option<&CachedPack>,
+    version: u32,
+    entries: &[PackPlanEntry<'_>],
+) -> Vec<Option<Reused<'p>>> {
+    let (Some(pack), Some(recorded)) = (previous, recorded) else {
+        return Vec::new();
+    };
+    if recorded.version != version || pack.version() < 3 {
+        return Vec::new();
+    }
+    entries
+        .iter()
+        .map(|(path, hash, codec, level, _, _)| {
+            let path_hash = crate::format::hash::hash_runtime_path(path);
+            let at = recorded
+                .entries
+                .binary_search_by_key(&path_hash, |(p, _)| *p)
+                .ok()?;
+            if recorded.entries[at].1 != entry_key(*hash, *codec, *level) {
+                return None;
+            }
+            let entry = pack.find(path).ok().flatten()?;
+            let stored = entry.stored_bytes();
+            let intact = entry.checksum() == Some(xxhash_rust::xxh3::xxh3_64(stored));
+            intact.then_some(Reused {
+                codec: entry.codec(),
+                stored,
+                size: entry.size(),
+            })
+        })
+        .collect()
+}
+
 /// Bytes of every pack entry: in memory for fresh bakes, read back for cache hits (from the
 /// output folder, or a pack-only bake's previous pack) and checked against the hash the cache
-/// recorded.
+/// recorded. An entry `reused` from the previous pack is not read (its bytes are empty).
 pub(super) fn pack_entry_bytes<'a>(
     entries: &[PackPlanEntry<'_>],
     assets: &'a [AssetResult],
     [manifest_bytes, names_bytes]: [&'a [u8]; 2],
     out_dir: &Path,
     previous_pack: Option<&'a PakReader>,
+    reused: &[Option<Reused<'_>>],
 ) -> Result<Vec<Cow<'a, [u8]>>, BakeError> {
     let mut sources: Vec<Cow<'_, [u8]>> = Vec::with_capacity(entries.len());
-    for (path, hash, _, _, owner, _) in entries {
+    for (i, (path, hash, _, _, owner, _)) in entries.iter().enumerate() {
+        if reused.get(i).is_some_and(Option::is_some) {
+            sources.push(Cow::Borrowed(&[]));
+            continue;
+        }
         let Some(owner) = *owner else {
             // The two bookkeeping entries: the manifest and the name table.
             sources.push(Cow::Borrowed(match *path == NAMES_PATH {
