@@ -1,7 +1,11 @@
 //! `hearth bake`, `watch`, `init` and `presets`: a bake and what it prints.
 
 use crate::inspect::write_report;
+use crate::shard::{
+    list as list_shard, print_json, print_shard_summary, read_balance, shard_count,
+};
 use crate::{human, BakeTarget};
+use hearth::bake::shard::Shard;
 use hearth::bake::signing::SigningKey;
 use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
@@ -12,6 +16,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The manifest `hearth init` writes: one group of the usual source kinds.
@@ -53,6 +59,20 @@ pub(crate) struct BakeOptions {
     pub(crate) sign: Option<PathBuf>,
     pub(crate) report: Option<PathBuf>,
     pub(crate) timings: Option<PathBuf>,
+    pub(crate) distributed: Distributed,
+}
+
+/// `hearth bake`'s flags for one bake on many machines, and `--json`.
+pub(crate) struct Distributed {
+    /// `--shard K/N` (or `auto`, already read from the environment).
+    pub(crate) shard: Option<Shard>,
+    /// `--list`: print the shard's assets, bake nothing.
+    pub(crate) list: bool,
+    pub(crate) balance: Option<PathBuf>,
+    pub(crate) require_hits: bool,
+    /// `--shards N` (else `HEARTH_SHARDS`): the partition an assemble names missing assets by.
+    pub(crate) shards: Option<usize>,
+    pub(crate) json: bool,
 }
 
 /// `hearth bake MANIFEST -o OUT`: bakes, prints the summary, and verifies, reports or
@@ -69,7 +89,22 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         sign,
         report: report_file,
         timings,
+        distributed,
     } = options;
+    let Distributed {
+        shard,
+        list,
+        balance,
+        require_hits,
+        shards,
+        json,
+    } = distributed;
+    if shard.is_some() && (verify || report_file.is_some()) {
+        return Err(
+            "a shard writes no output: --verify and --report belong to the assemble step".into(),
+        );
+    }
+    let quiet = quiet || json || list;
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -98,8 +133,28 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
     }
     baker.shared_cache_from_env();
     baker.record_timings(timings.is_some());
+    if let Some(file) = &balance {
+        baker.balance(read_balance(file)?);
+    }
+    if let Some(n) = shard_count(shards)? {
+        baker.shards(n);
+    }
+    baker.require_hits(require_hits);
+    match (shard, list) {
+        (Some(shard), true) => return list_shard(&baker, shard, json),
+        (None, true) => return Err("--list lists a shard's assets: give --shard K/N".into()),
+        (Some(shard), false) => {
+            baker.shard(shard.index(), shard.count());
+        }
+        (None, false) => {}
+    }
+    let warned = Arc::new(AtomicUsize::new(0));
+    let counter = warned.clone();
     let warn_bar = bar.clone();
-    baker.on_warning(move |w| warn_bar.suspend(|| eprintln!("warning: {w}")));
+    baker.on_warning(move |w| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        warn_bar.suspend(|| eprintln!("warning: {w}"))
+    });
     let progress_bar = bar.clone();
     baker.on_progress(move |event| match event {
         Progress::Planned { assets } => progress_bar.set_length(assets as u64),
@@ -112,10 +167,17 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         }
         _ => {}
     });
+    let started = std::time::Instant::now();
     let result = baker.run();
     bar.finish_and_clear();
+    if json {
+        let seconds = started.elapsed().as_secs_f64();
+        print_json(&result, warned.load(Ordering::Relaxed), seconds);
+    }
     let report = result.map_err(|e| e.to_string())?;
-    if !quiet {
+    if !quiet && report.shard.is_some() {
+        print_shard_summary(manifest, &report);
+    } else if !quiet {
         print_bake_summary(manifest, &report);
         print_shared_cache(&report);
     }
