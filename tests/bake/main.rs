@@ -13,6 +13,7 @@ mod names;
 mod pack_only;
 mod pipeline;
 mod report;
+mod shards;
 mod shared_cache;
 mod transaction;
 mod watch;

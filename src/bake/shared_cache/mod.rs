@@ -713,6 +713,8 @@ impl SharedCache {
             );
         }
         self.stored.fetch_add(1, Ordering::Relaxed);
+        // Tests kill a shard here, between whole objects.
+        let _ = crate::bake::fault::point("shared_cache::stored");
     }
 }
 

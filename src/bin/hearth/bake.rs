@@ -63,15 +63,33 @@ pub(crate) struct BakeOptions {
 }
 
 /// `hearth bake`'s flags for one bake on many machines, and `--json`.
+#[derive(clap::Args)]
 pub(crate) struct Distributed {
-    /// `--shard K/N` (or `auto`, already read from the environment).
+    /// Bake shard K of N only, into the shared cache (a remote tier, or HEARTH_CACHE_DIR on a
+    /// shared file system); writes no output. `auto`: from the scheduler's environment
+    /// (HEARTH_SHARD=K/N, or JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, CI_NODE_INDEX,
+    /// CIRCLE_NODE_INDEX, BUILDKITE_PARALLEL_JOB with HEARTH_SHARDS=N).
+    #[arg(long, value_name = "K/N|auto", value_parser = crate::shard::parse_shard)]
     pub(crate) shard: Option<Shard>,
-    /// `--list`: print the shard's assets, bake nothing.
+    /// With --shard: print the shard's assets (source paths relative to the manifest, one a
+    /// line; with --json one object) and bake nothing.
+    #[arg(long, requires = "shard")]
     pub(crate) list: bool,
+    /// Partition by the seconds an earlier bake's --timings file recorded (longest first)
+    /// instead of source sizes; give every shard and the assemble step the same file.
+    #[arg(long, value_name = "TIMINGS.json")]
     pub(crate) balance: Option<PathBuf>,
+    /// Assemble from the caches only: fail before writing anything, naming every asset no
+    /// cache holds (and its shard, with --shards N or HEARTH_SHARDS).
+    #[arg(long, conflicts_with = "shard")]
     pub(crate) require_hits: bool,
-    /// `--shards N` (else `HEARTH_SHARDS`): the partition an assemble names missing assets by.
-    pub(crate) shards: Option<usize>,
+    /// The number of shards the assets were baked in (default HEARTH_SHARDS): with
+    /// --require-hits, each missing asset names its shard.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub(crate) shards: Option<u64>,
+    /// Print one JSON object on stdout at the end (assets, baked, incremental_hits,
+    /// local_hits, remote_hits, stored, warnings, seconds; on failure missing or errors).
+    #[arg(long)]
     pub(crate) json: bool,
 }
 
@@ -105,18 +123,7 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         );
     }
     let quiet = quiet || json || list;
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
-        )
-        .expect("valid template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(120));
+    let bar = progress_bar(quiet);
     let mut baker = Baker::new(manifest, out);
     baker
         .preset_opt(preset)
@@ -136,7 +143,7 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
     if let Some(file) = &balance {
         baker.balance(read_balance(file)?);
     }
-    if let Some(n) = shard_count(shards)? {
+    if let Some(n) = shard_count(shards.map(|n| n as usize))? {
         baker.shards(n);
     }
     baker.require_hits(require_hits);
@@ -201,6 +208,23 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         }
     }
     Ok(())
+}
+
+/// The bake's progress bar on stderr (hidden when quiet).
+fn progress_bar(quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+        )
+        .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
 }
 
 /// What a bake made, in words: by kind, where, the pack's size and codecs, the warnings, and

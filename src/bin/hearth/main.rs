@@ -108,32 +108,8 @@ enum Command {
         /// report --timings FILE` draws it as a timeline.
         #[arg(long, value_name = "FILE")]
         timings: Option<PathBuf>,
-        /// Bake shard K of N only, into the shared cache (a remote tier, or HEARTH_CACHE_DIR on
-        /// a shared file system); writes no output. `auto`: from the scheduler's environment
-        /// (HEARTH_SHARD=K/N, or JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, CI_NODE_INDEX,
-        /// CIRCLE_NODE_INDEX, BUILDKITE_PARALLEL_JOB with HEARTH_SHARDS=N).
-        #[arg(long, value_name = "K/N|auto", value_parser = shard::parse_shard)]
-        shard: Option<hearth::bake::shard::Shard>,
-        /// With --shard: print the shard's assets (source paths relative to the manifest, one a
-        /// line; with --json one object) and bake nothing.
-        #[arg(long, requires = "shard")]
-        list: bool,
-        /// Partition by the seconds an earlier bake's --timings file recorded (longest first)
-        /// instead of source sizes; give every shard and the assemble step the same file.
-        #[arg(long, value_name = "TIMINGS.json")]
-        balance: Option<PathBuf>,
-        /// Assemble from the caches only: fail before writing anything, naming every asset no
-        /// cache holds (and its shard, with --shards N or HEARTH_SHARDS).
-        #[arg(long, conflicts_with = "shard")]
-        require_hits: bool,
-        /// The number of shards the assets were baked in (default HEARTH_SHARDS): with
-        /// --require-hits, each missing asset names its shard.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-        shards: Option<u64>,
-        /// Print one JSON object on stdout at the end (assets, baked, incremental_hits,
-        /// local_hits, remote_hits, stored, warnings, seconds; on failure missing or errors).
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        distributed: Distributed,
     },
     /// Bake, then re-bake on every change under the content folder until Ctrl-C.
     Watch {
@@ -341,12 +317,7 @@ fn main() -> ExitCode {
             sign,
             report,
             timings,
-            shard,
-            list,
-            balance,
-            require_hits,
-            shards,
-            json,
+            distributed,
         } => bake(
             &manifest,
             &out,
@@ -361,14 +332,7 @@ fn main() -> ExitCode {
                 sign,
                 report,
                 timings,
-                distributed: Distributed {
-                    shard,
-                    list,
-                    balance,
-                    require_hits,
-                    shards: shards.map(|n| n as usize),
-                    json,
-                },
+                distributed,
             },
         ),
         Command::Keygen { out } => keygen(&out),
