@@ -15,5 +15,6 @@ mod pipeline;
 mod report;
 mod shards;
 mod shared_cache;
+mod slurm;
 mod transaction;
 mod watch;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 /// Every variable a shard or the shared cache reads: the tests set what they mean to.
-const CLEARED: [&str; 16] = [
+pub(crate) const CLEARED: [&str; 16] = [
     "HEARTH_CACHE_DIR",
     "HEARTH_CACHE_URL",
     "HEARTH_CACHE_MODE",
