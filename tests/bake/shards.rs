@@ -299,6 +299,10 @@ fn shards_on_s3_killed_rerun_and_assembled_equal_a_one_machine_bake() {
         assert_eq!(json["stored"], json["assets"], "{json}");
     }
     assert!(!outputs[1].0, "shard 2 was to be killed");
+    assert!(
+        !dir.path().join("runtime").exists(),
+        "a shard wrote an output folder"
+    );
     let second = list(dir.path(), &manifest, "2/3");
     assert!(second.len() > 3, "{second:?}");
 
