@@ -98,8 +98,8 @@ manifest="$work/textures/hearth.toml"
 export HEARTH_CACHE_MODE=read-write HEARTH_CACHE_DIR="$work/shared"
 for k in 1 2 3 4; do
     "$bin" bake "$manifest" --shard "$k/4" -j "$jobs" --json --balance "$work/textures-1.json" \
-        2>/dev/null | python3 -c 'import json,sys; d=json.loads(sys.stdin.read().splitlines()[-1]); print(f"shard {d[\"shard\"]}: {d[\"assets\"]} assets, {d[\"seconds\"]:.1f} s wall")'
+        2>/dev/null | python3 -c 'import json,sys; d=json.loads(sys.stdin.read().splitlines()[-1]); print("shard %s: %d assets, baked %d, %.1f s wall" % (d["shard"], d["assets"], d["baked"], d["seconds"]))'
 done
 rm -rf "$work/assembled"
 "$bin" bake "$manifest" -o "$work/assembled" -j "$jobs" --require-hits --json 2>/dev/null |
-    python3 -c 'import json,sys; d=json.loads(sys.stdin.read().splitlines()[-1]); print(f"assemble: {d[\"assets\"]} assets, baked {d[\"baked\"]}, {d[\"seconds\"]:.1f} s wall")'
+    python3 -c 'import json,sys; d=json.loads(sys.stdin.read().splitlines()[-1]); print("assemble: %d assets, baked %d, %.1f s wall" % (d["assets"], d["baked"], d["seconds"]))'
