@@ -58,6 +58,21 @@ impl Baker {
     /// Partitions by the seconds an earlier bake recorded (`--timings`) instead of source
     /// bytes: [`Balance::from_tasks`] of its [`Report::tasks`]. Every shard and the assemble
     /// step must be given the same timings.
+    ///
+    /// ```no_run
+    /// use hearth::bake::{shard::Balance, Baker};
+    ///
+    /// let timed = Baker::new("assets/hearth.toml", "target/assets")
+    ///     .record_timings(true)
+    ///     .run()?;
+    /// let partition = Baker::new("assets/hearth.toml", "target/assets")
+    ///     .balance(Balance::from_tasks(&timed.tasks))
+    ///     .partition(8)?;
+    /// for k in 1..=8 {
+    ///     println!("shard {k}: {:.1} s", partition.cost_of(k));
+    /// }
+    /// # Ok::<(), hearth::bake::BakeError>(())
+    /// ```
     pub fn balance(&mut self, balance: Balance) -> &mut Self {
         self.balance = Some(balance);
         self
