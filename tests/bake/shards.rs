@@ -346,6 +346,40 @@ fn shards_on_s3_killed_rerun_and_assembled_equal_a_one_machine_bake() {
     assert_eq!(tree(&out), expected);
 }
 
+#[test]
+fn concurrent_shards_on_s3_store_every_asset_once_at_every_count() {
+    let moto = Moto::shared();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = checkout(dir.path());
+    let total = list(dir.path(), &manifest, "1/1").len();
+    for n in 1..=8 {
+        let prefix = format!("count-{n}");
+        let shards: Vec<Child> = (1..=n)
+            .map(|k| {
+                let env = machine(moto, dir.path(), &prefix, &format!("cache-{n}-{k}"));
+                start_shard(dir.path(), &manifest, &format!("{k}/{n}"), &env)
+            })
+            .collect();
+        let (mut assets, mut stored) = (0, 0);
+        for (k, shard) in shards.into_iter().enumerate() {
+            let (ok, stdout, stderr) = text(shard.wait_with_output().unwrap());
+            assert!(ok, "shard {}/{n}: {stderr}", k + 1);
+            let json = summary(&stdout);
+            assets += json["assets"].as_u64().unwrap() as usize;
+            stored += json["stored"].as_u64().unwrap() as usize;
+        }
+        // Each asset baked and stored by exactly one shard: one object and one recipe each.
+        assert_eq!((assets, stored), (total, total), "{n} shards");
+        let names = objects(moto, &prefix);
+        let count = |kind: &str| names.keys().filter(|k| k.contains(kind)).count();
+        assert_eq!(
+            (count("/objects/"), count("/recipes/")),
+            (total, total),
+            "{n} shards"
+        );
+    }
+}
+
 /// Every object under `prefix`: name (less the prefix) -> ETag (the MD5 of its bytes).
 fn objects(moto: &Moto, prefix: &str) -> BTreeMap<String, String> {
     let (status, body) = moto.http(
