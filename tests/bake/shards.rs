@@ -538,6 +538,24 @@ fn the_library_shards_into_a_shared_folder_and_assembles_from_hits_only() {
     assert!(report.baked.is_empty());
     assert_eq!(report.shared_local_hits.len(), assets);
     assert_eq!(tree(&out), expected);
+    // A changed source is in no cache: the assemble names it and leaves the previous output,
+    // hearth's own files included, as it was.
+    let before = common::contents(&out);
+    let changed = manifest.parent().unwrap().join("data/gen/03.json");
+    std::fs::write(&changed, b"{\"changed\": true}").unwrap();
+    let error = Baker::new(&manifest, &out)
+        .preset("debug")
+        .shared_cache(folder("shared"))
+        .require_hits(true)
+        .run()
+        .unwrap_err();
+    let BakeError::Missing(missing) = &error else {
+        panic!("{error}")
+    };
+    let names: Vec<&str> = missing.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(names, ["data/gen/03.json"]);
+    assert!(error.to_string().contains("data/gen/03.json"), "{error}");
+    assert_eq!(common::contents(&out), before);
     // Out of range.
     let error = Baker::new(&manifest, &unused)
         .shard(4, 3)
