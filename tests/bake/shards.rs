@@ -636,4 +636,16 @@ fn balance_partitions_by_recorded_seconds_and_json_sums_up_any_bake() {
         }
     }
     assert_eq!(seen.len() as u64, json["assets"].as_u64().unwrap());
+    // A bake that cannot begin still prints its one object, naming what is wrong.
+    let args = ["bake", path, "--json", "--balance", "no-such-timings.json"];
+    let (ok, stdout, _) = run(dir.path(), &args, &[]);
+    let json = summary(&stdout);
+    assert!(!ok && json["ok"] == false, "{stdout}");
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-timings.json"),
+        "{json}"
+    );
 }

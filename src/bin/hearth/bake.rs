@@ -2,7 +2,8 @@
 
 use crate::inspect::write_report;
 use crate::shard::{
-    list as list_shard, print_json, print_shard_summary, read_balance, shard_count,
+    list as list_shard, print_json, print_json_error, print_shard_summary, read_balance,
+    shard_count,
 };
 use crate::{human, BakeTarget};
 use hearth::bake::shard::Shard;
@@ -96,6 +97,23 @@ pub(crate) struct Distributed {
 /// `hearth bake MANIFEST -o OUT`: bakes, prints the summary, and verifies, reports or
 /// records timings as asked.
 pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String> {
+    let json = options.distributed.json && !options.distributed.list;
+    let mut summed_up = false;
+    let result = bake_and_sum_up(manifest, out, options, &mut summed_up);
+    // `--json` prints one object whatever failed, even before the bake began.
+    if let (true, false, Err(message)) = (json, summed_up, &result) {
+        print_json_error(message);
+    }
+    result
+}
+
+/// [`bake`]; `summed_up` is set once the `--json` object is printed.
+fn bake_and_sum_up(
+    manifest: &Path,
+    out: &Path,
+    options: BakeOptions,
+    summed_up: &mut bool,
+) -> Result<(), String> {
     let BakeOptions {
         preset,
         jobs,
@@ -180,6 +198,7 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
     if json {
         let seconds = started.elapsed().as_secs_f64();
         print_json(&result, warned.load(Ordering::Relaxed), seconds);
+        *summed_up = true;
     }
     let report = result.map_err(|e| e.to_string())?;
     if !quiet && report.shard.is_some() {

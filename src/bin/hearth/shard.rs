@@ -116,6 +116,16 @@ pub(crate) fn print_json(result: &Result<Report, BakeError>, warnings: usize, se
     );
 }
 
+/// `hearth bake --json` when the bake did not begin (a bad flag value, an unreadable
+/// `--balance` file): the error alone.
+pub(crate) fn print_json_error(message: &str) {
+    let document = json!({"ok": false, "error": message, "errors": [message]});
+    outln!(
+        "{}",
+        serde_json::to_string(&document).expect("JSON values serialize")
+    );
+}
+
 /// A shard's summary in words.
 pub(crate) fn print_shard_summary(manifest: &Path, report: &Report) {
     let shard = report.shard.map(|s| s.to_string()).unwrap_or_default();
