@@ -19,7 +19,8 @@ stop() {
         pidfile="$dir/$daemon.pid"
         [ -s "$pidfile" ] || continue
         pid=$(cat "$pidfile")
-        if kill "$pid" 2>/dev/null; then
+        # Only that daemon: a PID file left by a crash may name a reused PID.
+        if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$daemon" ] && kill "$pid" 2>/dev/null; then
             for _ in $(seq 1 100); do
                 kill -0 "$pid" 2>/dev/null || break
                 sleep 0.1
@@ -61,7 +62,7 @@ import socket
 s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
-host=$(hostname -s)
+host=$(uname -n | cut -d. -f1)   # what slurmctld compares SlurmctldHost with
 cpus=$(nproc)
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=hearth
