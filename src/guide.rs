@@ -25,6 +25,8 @@
 //! - [`names`]: readable asset names (`Rock^a`, `Fox#Survey`), their rules and their table.
 //! - [`working_loop`]: `hearth watch`, hot reload, previews, the bake report and the CLI.
 //! - [`shared_cache`]: one bake cache for every checkout, teammate and CI runner.
+//! - [`scaling_out`]: one bake on many machines (Slurm, Kubernetes, CI matrices): shards
+//!   into the shared cache, then one assemble step.
 //! - [`signed_packs`]: packs a game can trust (mods, DLC, patches).
 //! - [`shipping`]: shipping packs, streaming texture mips, patches and DLC (layered mounting).
 //!
@@ -76,6 +78,9 @@ pub mod names {}
 
 #[doc = include_str!("../docs/shared-cache.md")]
 pub mod shared_cache {}
+
+#[doc = include_str!("../docs/scaling-out.md")]
+pub mod scaling_out {}
 
 #[doc = include_str!("../docs/signed-packs.md")]
 pub mod signed_packs {}

@@ -61,6 +61,19 @@ pub enum BakeError {
     /// A cargo-provided input is missing (build-script mode).
     #[error("build script: {0}")]
     Cargo(String),
+    /// With [`Baker::require_hits`](crate::bake::Baker::require_hits): assets that no cache
+    /// holds, each with its shard when the bake knew the partition. Nothing was written.
+    #[error("{} assets are in no cache (require hits: nothing was written):\n{}", .0.len(), .0.iter().map(|a| format!("  {a}")).collect::<Vec<_>>().join("\n"))]
+    Missing(Vec<crate::bake::shard::MissingAsset>),
+    /// A shard bake ([`Baker::shard`](crate::bake::Baker::shard)) could not store its work:
+    /// no shared cache to store into, or a tier that failed.
+    #[error("shard {shard}: {message}")]
+    Shard {
+        /// The shard, `K/N`.
+        shard: String,
+        /// What is wrong, naming the cache.
+        message: String,
+    },
     /// The bake was cancelled ([`Baker::cancel_when`](crate::bake::Baker::cancel_when)) before
     /// its commit; the output folder holds the previous bake.
     #[error("cancelled; the previous bake stands")]

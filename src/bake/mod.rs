@@ -23,6 +23,7 @@ pub mod scene;
 pub mod settings;
 mod settings_decl;
 pub mod shader;
+pub mod shard;
 pub mod shared_cache;
 pub mod signing;
 pub mod texture;

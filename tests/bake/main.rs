@@ -14,6 +14,8 @@ mod pack_only;
 mod pipeline;
 mod repack;
 mod report;
+mod shards;
 mod shared_cache;
+mod slurm;
 mod transaction;
 mod watch;

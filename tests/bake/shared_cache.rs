@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-const BUCKET: &str = "hearth-cache";
+pub(crate) const BUCKET: &str = "hearth-cache";
 /// An `Authorization` header moto accepts as "someone signed in".
 const FAKE_AUTHORIZATION: &str = "AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
 
@@ -30,7 +30,7 @@ const FAKE_AUTHORIZATION: &str = "AWS4-HMAC-SHA256 Credential=testing/20260101/u
 // The S3 server.
 
 /// A moto S3 server on a loopback port, killed on drop.
-struct Moto {
+pub(crate) struct Moto {
     port: u16,
     child: Mutex<Option<Child>>,
 }
@@ -94,17 +94,17 @@ impl Moto {
     }
 
     /// The one server most tests share.
-    fn shared() -> &'static Moto {
+    pub(crate) fn shared() -> &'static Moto {
         static MOTO: OnceLock<Moto> = OnceLock::new();
         MOTO.get_or_init(Moto::start)
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// The environment the CLI reads (`object_store`'s own variables).
-    fn env(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn env(&self) -> Vec<(&'static str, String)> {
         vec![
             ("AWS_ENDPOINT_URL", self.endpoint()),
             ("AWS_ALLOW_HTTP", "true".into()),
@@ -135,7 +135,7 @@ impl Moto {
 
     /// One plain HTTP request with a made-up signature (moto checks that there is one, not
     /// what it says): (status, body).
-    fn http(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+    pub(crate) fn http(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -161,7 +161,7 @@ impl Moto {
     }
 
     /// Every object key under `prefix` in the bucket.
-    fn list(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn list(&self, prefix: &str) -> Vec<String> {
         let (status, body) = self.http(
             "GET",
             &format!("/{BUCKET}?list-type=2&max-keys=1000&prefix={prefix}/"),

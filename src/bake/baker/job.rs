@@ -9,6 +9,7 @@ use crate::bake::pipeline::{
 };
 use crate::bake::plan::{mtime_ns, Job};
 use crate::bake::settings;
+use crate::bake::shard::MissingAsset;
 use crate::bake::shared_cache::{self, SharedCache, TierKind};
 use crate::format::hash::hash_runtime_path;
 use std::borrow::Cow;
@@ -26,6 +27,8 @@ pub(super) struct AssetResult<'c> {
     pub(super) warnings: Vec<String>,
     /// The shared cache's tier the outputs came from.
     pub(super) shared: Option<TierKind>,
+    /// Baked and offered to the shared cache's tiers.
+    pub(super) stored: bool,
     /// Wall time of the job.
     pub(super) elapsed: Duration,
 }
@@ -39,6 +42,7 @@ impl<'c> AssetResult<'c> {
             cached: true,
             warnings: Vec::new(),
             shared: None,
+            stored: false,
             elapsed: Duration::ZERO,
         }
     }
@@ -118,9 +122,10 @@ pub(super) fn job_base(job: &Job) -> &Path {
     }
 }
 
-/// Bakes one job, or proves from the cache that its outputs are current.
+/// Bakes one job, or proves from the cache that its outputs are current. With `require_hit`,
+/// an asset no cache holds is [`BakeError::Missing`] instead of baked.
 pub(super) fn bake_one<'c>(
-    (index, job): (usize, &Job),
+    (index, job, require_hit): (usize, &Job, bool),
     registry: &Registry,
     cache: &'c Cache,
     outputs: &PreviousOutputs,
@@ -164,6 +169,13 @@ pub(super) fn bake_one<'c>(
         return Ok(asset);
     }
 
+    if require_hit {
+        let missing = MissingAsset {
+            path: job.rel.clone(),
+            shard: None,
+        };
+        return Err(BakeError::Missing(vec![missing]));
+    }
     let mut recorded = run_pipeline(registry, job, &files, root)?;
     let Some(shared) = shared else {
         return record_asset(job, root, content, encoder, recorded);
@@ -172,9 +184,10 @@ pub(super) fn bake_one<'c>(
     recorded
         .warnings
         .splice(0..0, shared.warnings.iter().cloned());
-    let asset = record_asset(job, root, content, encoder, recorded)?;
+    let mut asset = record_asset(job, root, content, encoder, recorded)?;
     if let Some(stored) = stored {
         shared.store(stored);
+        asset.stored = true;
     }
     Ok(asset)
 }
@@ -366,6 +379,7 @@ pub(super) fn record_asset(
         cached: false,
         warnings: recorded.warnings,
         shared: None,
+        stored: false,
         elapsed: Duration::ZERO,
     })
 }

@@ -8,6 +8,7 @@ use crate::bake::output::{no_symlink_on_way, open_previous_pack, Durability};
 use crate::bake::pack::{self, PackFile};
 use crate::bake::pipeline::{Pipeline, Registry};
 use crate::bake::plan::{plan, Job};
+use crate::bake::shard::Balance;
 use crate::bake::shared_cache::{SharedCache, SharedCacheConfig, TierKind};
 use crate::bake::signing::SigningKey;
 use crate::bake::timings::{self, TaskTime};
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod bookkeeping;
+mod distributed;
 mod handoff;
 mod job;
 mod outcome;
@@ -30,6 +32,7 @@ mod staging;
 mod warnings;
 
 use bookkeeping::*;
+use distributed::first_missing_folder;
 use handoff::*;
 use job::*;
 use outcome::ProgressFn;
@@ -108,6 +111,12 @@ pub struct Baker {
     record_timings: bool,
     /// Overrides the manifest's `tree` (see [`Baker::tree`]).
     tree: Option<bool>,
+    /// [`Baker::shard`]: (index, count), checked by [`Baker::run`].
+    shard: Option<(usize, usize)>,
+    /// [`Baker::shards`]: the partition missing assets are named by.
+    shards: Option<usize>,
+    balance: Option<Balance>,
+    require_hits: bool,
 }
 
 /// Where [`Baker::run`] finds its shared cache.
@@ -155,6 +164,10 @@ impl Baker {
             shared: SharedSetup::Off,
             record_timings: false,
             tree: None,
+            shard: None,
+            shards: None,
+            balance: None,
+            require_hits: false,
         }
     }
 
@@ -355,18 +368,46 @@ impl Baker {
     /// A bake is a sequence of phases, each a method below; every phase's effects (warnings,
     /// progress events, files staged) come after the previous phase's, and a phase that fails
     /// leaves the later ones undone.
+    ///
+    /// With [`Baker::shard`], bakes one shard into the shared cache instead and writes no
+    /// output; with [`Baker::require_hits`], fails with [`BakeError::Missing`] before writing
+    /// anything when a cache lacks an asset.
     pub fn run(&self) -> Result<Report, BakeError> {
+        if let Some(shard) = self.shard {
+            return self.run_shard(shard);
+        }
         let started = Instant::now();
         let mut warnings = Warnings::new(self.on_warning.as_ref());
         let config = self.resolve_settings(&mut warnings)?;
         let target = self.resolve_output(&config)?;
+        // An assemble that finds an asset missing leaves no output folder it created.
+        let created = match self.require_hits {
+            true => first_missing_folder(&target.out_dir),
+            false => None,
+        };
+        let result = self.run_locked(&config, &target, warnings);
+        if let (Some(created), Err(BakeError::Missing(_))) = (created, &result) {
+            std::fs::remove_dir_all(created).ok();
+        }
+        let mut report = result?;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// [`Baker::run`] from the lock on.
+    fn run_locked(
+        &self,
+        config: &Config,
+        target: &Target<'_>,
+        mut warnings: Warnings<'_>,
+    ) -> Result<Report, BakeError> {
         let mut held = lock_and_recover(&target.out_dir, &mut warnings)?;
-        let planned = self.plan(&config, &target, &mut warnings)?;
+        let planned = self.plan(config, target, &mut warnings)?;
         let (results, pool, tasks) = self.execute(&planned)?;
-        let settled = self.settle(&config, &planned, results, &mut warnings)?;
+        let settled = self.settle(config, &planned, results, &mut warnings)?;
         let mut report = self.write(
-            &config,
-            &target,
+            config,
+            target,
             &planned,
             settled,
             &pool,
@@ -378,7 +419,6 @@ impl Baker {
         self.commit(held.transaction)?;
         report.tasks = tasks;
         report.warnings = warnings.list;
-        report.elapsed = started.elapsed();
         Ok(report)
     }
 
@@ -488,7 +528,8 @@ impl Baker {
 
     /// The shared cache as the jobs use it: with whether they may look assets up in it.
     fn shared<'a>(&self, planned: &'a Planned) -> Option<(&'a SharedCache, bool)> {
-        planned.shared.as_ref().map(|cache| (cache, self.use_cache))
+        let lookups = self.use_cache || self.require_hits;
+        planned.shared.as_ref().map(|cache| (cache, lookups))
     }
 
     /// Phase "execute": every job, baked or proven current from a cache, in parallel on the
@@ -522,7 +563,7 @@ impl Baker {
                     let span = recorder.as_ref().map(|r| timings::Span::asset(r, &job.rel));
                     let result = timings::run(span, || {
                         bake_one(
-                            (index, job),
+                            (index, job, self.require_hits),
                             &self.registry,
                             &planned.old_cache,
                             &planned.outputs,
@@ -625,6 +666,11 @@ impl Baker {
         planned: &'p Planned,
         results: Vec<JobResult<'p>>,
     ) -> Result<(Vec<AssetResult<'p>>, Cow<'p, [Job]>, Vec<(String, String)>), BakeError> {
+        if self.require_hits {
+            if let Some(missing) = self.missing(planned, &results) {
+                return Err(missing);
+            }
+        }
         let plan_jobs = &planned.plan.jobs;
         let mut assets = Vec::with_capacity(results.len());
         let mut failures = Vec::new();

@@ -96,6 +96,9 @@ pub struct Report {
     pub tasks: Vec<crate::bake::timings::TaskTime>,
     /// Wall time.
     pub elapsed: Duration,
+    /// With [`Baker::shard`](crate::bake::Baker::shard): the shard baked. Its report counts
+    /// that shard's assets, and no output was written.
+    pub shard: Option<crate::bake::shard::Shard>,
 }
 
 /// One asset's time in a bake.

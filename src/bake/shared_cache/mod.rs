@@ -426,6 +426,8 @@ pub(crate) struct SharedCache {
     remote_failed: AtomicBool,
     /// Bake-level warnings (a failed remote), drained by the baker.
     notes: Mutex<Vec<String>>,
+    /// The first failed write to the local tier (a shard whose only tier is local fails).
+    local_write_failed: Mutex<Option<String>>,
     pub stored: AtomicUsize,
 }
 
@@ -476,9 +478,34 @@ impl SharedCache {
             remote_writes: config.mode == Mode::ReadWrite,
             remote_failed: AtomicBool::new(false),
             notes: Mutex::new(Vec::new()),
+            local_write_failed: Mutex::new(None),
             stored: AtomicUsize::new(0),
         };
         (Some(cache), warnings)
+    }
+
+    /// Asks the remote tier for an object no bake stores: `Err` names the tier and says why
+    /// when it cannot be reached (a shard fails then, before baking anything).
+    pub fn probe(&self) -> Result<(), String> {
+        match &self.remote {
+            Some(remote) => match remote.get(Kind::Recipe, &Key([0; 32])) {
+                Ok(_) => Ok(()),
+                Err(error) => Err(format!("{}: {error}", remote.describe())),
+            },
+            None => Ok(()),
+        }
+    }
+
+    /// Why what this bake baked may not be in the cache: the remote tier failed, or with no
+    /// remote tier a write to the local one did. `None` when every store went through.
+    pub fn failure(&self) -> Option<String> {
+        if let (Some(remote), true) = (&self.remote, self.remote_failed.load(Ordering::Relaxed)) {
+            return Some(format!("{} failed during the bake", remote.describe()));
+        }
+        match self.remote {
+            Some(_) => None,
+            None => self.local_write_failed.lock().expect("failure").clone(),
+        }
     }
 
     /// Bake-level warnings so far.
@@ -553,8 +580,12 @@ impl SharedCache {
         if let Err(error) = tier.put(kind, key, bytes, replace) {
             if remote {
                 self.remote_failure(tier, &error);
+            } else {
+                // A full or read-only local folder only costs the hit next time (but fails a
+                // shard that stores nowhere else).
+                let mut first = self.local_write_failed.lock().expect("failure");
+                first.get_or_insert_with(|| format!("{}: {error}", tier.describe()));
             }
-            // A full or read-only local folder only costs the hit next time.
         }
     }
 
@@ -682,6 +713,8 @@ impl SharedCache {
             );
         }
         self.stored.fetch_add(1, Ordering::Relaxed);
+        // Tests kill a shard here, between whole objects.
+        let _ = crate::bake::fault::point("shared_cache::stored");
     }
 }
 

@@ -1,7 +1,12 @@
 //! `hearth bake`, `watch`, `init` and `presets`: a bake and what it prints.
 
 use crate::inspect::write_report;
+use crate::shard::{
+    list as list_shard, print_json, print_json_error, print_shard_summary, read_balance,
+    shard_count,
+};
 use crate::{human, BakeTarget};
+use hearth::bake::shard::Shard;
 use hearth::bake::signing::SigningKey;
 use hearth::bake::watch::WatchEvent;
 use hearth::bake::{Baker, Config, Progress};
@@ -12,6 +17,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The manifest `hearth init` writes: one group of the usual source kinds.
@@ -53,11 +60,60 @@ pub(crate) struct BakeOptions {
     pub(crate) sign: Option<PathBuf>,
     pub(crate) report: Option<PathBuf>,
     pub(crate) timings: Option<PathBuf>,
+    pub(crate) distributed: Distributed,
+}
+
+/// `hearth bake`'s flags for one bake on many machines, and `--json`.
+#[derive(clap::Args)]
+pub(crate) struct Distributed {
+    /// Bake shard K of N only, into the shared cache (a remote tier, or HEARTH_CACHE_DIR on a
+    /// shared file system); writes no output. `auto`: from the scheduler's environment
+    /// (HEARTH_SHARD=K/N, or JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, CI_NODE_INDEX,
+    /// CIRCLE_NODE_INDEX, BUILDKITE_PARALLEL_JOB with HEARTH_SHARDS=N).
+    #[arg(long, value_name = "K/N|auto", value_parser = crate::shard::parse_shard)]
+    pub(crate) shard: Option<Shard>,
+    /// With --shard: print the shard's assets (source paths relative to the manifest, one a
+    /// line; with --json one object) and bake nothing.
+    #[arg(long, requires = "shard")]
+    pub(crate) list: bool,
+    /// Partition by the seconds an earlier bake's --timings file recorded (longest first)
+    /// instead of source sizes; give every shard and the assemble step the same file.
+    #[arg(long, value_name = "TIMINGS.json")]
+    pub(crate) balance: Option<PathBuf>,
+    /// Assemble from the caches only: fail before writing anything, naming every asset no
+    /// cache holds (and its shard, with --shards N or HEARTH_SHARDS).
+    #[arg(long, conflicts_with = "shard")]
+    pub(crate) require_hits: bool,
+    /// The number of shards the assets were baked in (default HEARTH_SHARDS): with
+    /// --require-hits, each missing asset names its shard.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub(crate) shards: Option<u64>,
+    /// Print one JSON object on stdout at the end (assets, baked, incremental_hits,
+    /// local_hits, remote_hits, stored, warnings, seconds; on failure missing or errors).
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hearth bake MANIFEST -o OUT`: bakes, prints the summary, and verifies, reports or
 /// records timings as asked.
 pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<(), String> {
+    let json = options.distributed.json && !options.distributed.list;
+    let mut summed_up = false;
+    let result = bake_and_sum_up(manifest, out, options, &mut summed_up);
+    // `--json` prints one object whatever failed, even before the bake began.
+    if let (true, false, Err(message)) = (json, summed_up, &result) {
+        print_json_error(message);
+    }
+    result
+}
+
+/// [`bake`]; `summed_up` is set once the `--json` object is printed.
+fn bake_and_sum_up(
+    manifest: &Path,
+    out: &Path,
+    options: BakeOptions,
+    summed_up: &mut bool,
+) -> Result<(), String> {
     let BakeOptions {
         preset,
         jobs,
@@ -69,19 +125,23 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         sign,
         report: report_file,
         timings,
+        distributed,
     } = options;
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
-        )
-        .expect("valid template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(120));
+    let Distributed {
+        shard,
+        list,
+        balance,
+        require_hits,
+        shards,
+        json,
+    } = distributed;
+    if shard.is_some() && (verify || report_file.is_some()) {
+        return Err(
+            "a shard writes no output: --verify and --report belong to the assemble step".into(),
+        );
+    }
+    let quiet = quiet || json || list;
+    let bar = progress_bar(quiet);
     let mut baker = Baker::new(manifest, out);
     baker
         .preset_opt(preset)
@@ -98,8 +158,28 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
     }
     baker.shared_cache_from_env();
     baker.record_timings(timings.is_some());
+    if let Some(file) = &balance {
+        baker.balance(read_balance(file)?);
+    }
+    if let Some(n) = shard_count(shards.map(|n| n as usize))? {
+        baker.shards(n);
+    }
+    baker.require_hits(require_hits);
+    match (shard, list) {
+        (Some(shard), true) => return list_shard(&baker, shard, json),
+        (None, true) => return Err("--list lists a shard's assets: give --shard K/N".into()),
+        (Some(shard), false) => {
+            baker.shard(shard.index(), shard.count());
+        }
+        (None, false) => {}
+    }
+    let warned = Arc::new(AtomicUsize::new(0));
+    let counter = warned.clone();
     let warn_bar = bar.clone();
-    baker.on_warning(move |w| warn_bar.suspend(|| eprintln!("warning: {w}")));
+    baker.on_warning(move |w| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        warn_bar.suspend(|| eprintln!("warning: {w}"))
+    });
     let progress_bar = bar.clone();
     baker.on_progress(move |event| match event {
         Progress::Planned { assets } => progress_bar.set_length(assets as u64),
@@ -112,10 +192,18 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         }
         _ => {}
     });
+    let started = std::time::Instant::now();
     let result = baker.run();
     bar.finish_and_clear();
+    if json {
+        let seconds = started.elapsed().as_secs_f64();
+        print_json(&result, warned.load(Ordering::Relaxed), seconds);
+        *summed_up = true;
+    }
     let report = result.map_err(|e| e.to_string())?;
-    if !quiet {
+    if !quiet && report.shard.is_some() {
+        print_shard_summary(manifest, &report);
+    } else if !quiet {
         print_bake_summary(manifest, &report);
         print_shared_cache(&report);
     }
@@ -139,6 +227,23 @@ pub(crate) fn bake(manifest: &Path, out: &Path, options: BakeOptions) -> Result<
         }
     }
     Ok(())
+}
+
+/// The bake's progress bar on stderr (hidden when quiet).
+fn progress_bar(quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+        )
+        .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
 }
 
 /// What a bake made, in words: by kind, where, the pack's size and codecs, the warnings, and

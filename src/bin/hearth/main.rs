@@ -25,7 +25,8 @@ mod get;
 mod inspect;
 mod pack;
 mod render;
-use bake::{bake, init, presets, watch, BakeOptions};
+mod shard;
+use bake::{bake, init, presets, watch, BakeOptions, Distributed};
 use cache::{cache, parse_cache_size};
 use get::{get, get_layered, get_named};
 use inspect::{check, info, info_json, names, report_with_timeline, write_report};
@@ -107,6 +108,8 @@ enum Command {
         /// report --timings FILE` draws it as a timeline.
         #[arg(long, value_name = "FILE")]
         timings: Option<PathBuf>,
+        #[command(flatten)]
+        distributed: Distributed,
     },
     /// Bake, then re-bake on every change under the content folder until Ctrl-C.
     Watch {
@@ -314,6 +317,7 @@ fn main() -> ExitCode {
             sign,
             report,
             timings,
+            distributed,
         } => bake(
             &manifest,
             &out,
@@ -328,6 +332,7 @@ fn main() -> ExitCode {
                 sign,
                 report,
                 timings,
+                distributed,
             },
         ),
         Command::Keygen { out } => keygen(&out),
