@@ -227,14 +227,72 @@ fn deserialize_manifest(
     if let Some(message) = syntax_error {
         return Err(message);
     }
-    serde_ignored::deserialize(deserializer, |key| {
-        warnings.push(format!(
-            "{}: unknown key `{}` ignored",
-            file.display(),
-            key_path(&key)
-        ))
+    // A misspelled table at the top or in `[content]` would leave nothing to bake: an error.
+    let mut misspelled = Vec::new();
+    let manifest = serde_ignored::deserialize(deserializer, |key| {
+        let path = key_path(&key);
+        let (table, leaf) = path.rsplit_once('.').unwrap_or(("", &path));
+        let known: &[&str] = match table {
+            "" => &TOP_LEVEL_KEYS,
+            "content" => &CONTENT_KEYS,
+            _ => &[],
+        };
+        let suggestion = nearest_key(leaf, known)
+            .map(|k| match table {
+                "" => format!(" (did you mean `{k}`?)"),
+                table => format!(" (did you mean `{table}.{k}`?)"),
+            })
+            .unwrap_or_default();
+        match known.is_empty() {
+            false => misspelled.push(format!("unknown key `{path}`{suggestion}")),
+            true => warnings.push(format!("{}: unknown key `{path}` ignored", file.display())),
+        }
     })
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    match misspelled.first() {
+        Some(first) => Err(first.clone()),
+        None => Ok(manifest),
+    }
+}
+
+/// The manifest's top-level keys.
+const TOP_LEVEL_KEYS: [&str; 5] = ["preset", "content", "default", "presets", "cache"];
+
+/// `[content]`'s keys.
+const CONTENT_KEYS: [&str; 7] = [
+    "name",
+    "pack_version",
+    "compression",
+    "compression_level",
+    "tree",
+    "group",
+    "names",
+];
+
+/// The known key closest to `key` by edit distance, when close enough to be a slip (at most a
+/// third of its length, at least 2).
+pub(crate) fn nearest_key<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut previous = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let substitution = previous + usize::from(ca != *cb);
+                previous = row[j + 1];
+                row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+            }
+        }
+        row[b.len()]
+    };
+    let bound = (key.chars().count() / 3).max(2);
+    known
+        .iter()
+        .map(|k| (distance(key, k), *k))
+        .filter(|(d, _)| *d <= bound)
+        .min()
+        .map(|(_, k)| k)
 }
 
 /// A manifest error naming the manifest.
@@ -616,6 +674,37 @@ texture = { compress = false }
     }
 
     #[test]
+    fn a_misspelled_table_at_the_top_or_in_content_is_an_error_with_a_suggestion() {
+        for (text, suggestion) in [
+            (
+                "[[content.grup]]\nassets = [\"*.png\"]\n",
+                "did you mean `content.group`?",
+            ),
+            (
+                "[content]\ncompresion = \"zstd\"\n",
+                "did you mean `content.compression`?",
+            ),
+            ("[defualt]\ntexture = {}\n", "did you mean `default`?"),
+            (
+                "[presets.a]\n[cahce]\nremote = \"s3://b\"\n",
+                "did you mean `cache`?",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(
+                error.contains("hearth.toml") && error.contains(suggestion),
+                "{error}"
+            );
+        }
+        // Nothing near: the key is named without a guess.
+        let error = parse("[zzzzzzzzzz]\n").unwrap_err().to_string();
+        assert!(error.contains("unknown key `zzzzzzzzzz`") && !error.contains("did you mean"));
+        // Deeper unknown keys keep warning (`unknown_keys_warn_with_their_name`).
+        assert_eq!(nearest_key("grup", &["group", "names"]), Some("group"));
+        assert_eq!(nearest_key("xyz", &["group"]), None);
+    }
+
+    #[test]
     fn parses_the_documented_example() {
         let config = parse(ISSUE_EXAMPLE).unwrap();
         assert!(config.warnings.is_empty(), "{:?}", config.warnings);
@@ -706,12 +795,11 @@ texture = { compress = false }
     #[test]
     fn unknown_keys_warn_with_their_name() {
         let config = parse(
-            "[content]\ncompresion = \"zstd\"\n[[content.group]]\nassets = [\"*\"]\n[default]\ntexture = { compres = true }\nmesh = { lod = { levls = 3 } }\noutput = \"x\"\n",
+            "[[content.group]]\nassets = [\"*\"]\n[default]\ntexture = { compres = true }\nmesh = { lod = { levls = 3 } }\noutput = \"x\"\n",
         )
         .unwrap();
         let checked = config.check_tables(&Registry::with_builtins()).unwrap();
         let all = [config.warnings.clone(), checked].concat().join("\n");
-        assert!(all.contains("`content.compresion`"), "{all}");
         assert!(all.contains("`default.texture.compres`"), "{all}");
         assert!(all.contains("`default.mesh.lod.levls`"), "{all}");
         assert!(all.contains("`default.output`"), "{all}");

@@ -489,3 +489,84 @@ fn damaged_corpus_layers_are_errors_or_scenes_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_material_s_texture_outputs_and_interface_inputs_are_followed() {
+    // Diffuse and opacity from one texture's rgb and a; metallic and roughness from another's
+    // b and g (glTF's packing, used as it is); the UV set named through the material's
+    // interface input (`uvset`, not the mesh's `st`).
+    let png = |rgba: [u8; 4]| {
+        let mut bytes = Vec::new();
+        image::RgbaImage::from_pixel(4, 4, image::Rgba(rgba))
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
+            .unwrap();
+        bytes
+    };
+    let layer = format!(
+        "{HEADER}def Mesh \"Quad\" (\n    prepend apiSchemas = [\"MaterialBindingAPI\"]\n)\n{{\n\
+         rel material:binding = </Looks/Mat>\n uniform token subdivisionScheme = \"none\"\n\
+         int[] faceVertexCounts = [4]\n int[] faceVertexIndices = [0, 1, 2, 3]\n\
+         point3f[] points = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)]\n\
+         texCoord2f[] primvars:uvset = [(0, 0), (0.5, 0), (0.5, 0.5), (0, 0.5)] (\n  interpolation = \"vertex\"\n )\n\
+         texCoord2f[] primvars:st = [(9, 9), (9, 9), (9, 9), (9, 9)] (\n  interpolation = \"vertex\"\n )\n}}\n\
+         def Scope \"Looks\" {{\n def Material \"Mat\" {{\n  string inputs:uvname = \"uvset\"\n\
+           token outputs:surface.connect = </Looks/Mat/Surface.outputs:surface>\n\
+           def Shader \"Surface\" {{\n   uniform token info:id = \"UsdPreviewSurface\"\n\
+             color3f inputs:diffuseColor.connect = </Looks/Mat/Color.outputs:rgb>\n\
+             float inputs:opacity.connect = </Looks/Mat/Color.outputs:a>\n\
+             float inputs:metallic.connect = </Looks/Mat/MR.outputs:b>\n\
+             float inputs:roughness.connect = </Looks/Mat/MR.outputs:g>\n   token outputs:surface\n  }}\n\
+           def Shader \"Reader\" {{\n   uniform token info:id = \"UsdPrimvarReader_float2\"\n\
+             string inputs:varname.connect = </Looks/Mat.inputs:uvname>\n   float2 outputs:result\n  }}\n\
+           def Shader \"Color\" {{\n   uniform token info:id = \"UsdUVTexture\"\n   asset inputs:file = @color.png@\n\
+             float2 inputs:st.connect = </Looks/Mat/Reader.outputs:result>\n   float3 outputs:rgb\n   float outputs:a\n  }}\n\
+           def Shader \"MR\" {{\n   uniform token info:id = \"UsdUVTexture\"\n   asset inputs:file = @mr.png@\n\
+             token inputs:sourceColorSpace = \"raw\"\n\
+             float2 inputs:st.connect = </Looks/Mat/Reader.outputs:result>\n   float outputs:g\n   float outputs:b\n  }}\n }}\n}}\n"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    std::fs::create_dir_all(&content).unwrap();
+    std::fs::write(content.join("model.usda"), layer).unwrap();
+    std::fs::write(content.join("color.png"), png([200, 100, 50, 128])).unwrap();
+    std::fs::write(content.join("mr.png"), png([0, 80, 255, 255])).unwrap();
+    std::fs::write(
+        content.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"model.usda\"]\n[default]\ntexture = { quality = \"fastest\", mips = false }\n",
+    )
+    .unwrap();
+    let report = Baker::new(
+        content.join("hearth.toml").as_path(),
+        tmp.path().join("out").as_path(),
+    )
+    .run()
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        report.warnings.iter().all(|w| !w.contains("opacity")),
+        "{:?}",
+        report.warnings
+    );
+    let hmat = std::fs::read(tmp.path().join("out/model.hmat")).unwrap();
+    let row = MaterialTable::parse(&hmat).unwrap().rows[0];
+    assert!(row.base_color_tex != 0 && row.metallic_roughness_tex != 0);
+    assert_eq!((row.metallic_factor, row.roughness_factor), (1.0, 1.0));
+    assert_eq!(
+        row.flags >> 1 & 3,
+        2,
+        "opacity from the texture's alpha blends"
+    );
+    // Two images, each its own texture: nothing repacked.
+    let textures = std::fs::read_dir(tmp.path().join("out/model"))
+        .unwrap()
+        .count();
+    assert_eq!(textures, 2);
+    // UVs from `uvset`, flipped to glTF's v.
+    let bytes = std::fs::read(tmp.path().join("out/model.hmesh")).unwrap();
+    let mesh = MeshView::parse(&bytes).unwrap();
+    let mut uvs: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv).collect();
+    uvs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(uvs, [[0.0, 0.5], [0.0, 1.0], [0.5, 0.5], [0.5, 1.0]]);
+}

@@ -82,6 +82,8 @@ pub(crate) fn print_json(result: &Result<Report, BakeError>, warnings: usize, se
             "local_hits": report.shared_local_hits.len(),
             "remote_hits": report.shared_remote_hits.len(),
             "stored": report.shared_stored,
+            "pack_entries": report.pack_entries,
+            "pack_entries_copied": report.pack_entries_copied,
             "warnings": report.warnings.len(),
             "seconds": report.elapsed.as_secs_f64(),
             "out_dir": report.shard.is_none().then(|| report.out_dir.display().to_string()),

@@ -447,7 +447,12 @@ fn follow(stage: &Stage, mut attr: Path) -> Option<(Path, String)> {
             .into_iter()
             .next()?;
         let prim = target.prim_path();
-        let property = target.name().unwrap_or_default().to_string();
+        // The property's own name (`outputs:rgb`, `inputs:varname`), after the prim's path.
+        let property = target
+            .as_str()
+            .rsplit_once('.')
+            .map_or("", |(_, name)| name)
+            .to_string();
         let type_name = type_name(stage, &prim);
         if type_name == "Shader" {
             return Some((prim, property));
