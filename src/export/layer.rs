@@ -46,6 +46,8 @@ pub enum Value {
     Float3Array(Vec<[f32; 3]>),
     /// `quatf[]` (imaginary part first, as [`Value::Quatf`]).
     QuatfArray(Vec<[f32; 4]>),
+    /// `half3[]` (held as `f32`, rounded to half precision when written).
+    Half3Array(Vec<[f32; 3]>),
     /// `matrix4d[]`.
     Matrix4dArray(Vec<[f64; 16]>),
     /// `token[]`.

@@ -207,6 +207,7 @@ fn value_text(value: &Value) -> String {
         Value::Float2Array(a) => list(a, |v| tuple(v, float)),
         Value::Float3Array(a) => list(a, |v| tuple(v, float)),
         Value::QuatfArray(a) => list(a, quat),
+        Value::Half3Array(a) => list(a, |v| tuple(v, float)),
         Value::Matrix4dArray(a) => list(a, matrix),
         Value::TokenArray(a) => list(a, |s| quoted(s)),
     }

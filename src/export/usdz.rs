@@ -124,6 +124,9 @@ mod tests {
             assert!(zip[data..data + len].iter().all(|&b| b == byte));
             at = data + len;
         }
-        assert_eq!(&zip[zip.len() - 22..zip.len() - 18], &0x0605_4b50u32.to_le_bytes());
+        assert_eq!(
+            &zip[zip.len() - 22..zip.len() - 18],
+            &0x0605_4b50u32.to_le_bytes()
+        );
     }
 }

@@ -13,3 +13,4 @@ mod scene;
 mod shader;
 mod skeleton;
 mod texture;
+mod usd_export;

@@ -219,7 +219,10 @@ impl Crate {
         let id = self.child(parent, &prim.name, false, &full);
         let mut fields = vec![("specifier", Self::specifier(prim.specifier))];
         if !prim.type_name.is_empty() {
-            fields.push(("typeName", values::inlined(values::ty::TOKEN, self.token(&prim.type_name))));
+            fields.push((
+                "typeName",
+                values::inlined(values::ty::TOKEN, self.token(&prim.type_name)),
+            ));
         }
         let metadata: Vec<(String, u64)> = prim
             .metadata
@@ -234,7 +237,11 @@ impl Crate {
         if !children.is_empty() {
             fields.push(("primChildren", self.token_vector(&children)));
         }
-        let properties: Vec<String> = prim.properties.iter().map(|p| p.name().to_owned()).collect();
+        let properties: Vec<String> = prim
+            .properties
+            .iter()
+            .map(|p| p.name().to_owned())
+            .collect();
         if !properties.is_empty() {
             fields.push(("properties", self.token_vector(&properties)));
         }
@@ -270,7 +277,10 @@ impl Crate {
             fields.push(("timeSamples".into(), self.time_samples(&a.samples)));
         }
         if !a.connections.is_empty() {
-            fields.push(("connectionPaths".into(), self.explicit_paths(&a.connections)?));
+            fields.push((
+                "connectionPaths".into(),
+                self.explicit_paths(&a.connections)?,
+            ));
         }
         for (k, v) in &a.metadata {
             let rep = self.value(v);
@@ -297,8 +307,11 @@ impl Crate {
     /// sibling next, n > 0 child next and sibling n entries on).
     fn path_lists(&self) -> (Vec<i32>, Vec<i32>, Vec<i32>) {
         let n = self.paths.len();
-        let (mut indexes, mut elements, mut jumps) =
-            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut indexes, mut elements, mut jumps) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
         let mut next_sibling = vec![None; n];
         for node in &self.paths {
             for pair in node.children.windows(2) {
@@ -361,7 +374,11 @@ impl Crate {
         let paths = self.paths_section()?;
         section(&mut self, "PATHS", paths);
         let mut specs = (self.specs.len() as u64).to_le_bytes().to_vec();
-        for pick in [|s: &(i32, i32, i32)| s.0, |s: &(i32, i32, i32)| s.1, |s: &(i32, i32, i32)| s.2] {
+        for pick in [
+            |s: &(i32, i32, i32)| s.0,
+            |s: &(i32, i32, i32)| s.1,
+            |s: &(i32, i32, i32)| s.2,
+        ] {
             let list: Vec<i32> = self.specs.iter().map(pick).collect();
             specs.extend(compress::compressed_ints(&list)?);
         }

@@ -19,6 +19,7 @@ pub(super) mod ty {
     pub const VEC2F: u8 = 20;
     pub const VEC3D: u8 = 23;
     pub const VEC3F: u8 = 24;
+    pub const VEC3H: u8 = 25;
     pub const VEC4F: u8 = 28;
     pub const TOKEN_LIST_OP: u8 = 32;
     pub const PATH_LIST_OP: u8 = 34;
@@ -162,6 +163,14 @@ impl Crate {
             Value::Float2Array(a) => self.array(ty::VEC2F, a.len(), &f32_bytes(a.as_flattened())),
             Value::Float3Array(a) => self.array(ty::VEC3F, a.len(), &f32_bytes(a.as_flattened())),
             Value::QuatfArray(a) => self.array(ty::QUATF, a.len(), &f32_bytes(a.as_flattened())),
+            Value::Half3Array(a) => {
+                let bytes: Vec<u8> = a
+                    .as_flattened()
+                    .iter()
+                    .flat_map(|&v| f16_bits(v).to_le_bytes())
+                    .collect();
+                self.array(ty::VEC3H, a.len(), &bytes)
+            }
             Value::Matrix4dArray(a) => {
                 self.array(ty::MATRIX4D, a.len(), &f64_bytes(a.as_flattened()))
             }
@@ -179,4 +188,54 @@ fn f32_bytes(values: &[f32]) -> Vec<u8> {
 
 fn f64_bytes(values: &[f64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// `v` as IEEE half-precision bits, rounded to nearest, ties to even (what `GfHalf` does).
+fn f16_bits(v: f32) -> u16 {
+    let x = v.to_bits();
+    let sign = ((x >> 16) & 0x8000) as u16;
+    let exp = ((x >> 23) & 0xFF) as i32;
+    let mant = x & 0x7F_FFFF;
+    if exp == 0xFF {
+        return sign | 0x7C00 | if mant != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return sign | 0x7C00;
+    }
+    let round = |kept: u32, rest: u32, halfway: u32| {
+        if rest > halfway || (rest == halfway && kept & 1 == 1) {
+            kept + 1
+        } else {
+            kept
+        }
+    };
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        // A subnormal half: the implicit bit joins the mantissa, shifted further right.
+        let m = mant | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let kept = m >> shift;
+        return sign | round(kept, m & ((1 << shift) - 1), 1 << (shift - 1)) as u16;
+    }
+    // A carry out of the mantissa rounds up into the exponent, as it should.
+    let kept = ((e as u32) << 10) | (mant >> 13);
+    sign | round(kept, mant & 0x1FFF, 0x1000) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f16_bits;
+
+    #[test]
+    fn halves_round_to_nearest() {
+        assert_eq!(f16_bits(1.0), 0x3C00);
+        assert_eq!(f16_bits(-2.0), 0xC000);
+        assert_eq!(f16_bits(65504.0), 0x7BFF);
+        assert_eq!(f16_bits(1e6), 0x7C00);
+        assert_eq!(f16_bits(0.0), 0);
+        assert_eq!(f16_bits(5.960_464_5e-8), 1);
+    }
 }

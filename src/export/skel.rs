@@ -1,0 +1,379 @@
+//! A skinned model's skeleton and clips as UsdSkel: a `Skeleton` (joints, bind and rest
+//! transforms), the mesh bound to it (`SkelBindingAPI`, four influences per vertex), and one
+//! `SkelAnimation` per clip, sampled at the union of the clip's key times.
+//!
+//! USD matrices are row-major with row vectors; hearth's (glTF's) are column-major with
+//! column vectors, so the same 16 numbers in the same order are the same transform.
+
+use crate::export::layer::{identifier, unique_name, Attribute, Prim, Value};
+use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
+use crate::format::hmesh::GpuJoint;
+use crate::read::model::Model;
+use std::collections::HashSet;
+
+/// Time codes per second of the exported clips.
+pub(crate) const TIME_CODES_PER_SECOND: f64 = 24.0;
+/// The most samples (times × joints) one clip may expand to.
+const MAX_SAMPLES: usize = 1 << 26;
+
+/// The joints in an order where each parent precedes its children (UsdSkel requires it),
+/// as old indices; a parent index out of range, or a cycle, makes a joint a root.
+fn parents_first(joints: &[GpuJoint]) -> Vec<usize> {
+    let parent = |j: usize| {
+        let p = joints[j].parent;
+        (p >= 0 && (p as usize) < joints.len() && p as usize != j).then_some(p as usize)
+    };
+    let depth: Vec<usize> = (0..joints.len())
+        .map(|j| {
+            let (mut at, mut d) = (j, 0);
+            // At most one step per joint: a longer walk is a cycle.
+            while let Some(p) = parent(at).filter(|_| d < joints.len()) {
+                at = p;
+                d += 1;
+            }
+            d
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..joints.len()).collect();
+    order.sort_by_key(|&j| depth[j]);
+    order
+}
+
+/// A translation, rotation (xyzw) and scale as a USD matrix.
+fn trs(t: [f32; 3], r: [f32; 4], s: [f32; 3]) -> [f64; 16] {
+    let [x, y, z, w] = r.map(f64::from);
+    let [sx, sy, sz] = s.map(f64::from);
+    [
+        (1.0 - 2.0 * (y * y + z * z)) * sx,
+        2.0 * (x * y + z * w) * sx,
+        2.0 * (x * z - y * w) * sx,
+        0.0,
+        2.0 * (x * y - z * w) * sy,
+        (1.0 - 2.0 * (x * x + z * z)) * sy,
+        2.0 * (y * z + x * w) * sy,
+        0.0,
+        2.0 * (x * z + y * w) * sz,
+        2.0 * (y * z - x * w) * sz,
+        (1.0 - 2.0 * (x * x + y * y)) * sz,
+        0.0,
+        t[0] as f64,
+        t[1] as f64,
+        t[2] as f64,
+        1.0,
+    ]
+}
+
+/// The inverse of `m` (Gauss-Jordan with partial pivoting), `None` when singular.
+fn inverse(m: [f64; 16]) -> Option<[f64; 16]> {
+    let mut a = m;
+    let mut inv = [0.0; 16];
+    for i in 0..4 {
+        inv[i * 5] = 1.0;
+    }
+    for col in 0..4 {
+        let pivot =
+            (col..4).max_by(|&p, &q| a[p * 4 + col].abs().total_cmp(&a[q * 4 + col].abs()))?;
+        if a[pivot * 4 + col].abs() < 1e-12 {
+            return None;
+        }
+        for k in 0..4 {
+            a.swap(col * 4 + k, pivot * 4 + k);
+            inv.swap(col * 4 + k, pivot * 4 + k);
+        }
+        let d = a[col * 4 + col];
+        for k in 0..4 {
+            a[col * 4 + k] /= d;
+            inv[col * 4 + k] /= d;
+        }
+        for row in (0..4).filter(|&r| r != col) {
+            let f = a[row * 4 + col];
+            for k in 0..4 {
+                a[row * 4 + k] -= f * a[col * 4 + k];
+                inv[row * 4 + k] -= f * inv[col * 4 + k];
+            }
+        }
+    }
+    Some(inv)
+}
+
+/// Adds the skeleton, the mesh's binding and the clips under `root` (a `SkelRoot` at
+/// `root_path`); returns the layer's time metadata when there are clips.
+pub(crate) fn add_skeleton(
+    model: &Model,
+    root: &mut Prim,
+    mesh: &mut Prim,
+    root_path: &str,
+) -> Vec<(String, Value)> {
+    let view = model.mesh.view();
+    let (Some(joints), Some(skin)) = (view.skeleton.as_deref(), view.skin()) else {
+        return Vec::new();
+    };
+    let order = parents_first(joints);
+    let mut new_of = vec![0usize; joints.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_of[old] = new;
+    }
+    // Joint paths: each joint's name under its parent's path.
+    let mut paths = vec![String::new(); joints.len()];
+    for &old in &order {
+        let name = format!("joint{old}");
+        let p = joints[old].parent;
+        paths[old] = match usize::try_from(p)
+            .ok()
+            .filter(|&p| p < joints.len() && p != old)
+        {
+            Some(p) if !paths[p].is_empty() => format!("{}/{name}", paths[p]),
+            _ => name,
+        };
+    }
+    let joint_tokens: Vec<String> = order.iter().map(|&j| paths[j].clone()).collect();
+    let skeleton_path = format!("{root_path}/Skeleton");
+    let mut skeleton = Prim::def("Skeleton", "Skeleton");
+    skeleton.api_schemas.push("SkelBindingAPI".into());
+    let bind: Vec<[f64; 16]> = order
+        .iter()
+        .map(|&j| {
+            let ibm: [f64; 16] = joints[j].inverse_bind.map(f64::from);
+            // A singular inverse bind matrix has no bind pose; identity keeps the file valid.
+            inverse(ibm).unwrap_or_else(|| trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]))
+        })
+        .collect();
+    let rest: Vec<[f64; 16]> = order
+        .iter()
+        .map(|&j| trs(joints[j].bind_t, joints[j].bind_r, joints[j].bind_s))
+        .collect();
+    skeleton
+        .attr(Attribute::uniform(
+            "bindTransforms",
+            "matrix4d[]",
+            Value::Matrix4dArray(bind),
+        ))
+        .attr(Attribute::uniform(
+            "joints",
+            "token[]",
+            Value::TokenArray(joint_tokens.clone()),
+        ))
+        .attr(Attribute::uniform(
+            "restTransforms",
+            "matrix4d[]",
+            Value::Matrix4dArray(rest),
+        ));
+
+    let vertex = || Value::Token("vertex".into());
+    let indices: Vec<i32> = skin
+        .iter()
+        .flat_map(|v| {
+            v.joints
+                .map(|j| new_of.get(j as usize).copied().unwrap_or(0) as i32)
+        })
+        .collect();
+    let weights: Vec<f32> = skin.iter().flat_map(|v| v.weights).collect();
+    let identity = trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+    mesh.api_schemas.push("SkelBindingAPI".into());
+    mesh.attr(Attribute::new(
+        "primvars:skel:geomBindTransform",
+        "matrix4d",
+        Value::Matrix4d(identity),
+    ))
+    .attr(
+        Attribute::new(
+            "primvars:skel:jointIndices",
+            "int[]",
+            Value::IntArray(indices),
+        )
+        .with("elementSize", Value::Int(4))
+        .with("interpolation", vertex()),
+    )
+    .attr(
+        Attribute::new(
+            "primvars:skel:jointWeights",
+            "float[]",
+            Value::FloatArray(weights),
+        )
+        .with("elementSize", Value::Int(4))
+        .with("interpolation", vertex()),
+    )
+    .rel("skel:skeleton", vec![skeleton_path]);
+
+    let clips = model
+        .animations
+        .as_ref()
+        .map(|a| a.clips().clips.as_slice())
+        .unwrap_or_default();
+    let mut animations = Prim::def("Animations", "Scope");
+    let mut taken = HashSet::new();
+    let mut end = 0.0f64;
+    for (i, clip) in clips.iter().enumerate() {
+        let base = if clip.name.is_empty() {
+            format!("Clip_{i}")
+        } else {
+            identifier(&clip.name)
+        };
+        let name = unique_name(&base, &mut taken);
+        if let Some(prim) = animation(clip, &name, joints, &order, &joint_tokens) {
+            end = end.max(clip.duration as f64 * TIME_CODES_PER_SECOND);
+            animations.children.push(prim);
+        }
+    }
+    let mut metadata = Vec::new();
+    if let Some(first) = animations.children.first() {
+        skeleton.rel(
+            "skel:animationSource",
+            vec![format!("{root_path}/Animations/{}", first.name)],
+        );
+        metadata = vec![
+            (
+                "timeCodesPerSecond".to_owned(),
+                Value::Double(TIME_CODES_PER_SECOND),
+            ),
+            ("startTimeCode".to_owned(), Value::Double(0.0)),
+            ("endTimeCode".to_owned(), Value::Double(end)),
+        ];
+    }
+    root.children.push(skeleton);
+    if !animations.children.is_empty() {
+        root.children.push(animations);
+    }
+    metadata
+}
+
+/// A channel's value at `time` (`components` floats), holding the ends and slerping
+/// rotations.
+fn sample(channel: &Channel, time: f32, components: usize) -> Option<Vec<f32>> {
+    let times = &channel.times;
+    let key = |i: usize| channel.values.get(i * components..(i + 1) * components);
+    let after = times.partition_point(|&t| t <= time);
+    if after == 0 {
+        return key(0).map(<[f32]>::to_vec);
+    }
+    let before = after - 1;
+    if after >= times.len() || channel.interpolation == Interpolation::Step {
+        return key(before).map(<[f32]>::to_vec);
+    }
+    let (a, b) = (key(before)?, key(after)?);
+    let span = times[after] - times[before];
+    let f = if span > 0.0 {
+        (time - times[before]) / span
+    } else {
+        0.0
+    };
+    if channel.path == ChannelPath::Rotation {
+        return Some(slerp(a, b, f));
+    }
+    Some(a.iter().zip(b).map(|(x, y)| x + (y - x) * f).collect())
+}
+
+/// Spherical interpolation of two unit quaternions (xyzw), the short way round.
+fn slerp(a: &[f32], b: &[f32], f: f32) -> Vec<f32> {
+    let mut dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+    dot *= sign;
+    let (wa, wb) = if dot > 0.9995 {
+        (1.0 - f, f)
+    } else {
+        let theta = dot.clamp(-1.0, 1.0).acos();
+        let s = theta.sin();
+        (((1.0 - f) * theta).sin() / s, (f * theta).sin() / s)
+    };
+    let q: Vec<f32> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| wa * x + wb * sign * y)
+        .collect();
+    let len = q
+        .iter()
+        .map(|v| v * v)
+        .sum::<f32>()
+        .sqrt()
+        .max(f32::MIN_POSITIVE);
+    q.iter().map(|v| v / len).collect()
+}
+
+/// One clip as a `SkelAnimation`: every joint's translation, rotation and scale at each key
+/// time of the clip (joints it does not animate hold their rest pose). `None` for a clip
+/// with no joint keys, or one too large to expand.
+fn animation(
+    clip: &Clip,
+    name: &str,
+    joints: &[GpuJoint],
+    order: &[usize],
+    joint_tokens: &[String],
+) -> Option<Prim> {
+    let channels: Vec<&Channel> = clip
+        .channels
+        .iter()
+        .filter(|c| c.path != ChannelPath::Weights && (c.joint as usize) < joints.len())
+        .collect();
+    let mut times: Vec<f32> = channels
+        .iter()
+        .flat_map(|c| c.times.iter().copied())
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    if times.is_empty() || times.len().saturating_mul(joints.len()) > MAX_SAMPLES {
+        return None;
+    }
+    let mut translations = Vec::with_capacity(times.len());
+    let mut rotations = Vec::with_capacity(times.len());
+    let mut scales = Vec::with_capacity(times.len());
+    for &time in &times {
+        let mut t: Vec<[f32; 3]> = order.iter().map(|&j| joints[j].bind_t).collect();
+        let mut r: Vec<[f32; 4]> = order.iter().map(|&j| joints[j].bind_r).collect();
+        let mut s: Vec<[f32; 3]> = order.iter().map(|&j| joints[j].bind_s).collect();
+        for channel in &channels {
+            let Some(new) = order.iter().position(|&j| j == channel.joint as usize) else {
+                continue;
+            };
+            let components = channel.components();
+            let Some(v) = sample(channel, time, components) else {
+                continue;
+            };
+            match channel.path {
+                ChannelPath::Translation => t[new] = [v[0], v[1], v[2]],
+                ChannelPath::Rotation => r[new] = [v[0], v[1], v[2], v[3]],
+                ChannelPath::Scale => s[new] = [v[0], v[1], v[2]],
+                ChannelPath::Weights => {}
+            }
+        }
+        let code = time as f64 * TIME_CODES_PER_SECOND;
+        translations.push((code, Value::Float3Array(t)));
+        rotations.push((code, Value::QuatfArray(r)));
+        scales.push((code, Value::Half3Array(s)));
+    }
+    let mut prim = Prim::def(name, "SkelAnimation");
+    prim.attr(Attribute::uniform(
+        "joints",
+        "token[]",
+        Value::TokenArray(joint_tokens.to_vec()),
+    ));
+    for (attr, type_name, samples) in [
+        ("rotations", "quatf[]", rotations),
+        ("scales", "half3[]", scales),
+        ("translations", "float3[]", translations),
+    ] {
+        let mut a = Attribute::declared(attr, type_name);
+        a.samples = samples;
+        prim.attr(a);
+    }
+    Some(prim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trs_inverts() {
+        let m = trs(
+            [1.0, 2.0, 3.0],
+            [0.0, 0.0, 0.707_106_8, 0.707_106_8],
+            [2.0; 3],
+        );
+        let back = inverse(inverse(m).unwrap()).unwrap();
+        for (a, b) in m.iter().zip(back) {
+            assert!((a - b).abs() < 1e-9);
+        }
+        // A rotation of 90° about Z takes X to Y: row 0 is the image of X.
+        assert!((m[1] - 2.0).abs() < 1e-6 && m[0].abs() < 1e-6);
+    }
+}

@@ -1,0 +1,264 @@
+//! USD export (issue 38): corpus models baked, exported as USDC, USDA and USDZ, and opened by
+//! Pixar's OpenUSD (`pip install usd-core`, run through `usd_check.py`): the crate version is
+//! 0.8.0, the validators report no error, and points, triangles, UVs and material inputs read
+//! back equal to what hearth baked.
+
+use crate::common::{copy_dir, corpus};
+use hearth::read::model::Model;
+use hearth::Assets;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Bakes the corpus folder `folder` (its model `file`) into a runtime tree; returns the
+/// tree and the model's `.hmesh` runtime path.
+fn bake(folder: &str, file: &str) -> (tempfile::TempDir, String) {
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus(folder), src.path());
+    let out = tempfile::tempdir().unwrap();
+    let manifest = src.path().join("hearth-test.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[content.group]]\nassets = [\"{file}\"]\n[default]\n\
+             texture = {{ quality = \"fastest\", max_size = 64, mips = false }}\n"
+        ),
+    )
+    .unwrap();
+    hearth::bake::Baker::new(manifest.as_path(), out.path())
+        .run()
+        .unwrap();
+    let mesh = Path::new(file).with_extension("hmesh");
+    (out, mesh.to_string_lossy().into_owned())
+}
+
+/// Exports `mesh` of the tree `tree` to `dest`.
+fn export(tree: &Path, mesh: &str, dest: &Path) -> Vec<PathBuf> {
+    let assets = Assets::open(tree).unwrap();
+    hearth::export::write(&assets, mesh, dest, &[tree]).unwrap()
+}
+
+/// What usd-core reads from `file` (see `usd_check.py`); fails loudly without usd-core and
+/// on any validator error (warnings are printed).
+fn usd_check(file: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kinds/usd_check.py");
+    let output = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(file)
+        .output()
+        .expect("python3 runs (the USD export tests need Python 3 and `pip install usd-core`)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stdout.starts_with("PXR-MISSING"),
+        "Pixar's OpenUSD is missing: run `python3 -m pip install usd-core` ({stdout})"
+    );
+    assert!(
+        output.status.success(),
+        "usd_check.py on {}: {stderr}\n{stdout}",
+        file.display()
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap();
+    for warning in report["warnings"].as_array().unwrap() {
+        eprintln!("usd-core warning on {}: {warning}", file.display());
+    }
+    assert_eq!(
+        report["errors"].as_array().unwrap().len(),
+        0,
+        "usd-core's validators on {}: {}",
+        file.display(),
+        report["errors"]
+    );
+    report
+}
+
+fn f32s(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
+}
+
+/// Points, triangles, UVs and each material's inputs in `report` equal what hearth baked.
+fn assert_reads_back(report: &Value, model: &Model) {
+    assert_eq!(report["upAxis"], "Y");
+    assert_eq!(report["metersPerUnit"], 1.0);
+    let meshes = report["meshes"].as_array().unwrap();
+    assert_eq!(meshes.len(), 1);
+    let mesh = &meshes[0];
+    let view = model.mesh.view();
+    let points: Vec<[f32; 3]> = mesh["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| f32s(p).try_into().unwrap())
+        .collect();
+    assert_eq!(points, view.positions().collect::<Vec<_>>());
+    let uvs: Vec<[f32; 2]> = mesh["st"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| f32s(p).try_into().unwrap())
+        .collect();
+    let baked: Vec<[f32; 2]> = view.uvs().map(|[u, v]| [u, 1.0 - v]).collect();
+    assert_eq!(uvs, baked);
+    assert_eq!(mesh["st_interpolation"], "vertex");
+    let indices = view.indices_u32();
+    let mut triangles = Vec::new();
+    for part in &model.submeshes {
+        let s = part.submesh;
+        let range = s.first_index as usize..(s.first_index + s.index_count) as usize;
+        triangles.extend(indices[range].iter().map(|&i| (i + s.base_vertex) as i64));
+    }
+    let read: Vec<i64> = mesh["indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_i64().unwrap())
+        .collect();
+    assert_eq!(read, triangles);
+    assert!(mesh["counts"].as_array().unwrap().iter().all(|c| c == 3));
+    let materials = report["materials"].as_object().unwrap();
+    assert_eq!(materials.len(), model.material_slots.len());
+    for (material, (path, inputs)) in model.material_slots.iter().zip(materials) {
+        let textures = &report["textures"];
+        let base = &inputs["diffuseColor"];
+        let factor = &material.base_color_factor;
+        match base.get("connected") {
+            Some(out) => {
+                let shader = out.as_str().unwrap().split(".outputs:").next().unwrap();
+                assert_eq!(f32s(&textures[shader]["scale"]), factor.to_vec(), "{path}");
+                assert_eq!(textures[shader]["sourceColorSpace"], "sRGB");
+                let file = textures[shader]["resolved"].as_str().unwrap();
+                assert!(!file.is_empty(), "{path}: the texture resolves");
+            }
+            None => assert_eq!(f32s(base), factor[..3].to_vec(), "{path}"),
+        }
+        if inputs["metallic"].get("connected").is_none() {
+            assert_eq!(
+                inputs["metallic"].as_f64().unwrap() as f32,
+                material.metallic_factor
+            );
+            assert_eq!(
+                inputs["roughness"].as_f64().unwrap() as f32,
+                material.roughness_factor
+            );
+        }
+        assert_eq!(
+            f32s(&inputs["emissiveColor"]).len() == 3
+                || inputs["emissiveColor"].get("connected").is_some(),
+            true
+        );
+    }
+}
+
+/// A textured model (BoxTextured) as `.usdc`: crate 0.8.0, valid, and equal to the bake.
+#[test]
+fn usd_export_textured_usdc_validates_and_reads_back() {
+    let (tree, mesh) = bake("gltf/BoxTextured", "BoxTextured.gltf");
+    let dir = tempfile::tempdir().unwrap();
+    let written = export(tree.path(), &mesh, &dir.path().join("box.usdc"));
+    assert_eq!(written[0], dir.path().join("box.usdc"));
+    assert!(written[1..]
+        .iter()
+        .all(|p| p.starts_with(dir.path().join("box_textures"))));
+    let report = usd_check(&written[0]);
+    assert_eq!(report["version"], "0.8.0");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    assert_reads_back(&report, &model);
+}
+
+/// The same model as `.usda` and `.usdz` (the validators include the USDZ package rules).
+#[test]
+fn usd_export_textured_usda_and_usdz_validate_and_read_back() {
+    let (tree, mesh) = bake("gltf/BoxTextured", "BoxTextured.gltf");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["box.usda", "box.usdz"] {
+        let written = export(tree.path(), &mesh, &dir.path().join(name));
+        let report = usd_check(&written[0]);
+        assert_reads_back(&report, &model);
+    }
+    let zip = std::fs::read(dir.path().join("box.usdz")).unwrap();
+    // The root layer is the archive's first file.
+    assert_eq!(&zip[30..30 + "box.usdc".len()], b"box.usdc");
+}
+
+/// A model with several materials and alpha modes (AlphaBlendModeTest): one subset per
+/// submesh, each bound to its material.
+#[test]
+fn usd_export_several_materials_bind_per_subset() {
+    let (tree, mesh) = bake("gltf/AlphaBlendModeTest", "AlphaBlendModeTest.glb");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    assert!(model.submeshes.len() > 1);
+    let dir = tempfile::tempdir().unwrap();
+    let written = export(tree.path(), &mesh, &dir.path().join("alpha.usdz"));
+    let report = usd_check(&written[0]);
+    assert_reads_back(&report, &model);
+    let subsets = report["meshes"][0]["subsets"].as_array().unwrap();
+    assert_eq!(subsets.len(), model.submeshes.len());
+    assert!(subsets.iter().all(|s| s[1].is_string()), "{subsets:?}");
+    let thresholds = report["materials"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|m| m["opacityThreshold"].is_number())
+        .count();
+    let masks = model
+        .material_slots
+        .iter()
+        .filter(|m| m.alpha_mode == hearth::format::hmat::AlphaMode::Mask)
+        .count();
+    assert_eq!(thresholds, masks);
+}
+
+/// A skinned, animated model (CesiumMan): a valid skeleton bound to the mesh, and its clip.
+#[test]
+fn usd_export_skinned_model_has_a_valid_skeleton_and_clip() {
+    let (tree, mesh) = bake("gltf/CesiumMan", "CesiumMan.gltf");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["man.usdc", "man.usda"] {
+        let written = export(tree.path(), &mesh, &dir.path().join(name));
+        let report = usd_check(&written[0]);
+        assert_reads_back(&report, &model);
+        let joints = model.mesh.view().skeleton.as_ref().unwrap().len();
+        assert_eq!(report["skeleton"]["joints"], joints as u64);
+        assert_eq!(report["skeleton"]["valid"], true);
+        assert!(report["skeleton"]["animation_times"].as_u64().unwrap() > 1);
+    }
+}
+
+/// Two exports of the same model are byte-identical, in every format.
+#[test]
+fn usd_export_is_deterministic() {
+    let (tree, mesh) = bake("gltf/CesiumMan", "CesiumMan.gltf");
+    let assets = Assets::open(tree.path()).unwrap();
+    for name in ["a.usdc", "a.usda", "a.usdz"] {
+        let first = hearth::export::export_model(&assets, &mesh, Path::new(name)).unwrap();
+        let second = hearth::export::export_model(&assets, &mesh, Path::new(name)).unwrap();
+        assert_eq!(first, second, "{name}");
+    }
+}
+
+/// A wrong extension, a missing model and an input as the output are errors naming them.
+#[test]
+fn usd_export_errors_name_the_file() {
+    let (tree, mesh) = bake("gltf/BoxTextured", "BoxTextured.gltf");
+    let assets = Assets::open(tree.path()).unwrap();
+    let e = hearth::export::export_model(&assets, &mesh, Path::new("x.obj")).unwrap_err();
+    assert!(e.contains("x.obj") && e.contains(".usdz"), "{e}");
+    let e = hearth::export::export_model(&assets, "Nope.hmesh", Path::new("x.usdc")).unwrap_err();
+    assert!(e.contains("Nope.hmesh"), "{e}");
+    let input = tree.path().join(&mesh);
+    let e = hearth::export::write(&assets, &mesh, &tree.path().join("x.usdc"), &[&input]);
+    assert!(e.is_ok(), "{e:?}");
+    let e = hearth::export::write(
+        &assets,
+        &mesh,
+        &input.with_extension("usdc"),
+        &[&input.with_extension("usdc")],
+    )
+    .unwrap_err();
+    assert!(e.contains("usdc"), "{e}");
+}
