@@ -50,7 +50,7 @@ for e in ctx.Validate(stage):
 out["upAxis"] = UsdGeom.GetStageUpAxis(stage)
 out["metersPerUnit"] = UsdGeom.GetStageMetersPerUnit(stage)
 out["defaultPrim"] = str(stage.GetDefaultPrim().GetPath())
-out["meshes"], out["materials"], out["textures"] = [], {}, {}
+out["meshes"], out["materials"], out["textures"] = [], [], {}
 for prim in stage.Traverse():
     if prim.IsA(UsdGeom.Mesh):
         mesh = UsdGeom.Mesh(prim)
@@ -74,8 +74,8 @@ for prim in stage.Traverse():
         surface = UsdShade.Material(prim).ComputeSurfaceSource()[0]
         names = ["diffuseColor", "opacity", "opacityThreshold", "metallic", "roughness",
                  "emissiveColor", "normal", "occlusion"]
-        out["materials"][str(prim.GetPath())] = {
-            n: input_value(surface, n) for n in names}
+        out["materials"].append([str(prim.GetPath()), {
+            n: input_value(surface, n) for n in names}])
     elif prim.IsA(UsdShade.Shader):
         shader = UsdShade.Shader(prim)
         if shader.GetIdAttr().Get() == "UsdUVTexture":
@@ -92,7 +92,7 @@ for prim in stage.Traverse():
         anim = query.GetAnimQuery()
         out["skeleton"] = {
             "joints": len(skel.GetJointsAttr().Get()),
-            "valid": bool(query.IsValid()),
+            "valid": bool(query),
             "animation_times": len(anim.GetJointTransformTimeSamples()) if anim else 0,
         }
 print(json.dumps(out))

@@ -118,9 +118,11 @@ fn assert_reads_back(report: &Value, model: &Model) {
         .collect();
     assert_eq!(read, triangles);
     assert!(mesh["counts"].as_array().unwrap().iter().all(|c| c == 3));
-    let materials = report["materials"].as_object().unwrap();
+    // In the layer's order, which is the slots' order.
+    let materials = report["materials"].as_array().unwrap();
     assert_eq!(materials.len(), model.material_slots.len());
-    for (material, (path, inputs)) in model.material_slots.iter().zip(materials) {
+    for (material, entry) in model.material_slots.iter().zip(materials) {
+        let (path, inputs) = (&entry[0], &entry[1]);
         let textures = &report["textures"];
         let base = &inputs["diffuseColor"];
         let factor = &material.base_color_factor;
@@ -199,10 +201,10 @@ fn usd_export_several_materials_bind_per_subset() {
     assert_eq!(subsets.len(), model.submeshes.len());
     assert!(subsets.iter().all(|s| s[1].is_string()), "{subsets:?}");
     let thresholds = report["materials"]
-        .as_object()
+        .as_array()
         .unwrap()
-        .values()
-        .filter(|m| m["opacityThreshold"].is_number())
+        .iter()
+        .filter(|m| m[1]["opacityThreshold"].is_number())
         .count();
     let masks = model
         .material_slots
@@ -250,15 +252,11 @@ fn usd_export_errors_name_the_file() {
     assert!(e.contains("x.obj") && e.contains(".usdz"), "{e}");
     let e = hearth::export::export_model(&assets, "Nope.hmesh", Path::new("x.usdc")).unwrap_err();
     assert!(e.contains("Nope.hmesh"), "{e}");
-    let input = tree.path().join(&mesh);
-    let e = hearth::export::write(&assets, &mesh, &tree.path().join("x.usdc"), &[&input]);
-    assert!(e.is_ok(), "{e:?}");
-    let e = hearth::export::write(
-        &assets,
-        &mesh,
-        &input.with_extension("usdc"),
-        &[&input.with_extension("usdc")],
-    )
-    .unwrap_err();
-    assert!(e.contains("usdc"), "{e}");
+    // An output that is one of the inputs is refused, naming it.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.usdc");
+    std::fs::write(&input, b"not USD").unwrap();
+    let e = hearth::export::write(&assets, &mesh, &input, &[&input]).unwrap_err();
+    assert!(e.contains("in.usdc") && e.contains("input"), "{e}");
+    assert_eq!(std::fs::read(&input).unwrap(), b"not USD");
 }
