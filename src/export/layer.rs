@@ -137,6 +137,8 @@ pub struct Relationship {
 }
 
 /// A property spec.
+// Attributes are most properties, so boxing them would only add an allocation each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Property {
     /// An attribute.
@@ -194,6 +196,21 @@ impl Prim {
         self
     }
 
+    /// Adds a varying attribute holding `value`.
+    pub fn set(&mut self, name: &str, type_name: &str, value: Value) -> &mut Self {
+        self.attr(Attribute::new(name, type_name, value))
+    }
+
+    /// Adds a uniform attribute holding `value`.
+    pub fn set_uniform(&mut self, name: &str, type_name: &str, value: Value) -> &mut Self {
+        self.attr(Attribute::uniform(name, type_name, value))
+    }
+
+    /// Adds a vertex-interpolated primvar (or `normals`) holding `value`.
+    pub fn set_vertex(&mut self, name: &str, type_name: &str, value: Value) -> &mut Self {
+        self.attr(Attribute::new(name, type_name, value).with("interpolation", token("vertex")))
+    }
+
     /// Adds a relationship to `targets`.
     pub fn rel(&mut self, name: &str, targets: Vec<String>) -> &mut Self {
         self.properties.push(Property::Relationship(Relationship {
@@ -212,6 +229,11 @@ pub struct Layer {
     pub metadata: Vec<(String, Value)>,
     /// The root prims, in order.
     pub prims: Vec<Prim>,
+}
+
+/// A token value.
+pub fn token(s: &str) -> Value {
+    Value::Token(s.to_owned())
 }
 
 /// `name` as a USD identifier: letters, digits and `_`, not starting with a digit, never

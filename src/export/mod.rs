@@ -114,10 +114,11 @@ fn load_model(source: &impl AssetSource, asset: &str) -> Result<Model, String> {
             "{asset}: scenes are not exported yet; export each model the scene places"
         ));
     }
+    // The reader's errors name the asset or file at fault already.
     if asset.ends_with(".hmesh") {
-        return Model::load(source, asset).map_err(|e| format!("{asset}: {e}"));
+        return Model::load(source, asset).map_err(|e| e.to_string());
     }
-    Model::load_by_name(source, asset).map_err(|e| format!("{asset}: {e}"))
+    Model::load_by_name(source, asset).map_err(|e| e.to_string())
 }
 
 /// [`export_model`], each file written with

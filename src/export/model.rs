@@ -6,10 +6,10 @@
 //! `rightHanded`), UV origin at the top left. USD's is at the bottom left, so `st` is
 //! `(u, 1 - v)`.
 
-use crate::export::layer::{identifier, unique_name, Attribute, Layer, Prim, Value};
+use crate::export::layer::{identifier, token, unique_name, Attribute, Layer, Prim, Value};
 use crate::export::texture::png_of;
 use crate::format::hmat::AlphaMode;
-use crate::read::model::{Model, ModelMaterial, ModelTexture};
+use crate::read::model::{Model, ModelMaterial, ModelSubmesh, ModelTexture};
 use std::collections::{HashMap, HashSet};
 
 /// A model as USD: the layer and the PNG files it names (path relative to the layer, bytes).
@@ -76,7 +76,7 @@ pub fn model_to_usd(model: &Model, name: &str, texture_dir: &str) -> Result<UsdM
             .push(material_prim(material, &prim_name, &path, &mut textures)?);
         material_paths.push(path);
     }
-    let mut mesh = mesh_prim(model, &material_paths);
+    let mut mesh = mesh_prim(model, &material_paths)?;
     let mut metadata = vec![
         ("defaultPrim".to_owned(), Value::Token(root_name.clone())),
         ("metersPerUnit".to_owned(), Value::Double(1.0)),
@@ -99,22 +99,11 @@ pub fn model_to_usd(model: &Model, name: &str, texture_dir: &str) -> Result<UsdM
     })
 }
 
-/// The `Mesh` prim: points, triangles, normals, `st`, vertex colours, extent, and each
-/// submesh's material binding (on the mesh, or on one `GeomSubset` per submesh).
-fn mesh_prim(model: &Model, material_paths: &[String]) -> Prim {
+/// Each submesh's triangles, in order, as face-vertex indices, and each submesh's range of
+/// face numbers. An index past the vertices is an error.
+fn triangles(model: &Model) -> Result<(Vec<i32>, Vec<std::ops::Range<i32>>), String> {
     let view = model.mesh.view();
     let indices = view.indices_u32();
-    let mut mesh = Prim::def("Mesh", "Mesh");
-    let points: Vec<[f32; 3]> = view.positions().collect();
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for p in &points {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    // Each submesh's triangles, in order; `faces` is its range of face numbers.
     let mut corners = Vec::with_capacity(indices.len());
     let mut faces = Vec::with_capacity(model.submeshes.len());
     for part in &model.submeshes {
@@ -122,88 +111,73 @@ fn mesh_prim(model: &Model, material_paths: &[String]) -> Prim {
         let first = corners.len() / 3;
         let range = s.first_index as usize..(s.first_index as usize + s.index_count as usize);
         for &i in indices.get(range).unwrap_or_default() {
-            corners.push((i + s.base_vertex) as i32);
+            let corner = i
+                .checked_add(s.base_vertex)
+                .filter(|&c| (c as usize) < view.vertex_count())
+                .ok_or("a submesh index past the mesh's vertices")?;
+            corners.push(corner as i32);
         }
         faces.push(first as i32..(corners.len() / 3) as i32);
     }
-    let face_count = corners.len() / 3;
-    let vertex = || Value::Token("vertex".into());
+    Ok((corners, faces))
+}
+
+/// The `Mesh` prim: points, triangles, normals, `st`, vertex colours, extent, and each
+/// submesh's material binding (on the mesh, or on one `GeomSubset` per submesh).
+fn mesh_prim(model: &Model, material_paths: &[String]) -> Result<Prim, String> {
+    let view = model.mesh.view();
+    let (corners, faces) = triangles(model)?;
+    let points: Vec<[f32; 3]> = view.positions().collect();
+    let mut extent = Vec::new();
+    if let Some(&first) = points.first() {
+        let (mut lo, mut hi) = (first, first);
+        for p in &points {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        extent = vec![lo, hi];
+    }
     let double_sided = model.material_slots.iter().any(|m| m.double_sided);
-    mesh.attr(Attribute::uniform(
-        "doubleSided",
-        "bool",
-        Value::Bool(double_sided),
-    ))
-    .attr(Attribute::new(
-        "extent",
-        "float3[]",
-        Value::Float3Array(if points.is_empty() {
-            Vec::new()
-        } else {
-            vec![lo, hi]
-        }),
-    ))
-    .attr(Attribute::new(
-        "faceVertexCounts",
-        "int[]",
-        Value::IntArray(vec![3; face_count]),
-    ))
-    .attr(Attribute::new(
-        "faceVertexIndices",
-        "int[]",
-        Value::IntArray(corners),
-    ))
-    .attr(
-        Attribute::new(
+    let st: Vec<[f32; 2]> = view.uvs().map(|[u, v]| [u, 1.0 - v]).collect();
+    let mut mesh = Prim::def("Mesh", "Mesh");
+    mesh.set_uniform("doubleSided", "bool", Value::Bool(double_sided))
+        .set("extent", "float3[]", Value::Float3Array(extent))
+        .set(
+            "faceVertexCounts",
+            "int[]",
+            Value::IntArray(vec![3; corners.len() / 3]),
+        )
+        .set("faceVertexIndices", "int[]", Value::IntArray(corners))
+        .set_vertex(
             "normals",
             "normal3f[]",
             Value::Float3Array(view.normals().collect()),
         )
-        .with("interpolation", vertex()),
-    )
-    .attr(Attribute::new(
-        "points",
-        "point3f[]",
-        Value::Float3Array(points),
-    ))
-    .attr(
-        Attribute::new(
-            "primvars:st",
-            "texCoord2f[]",
-            Value::Float2Array(view.uvs().map(|[u, v]| [u, 1.0 - v]).collect()),
-        )
-        .with("interpolation", vertex()),
-    )
-    .attr(Attribute::uniform(
-        "subdivisionScheme",
-        "token",
-        Value::Token("none".into()),
-    ));
+        .set("points", "point3f[]", Value::Float3Array(points))
+        .set_vertex("primvars:st", "texCoord2f[]", Value::Float2Array(st))
+        .set_uniform("subdivisionScheme", "token", token("none"));
     if let Some(colors) = view.colors_f32() {
         let (rgb, alpha): (Vec<[f32; 3]>, Vec<f32>) =
             colors.map(|[r, g, b, a]| ([r, g, b], a)).unzip();
-        mesh.attr(
-            Attribute::new(
-                "primvars:displayColor",
-                "color3f[]",
-                Value::Float3Array(rgb),
-            )
-            .with("interpolation", vertex()),
-        );
-        mesh.attr(
-            Attribute::new(
-                "primvars:displayOpacity",
-                "float[]",
-                Value::FloatArray(alpha),
-            )
-            .with("interpolation", vertex()),
+        mesh.set_vertex(
+            "primvars:displayColor",
+            "color3f[]",
+            Value::Float3Array(rgb),
+        )
+        .set_vertex(
+            "primvars:displayOpacity",
+            "float[]",
+            Value::FloatArray(alpha),
         );
     }
-    let binding = |part: &crate::read::model::ModelSubmesh| {
+    let binding = |part: &ModelSubmesh| {
         let slot = part.material.as_ref()?.slot as usize;
         material_paths.get(slot).cloned()
     };
     match model.submeshes.as_slice() {
+        [] => {}
         [only] => {
             if let Some(target) = binding(only) {
                 mesh.api_schemas.push("MaterialBindingAPI".into());
@@ -211,29 +185,14 @@ fn mesh_prim(model: &Model, material_paths: &[String]) -> Prim {
             }
         }
         parts => {
-            mesh.attr(Attribute::uniform(
-                "subsetFamily:materialBind:familyType",
-                "token",
-                Value::Token("nonOverlapping".into()),
-            ));
+            let family = "subsetFamily:materialBind:familyType";
+            mesh.set_uniform(family, "token", token("nonOverlapping"));
             for (i, (part, range)) in parts.iter().zip(faces).enumerate() {
                 let mut subset = Prim::def(&format!("Submesh_{i}"), "GeomSubset");
                 subset
-                    .attr(Attribute::uniform(
-                        "elementType",
-                        "token",
-                        Value::Token("face".into()),
-                    ))
-                    .attr(Attribute::uniform(
-                        "familyName",
-                        "token",
-                        Value::Token("materialBind".into()),
-                    ))
-                    .attr(Attribute::new(
-                        "indices",
-                        "int[]",
-                        Value::IntArray(range.collect()),
-                    ));
+                    .set_uniform("elementType", "token", token("face"))
+                    .set_uniform("familyName", "token", token("materialBind"))
+                    .set("indices", "int[]", Value::IntArray(range.collect()));
                 if let Some(target) = binding(part) {
                     subset.api_schemas.push("MaterialBindingAPI".into());
                     subset.rel("material:binding", vec![target]);
@@ -242,48 +201,136 @@ fn mesh_prim(model: &Model, material_paths: &[String]) -> Prim {
             }
         }
     }
-    mesh
+    Ok(mesh)
 }
 
-/// A `UsdUVTexture` shader reading `file` at the material's `st`, `scale * texel + bias`.
-fn texture_shader(
-    name: &str,
-    material: &str,
-    file: String,
-    srgb: bool,
-    (scale, bias): ([f32; 4], [f32; 4]),
-    outputs: &[(&str, &str)],
-) -> Prim {
-    let mut shader = Prim::def(name, "Shader");
-    let token = |s: &str| Value::Token(s.into());
-    shader
-        .attr(Attribute::uniform(
-            "info:id",
-            "token",
-            token("UsdUVTexture"),
-        ))
-        .attr(Attribute::new("inputs:bias", "float4", Value::Float4(bias)))
-        .attr(Attribute::new("inputs:file", "asset", Value::Asset(file)))
-        .attr(Attribute::new(
-            "inputs:scale",
-            "float4",
-            Value::Float4(scale),
-        ))
-        .attr(Attribute::new(
-            "inputs:sourceColorSpace",
-            "token",
-            token(if srgb { "sRGB" } else { "raw" }),
-        ))
-        .attr(
-            Attribute::declared("inputs:st", "float2")
-                .connected(format!("{material}/TexCoordReader.outputs:result")),
-        )
-        .attr(Attribute::new("inputs:wrapS", "token", token("repeat")))
-        .attr(Attribute::new("inputs:wrapT", "token", token("repeat")));
-    for (output, type_name) in outputs {
-        shader.attr(Attribute::declared(&format!("outputs:{output}"), type_name));
+/// A material's `UsdPreviewSurface` being built, with the texture shaders it reads.
+struct Surface<'a, 'b> {
+    /// The material's path.
+    path: &'a str,
+    surface: Prim,
+    shaders: Vec<Prim>,
+    textures: &'a mut Textures<'b>,
+}
+
+impl Surface<'_, '_> {
+    /// Sets input `name` to `value`, or connects it to `link` (`shader`, `output`).
+    fn input(&mut self, name: &str, type_name: &str, value: Value, link: Option<(&str, &str)>) {
+        let name = format!("inputs:{name}");
+        self.surface.attr(match link {
+            Some((shader, output)) => Attribute::declared(&name, type_name)
+                .connected(format!("{}/{shader}.outputs:{output}", self.path)),
+            None => Attribute::new(&name, type_name, value),
+        });
     }
-    shader
+
+    /// Adds a `UsdUVTexture` named `name` reading `texture` (its PNG `normal`-rebuilt when
+    /// asked), `scale * texel + bias`, with `outputs`; returns `name` for [`input`]'s link.
+    fn texture<'n>(
+        &mut self,
+        name: &'n str,
+        (texture, normal, srgb): (&ModelTexture, bool, bool),
+        (scale, bias): ([f32; 4], [f32; 4]),
+        outputs: &[(&str, &str)],
+    ) -> Result<&'n str, String> {
+        let file = self.textures.file(texture, normal)?;
+        let mut shader = Prim::def(name, "Shader");
+        shader
+            .set_uniform("info:id", "token", token("UsdUVTexture"))
+            .set("inputs:bias", "float4", Value::Float4(bias))
+            .set("inputs:file", "asset", Value::Asset(file))
+            .set("inputs:scale", "float4", Value::Float4(scale))
+            .set(
+                "inputs:sourceColorSpace",
+                "token",
+                token(if srgb { "sRGB" } else { "raw" }),
+            )
+            .attr(
+                Attribute::declared("inputs:st", "float2")
+                    .connected(format!("{}/TexCoordReader.outputs:result", self.path)),
+            )
+            .set("inputs:wrapS", "token", token("repeat"))
+            .set("inputs:wrapT", "token", token("repeat"));
+        for (output, type_name) in outputs {
+            shader.attr(Attribute::declared(&format!("outputs:{output}"), type_name));
+        }
+        self.shaders.push(shader);
+        Ok(name)
+    }
+}
+
+/// The inputs glTF's metallic-roughness model maps to: base colour and alpha, metallic and
+/// roughness (the ORM texture's B and G), emission.
+fn pbr_inputs(s: &mut Surface<'_, '_>, m: &ModelMaterial) -> Result<(), String> {
+    const ZERO: [f32; 4] = [0.0; 4];
+    let [r, g, b, a] = m.base_color_factor;
+    let base = match &m.base_color {
+        Some(t) => Some(s.texture(
+            "BaseColorTexture",
+            (t, false, true),
+            ([r, g, b, a], ZERO),
+            &[("rgb", "float3"), ("a", "float")],
+        )?),
+        None => None,
+    };
+    s.input(
+        "diffuseColor",
+        "color3f",
+        Value::Float3([r, g, b]),
+        base.map(|t| (t, "rgb")),
+    );
+    if m.alpha_mode != AlphaMode::Opaque {
+        s.input("opacity", "float", Value::Float(a), base.map(|t| (t, "a")));
+    }
+    if m.alpha_mode == AlphaMode::Mask {
+        s.input(
+            "opacityThreshold",
+            "float",
+            Value::Float(m.alpha_cutoff),
+            None,
+        );
+    }
+    let mr = match &m.metallic_roughness {
+        Some(t) => {
+            let scale = [1.0, m.roughness_factor, m.metallic_factor, 1.0];
+            Some(s.texture(
+                "MetallicRoughnessTexture",
+                (t, false, false),
+                (scale, ZERO),
+                &[("g", "float"), ("b", "float")],
+            )?)
+        }
+        None => None,
+    };
+    s.input(
+        "metallic",
+        "float",
+        Value::Float(m.metallic_factor),
+        mr.map(|t| (t, "b")),
+    );
+    s.input(
+        "roughness",
+        "float",
+        Value::Float(m.roughness_factor),
+        mr.map(|t| (t, "g")),
+    );
+    let [er, eg, eb] = m.emissive_factor;
+    let emissive = match &m.emissive {
+        Some(t) => Some(s.texture(
+            "EmissiveTexture",
+            (t, false, true),
+            ([er, eg, eb, 1.0], ZERO),
+            &[("rgb", "float3")],
+        )?),
+        None => None,
+    };
+    s.input(
+        "emissiveColor",
+        "color3f",
+        Value::Float3(m.emissive_factor),
+        emissive.map(|t| (t, "rgb")),
+    );
+    Ok(())
 }
 
 /// A `Material` with a `UsdPreviewSurface` for one slot, its texture shaders and the `st`
@@ -294,193 +341,66 @@ fn material_prim(
     path: &str,
     textures: &mut Textures<'_>,
 ) -> Result<Prim, String> {
-    let mut material = Prim::def(name, "Material");
-    let surface_path = format!("{path}/PreviewSurface");
-    material.attr(
-        Attribute::declared("outputs:surface", "token")
-            .connected(format!("{surface_path}.outputs:surface")),
-    );
     let mut surface = Prim::def("PreviewSurface", "Shader");
-    surface.attr(Attribute::uniform(
-        "info:id",
-        "token",
-        Value::Token("UsdPreviewSurface".into()),
-    ));
-    let mut shaders = Vec::new();
-    let [r, g, b, a] = m.base_color_factor;
-    let zero = [0.0f32; 4];
-    let input =
-        |surface: &mut Prim, name: &str, type_name: &str, value: Value, link: Option<String>| {
-            let attr = match link {
-                Some(target) => {
-                    Attribute::declared(&format!("inputs:{name}"), type_name).connected(target)
-                }
-                None => Attribute::new(&format!("inputs:{name}"), type_name, value),
-            };
-            surface.attr(attr);
-        };
-    let base = match &m.base_color {
-        Some(t) => {
-            let file = textures.file(t, false)?;
-            shaders.push(texture_shader(
-                "BaseColorTexture",
-                path,
-                file,
-                true,
-                ([r, g, b, a], zero),
-                &[("rgb", "float3"), ("a", "float")],
-            ));
-            true
-        }
-        None => false,
+    surface.set_uniform("info:id", "token", token("UsdPreviewSurface"));
+    let mut s = Surface {
+        path,
+        surface,
+        shaders: Vec::new(),
+        textures,
     };
-    let link = |on: bool, shader: &str, output: &str| {
-        on.then(|| format!("{path}/{shader}.outputs:{output}"))
-    };
-    input(
-        &mut surface,
-        "diffuseColor",
-        "color3f",
-        Value::Float3([r, g, b]),
-        link(base, "BaseColorTexture", "rgb"),
-    );
-    if m.alpha_mode != AlphaMode::Opaque {
-        input(
-            &mut surface,
-            "opacity",
-            "float",
-            Value::Float(a),
-            link(base, "BaseColorTexture", "a"),
-        );
-    }
-    if m.alpha_mode == AlphaMode::Mask {
-        input(
-            &mut surface,
-            "opacityThreshold",
-            "float",
-            Value::Float(m.alpha_cutoff),
-            None,
-        );
-    }
-    let mr = match &m.metallic_roughness {
-        Some(t) => {
-            let file = textures.file(t, false)?;
-            let scale = [1.0, m.roughness_factor, m.metallic_factor, 1.0];
-            shaders.push(texture_shader(
-                "MetallicRoughnessTexture",
-                path,
-                file,
-                false,
-                (scale, zero),
-                &[("g", "float"), ("b", "float")],
-            ));
-            true
-        }
-        None => false,
-    };
-    input(
-        &mut surface,
-        "metallic",
-        "float",
-        Value::Float(m.metallic_factor),
-        link(mr, "MetallicRoughnessTexture", "b"),
-    );
-    input(
-        &mut surface,
-        "roughness",
-        "float",
-        Value::Float(m.roughness_factor),
-        link(mr, "MetallicRoughnessTexture", "g"),
-    );
-    let [er, eg, eb] = m.emissive_factor;
-    let emissive = match &m.emissive {
-        Some(t) => {
-            let file = textures.file(t, false)?;
-            shaders.push(texture_shader(
-                "EmissiveTexture",
-                path,
-                file,
-                true,
-                ([er, eg, eb, 1.0], zero),
-                &[("rgb", "float3")],
-            ));
-            true
-        }
-        None => false,
-    };
-    input(
-        &mut surface,
-        "emissiveColor",
-        "color3f",
-        Value::Float3(m.emissive_factor),
-        link(emissive, "EmissiveTexture", "rgb"),
-    );
+    pbr_inputs(&mut s, m)?;
     if let Some(t) = &m.normal {
-        let file = textures.file(t, true)?;
         // Texels 0..1 to -1..1, X and Y scaled by glTF's normal scale.
-        let s = m.row.normal_scale;
-        let scale_bias = ([2.0 * s, 2.0 * s, 2.0, 1.0], [-s, -s, -1.0, 0.0]);
-        shaders.push(texture_shader(
+        let k = m.row.normal_scale;
+        let scale_bias = ([2.0 * k, 2.0 * k, 2.0, 1.0], [-k, -k, -1.0, 0.0]);
+        let shader = s.texture(
             "NormalTexture",
-            path,
-            file,
-            false,
+            (t, true, false),
             scale_bias,
             &[("rgb", "float3")],
-        ));
-        input(
-            &mut surface,
+        )?;
+        s.input(
             "normal",
             "normal3f",
-            Value::Float3([0.0, 0.0, 1.0]),
-            link(true, "NormalTexture", "rgb"),
+            Value::Bool(false),
+            Some((shader, "rgb")),
         );
     }
     if let Some(t) = &m.occlusion {
-        let file = textures.file(t, false)?;
         // glTF's strength: 1 + strength * (texel - 1).
         let k = m.row.occlusion_strength;
-        shaders.push(texture_shader(
+        let scale_bias = ([k, k, k, 1.0], [1.0 - k, 1.0 - k, 1.0 - k, 0.0]);
+        let shader = s.texture(
             "OcclusionTexture",
-            path,
-            file,
-            false,
-            ([k, k, k, 1.0], [1.0 - k, 1.0 - k, 1.0 - k, 0.0]),
+            (t, false, false),
+            scale_bias,
             &[("r", "float")],
-        ));
-        input(
-            &mut surface,
+        )?;
+        s.input(
             "occlusion",
             "float",
-            Value::Float(1.0),
-            link(true, "OcclusionTexture", "r"),
+            Value::Bool(false),
+            Some((shader, "r")),
         );
     }
-    input(
-        &mut surface,
-        "useSpecularWorkflow",
-        "int",
-        Value::Int(0),
-        None,
+    s.input("useSpecularWorkflow", "int", Value::Int(0), None);
+    s.surface
+        .attr(Attribute::declared("outputs:surface", "token"));
+    let mut material = Prim::def(name, "Material");
+    material.attr(
+        Attribute::declared("outputs:surface", "token")
+            .connected(format!("{path}/PreviewSurface.outputs:surface")),
     );
-    surface.attr(Attribute::declared("outputs:surface", "token"));
-    material.children.push(surface);
-    if !shaders.is_empty() {
+    material.children.push(s.surface);
+    if !s.shaders.is_empty() {
         let mut reader = Prim::def("TexCoordReader", "Shader");
         reader
-            .attr(Attribute::uniform(
-                "info:id",
-                "token",
-                Value::Token("UsdPrimvarReader_float2".into()),
-            ))
-            .attr(Attribute::new(
-                "inputs:varname",
-                "string",
-                Value::String("st".into()),
-            ))
+            .set_uniform("info:id", "token", token("UsdPrimvarReader_float2"))
+            .set("inputs:varname", "string", Value::String("st".into()))
             .attr(Attribute::declared("outputs:result", "float2"));
         material.children.push(reader);
-        material.children.extend(shaders);
+        material.children.extend(s.shaders);
     }
     Ok(material)
 }

@@ -5,9 +5,9 @@
 //! USD matrices are row-major with row vectors; hearth's (glTF's) are column-major with
 //! column vectors, so the same 16 numbers in the same order are the same transform.
 
-use crate::export::layer::{identifier, unique_name, Attribute, Prim, Value};
+use crate::export::layer::{identifier, token, unique_name, Attribute, Prim, Value};
 use crate::format::hanim::{Channel, ChannelPath, Clip, Interpolation};
-use crate::format::hmesh::GpuJoint;
+use crate::format::hmesh::{GpuJoint, GpuSkinVertex};
 use crate::read::model::Model;
 use std::collections::HashSet;
 
@@ -96,6 +96,84 @@ fn inverse(m: [f64; 16]) -> Option<[f64; 16]> {
     Some(inv)
 }
 
+/// The joints' paths (`joint<i>` under its parent's path), indexed by joint.
+fn joint_paths(joints: &[GpuJoint], order: &[usize]) -> Vec<String> {
+    let mut paths = vec![String::new(); joints.len()];
+    for &old in order {
+        let name = format!("joint{old}");
+        let parent = usize::try_from(joints[old].parent)
+            .ok()
+            .filter(|&p| p < joints.len() && p != old);
+        paths[old] = match parent {
+            Some(p) if !paths[p].is_empty() => format!("{}/{name}", paths[p]),
+            _ => name,
+        };
+    }
+    paths
+}
+
+/// The `Skeleton` prim: joints (parents first), bind transforms (the inverse bind matrices
+/// inverted) and rest transforms (the bind pose).
+fn skeleton_prim(joints: &[GpuJoint], order: &[usize], joint_tokens: &[String]) -> Prim {
+    let identity = trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+    let bind: Vec<[f64; 16]> = order
+        .iter()
+        // A singular inverse bind matrix has no bind pose; identity keeps the file valid.
+        .map(|&j| inverse(joints[j].inverse_bind.map(f64::from)).unwrap_or(identity))
+        .collect();
+    let rest: Vec<[f64; 16]> = order
+        .iter()
+        .map(|&j| trs(joints[j].bind_t, joints[j].bind_r, joints[j].bind_s))
+        .collect();
+    let mut skeleton = Prim::def("Skeleton", "Skeleton");
+    skeleton.api_schemas.push("SkelBindingAPI".into());
+    skeleton
+        .set_uniform("bindTransforms", "matrix4d[]", Value::Matrix4dArray(bind))
+        .set_uniform(
+            "joints",
+            "token[]",
+            Value::TokenArray(joint_tokens.to_vec()),
+        )
+        .set_uniform("restTransforms", "matrix4d[]", Value::Matrix4dArray(rest));
+    skeleton
+}
+
+/// Binds `mesh` to the skeleton at `skeleton_path`: four joint indices (renumbered by
+/// `new_of`) and weights per vertex, and an identity geometry bind transform (hearth's
+/// vertices are in the space the inverse bind matrices expect).
+fn bind_mesh(mesh: &mut Prim, skin: &[GpuSkinVertex], new_of: &[usize], skeleton_path: String) {
+    let indices: Vec<i32> = skin
+        .iter()
+        .flat_map(|v| {
+            v.joints
+                .map(|j| new_of.get(j as usize).copied().unwrap_or(0) as i32)
+        })
+        .collect();
+    let weights: Vec<f32> = skin.iter().flat_map(|v| v.weights).collect();
+    let four = |a: Attribute| {
+        a.with("elementSize", Value::Int(4))
+            .with("interpolation", token("vertex"))
+    };
+    let identity = trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+    mesh.api_schemas.push("SkelBindingAPI".into());
+    mesh.set(
+        "primvars:skel:geomBindTransform",
+        "matrix4d",
+        Value::Matrix4d(identity),
+    )
+    .attr(four(Attribute::new(
+        "primvars:skel:jointIndices",
+        "int[]",
+        Value::IntArray(indices),
+    )))
+    .attr(four(Attribute::new(
+        "primvars:skel:jointWeights",
+        "float[]",
+        Value::FloatArray(weights),
+    )))
+    .rel("skel:skeleton", vec![skeleton_path]);
+}
+
 /// Adds the skeleton, the mesh's binding and the clips under `root` (a `SkelRoot` at
 /// `root_path`); returns the layer's time metadata when there are clips.
 pub(crate) fn add_skeleton(
@@ -113,87 +191,10 @@ pub(crate) fn add_skeleton(
     for (new, &old) in order.iter().enumerate() {
         new_of[old] = new;
     }
-    // Joint paths: each joint's name under its parent's path.
-    let mut paths = vec![String::new(); joints.len()];
-    for &old in &order {
-        let name = format!("joint{old}");
-        let p = joints[old].parent;
-        paths[old] = match usize::try_from(p)
-            .ok()
-            .filter(|&p| p < joints.len() && p != old)
-        {
-            Some(p) if !paths[p].is_empty() => format!("{}/{name}", paths[p]),
-            _ => name,
-        };
-    }
+    let paths = joint_paths(joints, &order);
     let joint_tokens: Vec<String> = order.iter().map(|&j| paths[j].clone()).collect();
-    let skeleton_path = format!("{root_path}/Skeleton");
-    let mut skeleton = Prim::def("Skeleton", "Skeleton");
-    skeleton.api_schemas.push("SkelBindingAPI".into());
-    let bind: Vec<[f64; 16]> = order
-        .iter()
-        .map(|&j| {
-            let ibm: [f64; 16] = joints[j].inverse_bind.map(f64::from);
-            // A singular inverse bind matrix has no bind pose; identity keeps the file valid.
-            inverse(ibm).unwrap_or_else(|| trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]))
-        })
-        .collect();
-    let rest: Vec<[f64; 16]> = order
-        .iter()
-        .map(|&j| trs(joints[j].bind_t, joints[j].bind_r, joints[j].bind_s))
-        .collect();
-    skeleton
-        .attr(Attribute::uniform(
-            "bindTransforms",
-            "matrix4d[]",
-            Value::Matrix4dArray(bind),
-        ))
-        .attr(Attribute::uniform(
-            "joints",
-            "token[]",
-            Value::TokenArray(joint_tokens.clone()),
-        ))
-        .attr(Attribute::uniform(
-            "restTransforms",
-            "matrix4d[]",
-            Value::Matrix4dArray(rest),
-        ));
-
-    let vertex = || Value::Token("vertex".into());
-    let indices: Vec<i32> = skin
-        .iter()
-        .flat_map(|v| {
-            v.joints
-                .map(|j| new_of.get(j as usize).copied().unwrap_or(0) as i32)
-        })
-        .collect();
-    let weights: Vec<f32> = skin.iter().flat_map(|v| v.weights).collect();
-    let identity = trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
-    mesh.api_schemas.push("SkelBindingAPI".into());
-    mesh.attr(Attribute::new(
-        "primvars:skel:geomBindTransform",
-        "matrix4d",
-        Value::Matrix4d(identity),
-    ))
-    .attr(
-        Attribute::new(
-            "primvars:skel:jointIndices",
-            "int[]",
-            Value::IntArray(indices),
-        )
-        .with("elementSize", Value::Int(4))
-        .with("interpolation", vertex()),
-    )
-    .attr(
-        Attribute::new(
-            "primvars:skel:jointWeights",
-            "float[]",
-            Value::FloatArray(weights),
-        )
-        .with("elementSize", Value::Int(4))
-        .with("interpolation", vertex()),
-    )
-    .rel("skel:skeleton", vec![skeleton_path]);
+    let mut skeleton = skeleton_prim(joints, &order, &joint_tokens);
+    bind_mesh(mesh, skin, &new_of, format!("{root_path}/Skeleton"));
 
     let clips = model
         .animations
@@ -204,30 +205,27 @@ pub(crate) fn add_skeleton(
     let mut taken = HashSet::new();
     let mut end = 0.0f64;
     for (i, clip) in clips.iter().enumerate() {
-        let base = if clip.name.is_empty() {
-            format!("Clip_{i}")
-        } else {
-            identifier(&clip.name)
+        let base = match clip.name.as_str() {
+            "" => format!("Clip_{i}"),
+            name => identifier(name),
         };
         let name = unique_name(&base, &mut taken);
-        if let Some(prim) = animation(clip, &name, joints, &order, &joint_tokens) {
+        if let Some(prim) = animation(clip, &name, joints, (&order, &new_of), &joint_tokens) {
             end = end.max(clip.duration as f64 * TIME_CODES_PER_SECOND);
             animations.children.push(prim);
         }
     }
     let mut metadata = Vec::new();
     if let Some(first) = animations.children.first() {
-        skeleton.rel(
-            "skel:animationSource",
-            vec![format!("{root_path}/Animations/{}", first.name)],
-        );
+        let source = format!("{root_path}/Animations/{}", first.name);
+        skeleton.rel("skel:animationSource", vec![source]);
         metadata = vec![
             (
-                "timeCodesPerSecond".to_owned(),
+                "timeCodesPerSecond".into(),
                 Value::Double(TIME_CODES_PER_SECOND),
             ),
-            ("startTimeCode".to_owned(), Value::Double(0.0)),
-            ("endTimeCode".to_owned(), Value::Double(end)),
+            ("startTimeCode".into(), Value::Double(0.0)),
+            ("endTimeCode".into(), Value::Double(end)),
         ];
     }
     root.children.push(skeleton);
@@ -296,7 +294,7 @@ fn animation(
     clip: &Clip,
     name: &str,
     joints: &[GpuJoint],
-    order: &[usize],
+    (order, new_of): (&[usize], &[usize]),
     joint_tokens: &[String],
 ) -> Option<Prim> {
     let channels: Vec<&Channel> = clip
@@ -321,9 +319,7 @@ fn animation(
         let mut r: Vec<[f32; 4]> = order.iter().map(|&j| joints[j].bind_r).collect();
         let mut s: Vec<[f32; 3]> = order.iter().map(|&j| joints[j].bind_s).collect();
         for channel in &channels {
-            let Some(new) = order.iter().position(|&j| j == channel.joint as usize) else {
-                continue;
-            };
+            let new = new_of[channel.joint as usize];
             let components = channel.components();
             let Some(v) = sample(channel, time, components) else {
                 continue;
@@ -366,7 +362,12 @@ mod tests {
     fn trs_inverts() {
         let m = trs(
             [1.0, 2.0, 3.0],
-            [0.0, 0.0, 0.707_106_8, 0.707_106_8],
+            [
+                0.0,
+                0.0,
+                std::f32::consts::FRAC_1_SQRT_2,
+                std::f32::consts::FRAC_1_SQRT_2,
+            ],
             [2.0; 3],
         );
         let back = inverse(inverse(m).unwrap()).unwrap();
