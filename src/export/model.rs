@@ -225,7 +225,7 @@ impl Surface<'_, '_> {
     }
 
     /// Adds a `UsdUVTexture` named `name` reading `texture` (its PNG `normal`-rebuilt when
-    /// asked), `scale * texel + bias`, with `outputs`; returns `name` for [`input`]'s link.
+    /// asked), `scale * texel + bias`, with `outputs`; returns `name` for `input`'s link.
     fn texture<'n>(
         &mut self,
         name: &'n str,

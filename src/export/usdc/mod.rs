@@ -6,7 +6,7 @@
 //! SPECS, then the table of contents naming each section's start and size. Tokens, strings,
 //! paths, fields (name + value rep) and field sets are deduplicated; small values are inlined.
 //! From version 0.4.0 OpenUSD's reader expects the tokens LZ4-compressed and the index lists
-//! integer-coded and compressed ([`compress`]). Arrays are written uncompressed (the reader
+//! integer-coded and compressed (`compress.rs`). Arrays are written uncompressed (the reader
 //! takes both), 8-byte aligned so it can map them in place.
 //!
 //! The layout follows TinyUSDZ's experimental crate writer and what OpenUSD's
