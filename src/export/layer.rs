@@ -168,6 +168,9 @@ pub struct Prim {
     pub type_name: String,
     /// Applied API schemas (`MaterialBindingAPI`), written as `prepend apiSchemas`.
     pub api_schemas: Vec<String>,
+    /// References to other layers' prims, (asset path, absolute prim path), written as
+    /// `prepend references`.
+    pub references: Vec<(String, String)>,
     /// Metadata fields (`kind`), in order.
     pub metadata: Vec<(String, Value)>,
     /// Its properties, in order.
@@ -184,6 +187,7 @@ impl Prim {
             specifier: Specifier::Def,
             type_name: type_name.to_owned(),
             api_schemas: Vec::new(),
+            references: Vec::new(),
             metadata: Vec::new(),
             properties: Vec::new(),
             children: Vec::new(),

@@ -1,6 +1,7 @@
-//! Baked models as USD (feature `export`; `hearth export`): a `.hmesh` with its `.hmat`,
-//! textures and `.hanim` becomes a USD layer (`UsdGeomMesh`, `UsdPreviewSurface` materials,
-//! UsdSkel) written as USDC (hearth's own crate writer, version 0.8.0), USDA or USDZ.
+//! Baked models and scenes as USD (feature `export`; `hearth export`): a `.hmesh` with its
+//! `.hmat`, textures and `.hanim` becomes a USD layer (`UsdGeomMesh`, `UsdPreviewSurface`
+//! materials, UsdSkel), a `.hscene` a layer of `Xform`s referencing its models' layers, written
+//! as USDC (hearth's own crate writer, version 0.8.0), USDA or USDZ.
 //!
 //! ```no_run
 //! # #[cfg(feature = "export")] {
@@ -16,6 +17,7 @@
 
 pub mod layer;
 mod model;
+mod scene;
 mod skel;
 mod texture;
 pub mod usda;
@@ -24,6 +26,8 @@ pub mod usdz;
 
 pub use model::{model_to_usd, UsdModel};
 
+use crate::export::layer::Layer;
+use crate::format::kind::AssetKind;
 use crate::read::asset::AssetSource;
 use crate::read::model::Model;
 use std::path::{Path, PathBuf};
@@ -52,10 +56,11 @@ impl Format {
     }
 }
 
-/// The model `asset` of `source` (a `.hmesh` runtime path, or a model's name) exported for
-/// `out`, whose extension picks the format: the files to write, as (path, bytes), `out`
-/// first. A `.usdc` or `.usda` names its PNGs in the folder `<stem>_textures` beside it; a
-/// `.usdz` holds them. Errors name the asset or texture at fault.
+/// The model or scene `asset` of `source` (a `.hmesh` or `.hscene` runtime path, or a model's
+/// or scene's name) exported for `out`, whose extension picks the format: the files to
+/// write, as (path, bytes), `out` first. A `.usdc` or `.usda` names its PNGs in the folder
+/// `<stem>_textures` beside it (a scene: its models' layers and their PNGs in `<stem>_models`);
+/// a `.usdz` holds them all, its root layer first. Errors name the asset or texture at fault.
 pub fn export_model(
     source: &impl AssetSource,
     asset: &str,
@@ -67,58 +72,86 @@ pub fn export_model(
             out.display()
         )
     })?;
-    let model = load_model(source, asset)?;
     let stem = out
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("model")
         .to_owned();
-    let model_name = asset
-        .rsplit('/')
-        .next()
-        .and_then(|s| s.strip_suffix(".hmesh").or(Some(s)))
-        .unwrap_or(asset);
-    let texture_dir = match format {
-        Format::Usdz => "textures".to_owned(),
-        _ => format!("{stem}_textures"),
+    let packed = format == Format::Usdz;
+    let ext = if format == Format::Usda {
+        "usda"
+    } else {
+        "usdc"
     };
-    let usd =
-        model_to_usd(&model, model_name, &texture_dir).map_err(|e| format!("{asset}: {e}"))?;
+    let path = resolve(source, asset)?;
+    let (layer, models, textures) = if path.ends_with(".hscene") {
+        let models_dir = if packed {
+            "models".to_owned()
+        } else {
+            format!("{stem}_models")
+        };
+        let usd = scene::scene_to_usd(source, &path, &models_dir, ext)?;
+        (usd.layer, usd.models, usd.textures)
+    } else {
+        // The reader's errors name the asset or file at fault already.
+        let model = Model::load(source, &path).map_err(|e| e.to_string())?;
+        let name = path.rsplit('/').next().unwrap_or(&path);
+        let name = name.strip_suffix(".hmesh").unwrap_or(name);
+        let texture_dir = if packed {
+            "textures".to_owned()
+        } else {
+            format!("{stem}_textures")
+        };
+        let usd = model_to_usd(&model, name, &texture_dir).map_err(|e| format!("{path}: {e}"))?;
+        (usd.layer, Vec::new(), usd.textures)
+    };
+    let encode = |layer: &Layer| match format {
+        Format::Usda => Ok(usda::write(layer).into_bytes()),
+        _ => usdc::write(layer).map_err(|e| format!("{path}: {e}")),
+    };
+    let mut files = vec![(PathBuf::new(), encode(&layer)?)];
+    for (rel, model) in &models {
+        files.push((PathBuf::from(rel), encode(model)?));
+    }
+    files.extend(
+        textures
+            .into_iter()
+            .map(|(rel, bytes)| (PathBuf::from(rel), bytes)),
+    );
+    if packed {
+        let mut entries: Vec<(String, Vec<u8>)> = files
+            .into_iter()
+            .map(|(rel, bytes)| (rel.to_string_lossy().into_owned(), bytes))
+            .collect();
+        entries[0].0 = format!("{stem}.usdc");
+        let zip = usdz::write(&entries).map_err(|e| format!("{}: {e}", out.display()))?;
+        return Ok(vec![(out.to_owned(), zip)]);
+    }
     let folder = out.parent().unwrap_or(Path::new(""));
-    let mut files = Vec::with_capacity(usd.textures.len() + 1);
-    match format {
-        Format::Usdc | Format::Usda => {
-            let bytes = if format == Format::Usdc {
-                usdc::write(&usd.layer).map_err(|e| format!("{asset}: {e}"))?
-            } else {
-                usda::write(&usd.layer).into_bytes()
-            };
-            files.push((out.to_owned(), bytes));
-            files.extend(usd.textures.into_iter().map(|(p, b)| (folder.join(p), b)));
-        }
-        Format::Usdz => {
-            let root = usdc::write(&usd.layer).map_err(|e| format!("{asset}: {e}"))?;
-            let mut entries = vec![(format!("{stem}.usdc"), root)];
-            entries.extend(usd.textures);
-            let zip = usdz::write(&entries).map_err(|e| format!("{}: {e}", out.display()))?;
-            files.push((out.to_owned(), zip));
-        }
+    files[0].0 = out.to_owned();
+    for (rel, _) in files.iter_mut().skip(1) {
+        *rel = folder.join(&*rel);
     }
     Ok(files)
 }
 
-/// The model at runtime path `asset` (a `.hmesh`), or the model named `asset`.
-fn load_model(source: &impl AssetSource, asset: &str) -> Result<Model, String> {
-    if asset.ends_with(".hscene") {
-        return Err(format!(
-            "{asset}: scenes are not exported yet; export each model the scene places"
-        ));
+/// The runtime path of `asset`: itself when it names a `.hmesh` or `.hscene`, otherwise the
+/// model (or else the scene) of that name.
+fn resolve(source: &impl AssetSource, asset: &str) -> Result<String, String> {
+    if asset.ends_with(".hmesh") || asset.ends_with(".hscene") {
+        return Ok(asset.to_owned());
     }
-    // The reader's errors name the asset or file at fault already.
-    if asset.ends_with(".hmesh") {
-        return Model::load(source, asset).map_err(|e| e.to_string());
+    for kind in [AssetKind::MESH, AssetKind::SCENE] {
+        let found = source
+            .lookup_name_of_kind(asset, Some(kind))
+            .map_err(|e| e.to_string())?;
+        if let Some(record) = found {
+            return Ok(record.path.into_string());
+        }
     }
-    Model::load_by_name(source, asset).map_err(|e| e.to_string())
+    Err(format!(
+        "{asset}: no model or scene of that name (a `.hmesh` or `.hscene` path, or a name)"
+    ))
 }
 
 /// [`export_model`], each file written with

@@ -42,12 +42,23 @@ fn write_prim(out: &mut String, prim: &Prim, depth: usize) {
         out.push(' ');
     }
     out.push_str(&quoted(&prim.name));
-    if !prim.metadata.is_empty() || !prim.api_schemas.is_empty() {
+    if !prim.metadata.is_empty() || !prim.api_schemas.is_empty() || !prim.references.is_empty() {
         out.push_str(" (\n");
         if !prim.api_schemas.is_empty() {
             indent(out, depth + 1);
             let list: Vec<String> = prim.api_schemas.iter().map(|s| quoted(s)).collect();
             let _ = writeln!(out, "prepend apiSchemas = [{}]", list.join(", "));
+        }
+        if !prim.references.is_empty() {
+            indent(out, depth + 1);
+            let list: Vec<String> = prim
+                .references
+                .iter()
+                .map(|(asset, path)| {
+                    format!("{}<{path}>", value_text(&Value::Asset(asset.clone())))
+                })
+                .collect();
+            let _ = writeln!(out, "prepend references = [{}]", list.join(", "));
         }
         for (key, value) in &prim.metadata {
             indent(out, depth + 1);

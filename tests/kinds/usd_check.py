@@ -69,6 +69,8 @@ for prim in stage.Traverse():
             "st_interpolation": st.GetInterpolation() if st else None,
             "binding": str(m.GetPath()) if m else None,
             "subsets": subsets,
+            "world_translation": list(UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(
+                Usd.TimeCode.Default()).ExtractTranslation()),
         })
     elif prim.IsA(UsdShade.Material):
         surface = UsdShade.Material(prim).ComputeSurfaceSource()[0]

@@ -260,3 +260,56 @@ fn usd_export_errors_name_the_file() {
     assert!(e.contains("in.usdc") && e.contains("input"), "{e}");
     assert_eq!(std::fs::read(&input).unwrap(), b"not USD");
 }
+
+/// A scene placing one model twice and a marker: an `Xform` per reference, the model's layer
+/// referenced (inside the `.usdz`, or beside the `.usda`), each instance where the scene puts it.
+#[test]
+fn usd_export_scene_references_its_models() {
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus("gltf/BoxTextured"), &src.path().join("models"));
+    let scene = "[scene]\n\
+        [[scene.ref]]\nid = 'left'\nmesh = '../models/BoxTextured.gltf'\ntranslation = [-2.0, 0.0, 0.0]\n\
+        [[scene.ref]]\nid = 'right'\nmesh = '../models/BoxTextured.gltf'\ntranslation = [2.0, 0.5, 0.0]\n\
+        rotation = [0.0, 90.0, 0.0]\nscale = [2.0, 2.0, 2.0]\n\
+        [[scene.ref]]\nid = 'Spawn'\ntranslation = [0.0, 0.0, 5.0]\n";
+    std::fs::create_dir_all(src.path().join("levels")).unwrap();
+    std::fs::write(src.path().join("levels/yard.toml"), scene).unwrap();
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(
+        &manifest,
+        "[[content.group]]\nassets = [\"levels/*.toml\", \"models/*.gltf\"]\n\
+         [default]\ntexture = { quality = \"fastest\", max_size = 64, mips = false }\n",
+    )
+    .unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    hearth::bake::Baker::new(manifest.as_path(), tree.path())
+        .run()
+        .unwrap();
+    let assets = Assets::open(tree.path()).unwrap();
+    let model = Model::load(&assets, "models/BoxTextured.hmesh").unwrap();
+    let points: Vec<[f32; 3]> = model.mesh.view().positions().collect();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["yard.usdz", "yard.usda"] {
+        let written = export(tree.path(), "levels/yard.hscene", &dir.path().join(name));
+        let report = usd_check(&written[0]);
+        let meshes = report["meshes"].as_array().unwrap();
+        assert_eq!(meshes.len(), 2, "{name}");
+        let mut places: Vec<Vec<f32>> = Vec::new();
+        for mesh in meshes {
+            let read: Vec<[f32; 3]> = mesh["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| f32s(p).try_into().unwrap())
+                .collect();
+            assert_eq!(read, points, "{name}");
+            assert!(mesh["binding"].is_string(), "{name}: {mesh}");
+            places.push(f32s(&mesh["world_translation"]));
+        }
+        assert_eq!(
+            places,
+            [vec![-2.0, 0.0, 0.0], vec![2.0, 0.5, 0.0]],
+            "{name}"
+        );
+    }
+}

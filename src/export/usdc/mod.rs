@@ -233,6 +233,9 @@ impl Crate {
         if !prim.api_schemas.is_empty() {
             fields.push(("apiSchemas", self.prepended_tokens(&prim.api_schemas)));
         }
+        if !prim.references.is_empty() {
+            fields.push(("references", self.prepended_references(&prim.references)?));
+        }
         let children: Vec<String> = prim.children.iter().map(|p| p.name.clone()).collect();
         if !children.is_empty() {
             fields.push(("primChildren", self.token_vector(&children)));

@@ -23,6 +23,7 @@ pub(super) mod ty {
     pub const VEC4F: u8 = 28;
     pub const TOKEN_LIST_OP: u8 = 32;
     pub const PATH_LIST_OP: u8 = 34;
+    pub const REFERENCE_LIST_OP: u8 = 35;
     pub const TOKEN_VECTOR: u8 = 41;
     pub const SPECIFIER: u8 = 42;
     pub const VARIABILITY: u8 = 44;
@@ -90,6 +91,25 @@ impl Crate {
             bytes.extend_from_slice(&self.token(token).to_le_bytes());
         }
         at(ty::TOKEN_LIST_OP, self.append(1, &bytes))
+    }
+
+    /// A reference list op whose items are prepended (`prepend references = [...]`): each
+    /// reference is its asset path (a string), its prim path, an identity layer offset
+    /// (offset 0, scale 1) and empty custom data.
+    pub(super) fn prepended_references(
+        &mut self,
+        refs: &[(String, String)],
+    ) -> Result<u64, String> {
+        let mut bytes = vec![LIST_OP_HAS_PREPENDED];
+        bytes.extend_from_slice(&(refs.len() as u64).to_le_bytes());
+        for (asset, prim) in refs {
+            bytes.extend_from_slice(&self.string(asset).to_le_bytes());
+            bytes.extend_from_slice(&self.path(prim)?.to_le_bytes());
+            bytes.extend_from_slice(&0f64.to_le_bytes());
+            bytes.extend_from_slice(&1f64.to_le_bytes());
+            bytes.extend_from_slice(&0u64.to_le_bytes());
+        }
+        Ok(at(ty::REFERENCE_LIST_OP, self.append(1, &bytes)))
     }
 
     /// An explicit path list op (`targetPaths`, `connectionPaths`).
