@@ -53,7 +53,11 @@ pub fn model_to_usd(model: &Model, name: &str, texture_dir: &str) -> Result<UsdM
     let root_name = identifier(name);
     let root_path = format!("/{root_name}");
     let view = model.mesh.view();
-    let skinned = view.skeleton.is_some() && view.skin().is_some();
+    let skinned = (view.skeleton.is_some() && view.skin().is_some())
+        || view
+            .morph_targets
+            .as_ref()
+            .is_some_and(|m| !m.targets.is_empty());
     let mut root = Prim::def(&root_name, if skinned { "SkelRoot" } else { "Xform" });
     root.metadata
         .push(("kind".into(), Value::Token("component".into())));

@@ -156,6 +156,10 @@ fn bind_mesh(mesh: &mut Prim, skin: &[GpuSkinVertex], new_of: &[usize], skeleton
     };
     let identity = trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
     mesh.api_schemas.push("SkelBindingAPI".into());
+    if skin.is_empty() {
+        mesh.rel("skel:skeleton", vec![skeleton_path]);
+        return;
+    }
     mesh.set(
         "primvars:skel:geomBindTransform",
         "matrix4d",
@@ -174,8 +178,9 @@ fn bind_mesh(mesh: &mut Prim, skin: &[GpuSkinVertex], new_of: &[usize], skeleton
     .rel("skel:skeleton", vec![skeleton_path]);
 }
 
-/// Adds the skeleton, the mesh's binding and the clips under `root` (a `SkelRoot` at
-/// `root_path`); returns the layer's time metadata when there are clips.
+/// Adds the skeleton (without joints for a mesh that only has blend shapes), the mesh's
+/// binding, its blend shapes and the clips under `root` (a `SkelRoot` at `root_path`);
+/// returns the layer's time metadata when there are clips.
 pub(crate) fn add_skeleton(
     model: &Model,
     root: &mut Prim,
@@ -183,8 +188,9 @@ pub(crate) fn add_skeleton(
     root_path: &str,
 ) -> Vec<(String, Value)> {
     let view = model.mesh.view();
-    let (Some(joints), Some(skin)) = (view.skeleton.as_deref(), view.skin()) else {
-        return Vec::new();
+    let (joints, skin) = match (view.skeleton.as_deref(), view.skin()) {
+        (Some(joints), Some(skin)) => (joints, skin),
+        _ => (&[][..], &[][..]),
     };
     let order = parents_first(joints);
     let mut new_of = vec![0usize; joints.len()];
@@ -195,7 +201,15 @@ pub(crate) fn add_skeleton(
     let joint_tokens: Vec<String> = order.iter().map(|&j| paths[j].clone()).collect();
     let mut skeleton = skeleton_prim(joints, &order, &joint_tokens);
     bind_mesh(mesh, skin, &new_of, format!("{root_path}/Skeleton"));
-
+    let (shapes, weights) = add_blend_shapes(model, mesh, &format!("{root_path}/Mesh"));
+    let targets = Targets {
+        joints,
+        order: &order,
+        new_of: &new_of,
+        joint_tokens: &joint_tokens,
+        shapes: &shapes,
+        weights: &weights,
+    };
     let clips = model
         .animations
         .as_ref()
@@ -210,15 +224,22 @@ pub(crate) fn add_skeleton(
             name => identifier(name),
         };
         let name = unique_name(&base, &mut taken);
-        if let Some(prim) = animation(clip, &name, joints, (&order, &new_of), &joint_tokens) {
+        if let Some(prim) = animation(clip, &name, &targets) {
             end = end.max(clip.duration as f64 * TIME_CODES_PER_SECOND);
             animations.children.push(prim);
         }
     }
     let mut metadata = Vec::new();
-    if let Some(first) = animations.children.first() {
-        let source = format!("{root_path}/Animations/{}", first.name);
-        skeleton.rel("skel:animationSource", vec![source]);
+    if animations.children.is_empty() && !shapes.is_empty() {
+        // Blend shapes take their weights from an animation: one holding the defaults.
+        let mut rest = animation_prim("Weights", &targets);
+        rest.set(
+            "blendShapeWeights",
+            "float[]",
+            Value::FloatArray(weights.clone()),
+        );
+        animations.children.push(rest);
+    } else if !animations.children.is_empty() {
         metadata = vec![
             (
                 "timeCodesPerSecond".into(),
@@ -227,6 +248,10 @@ pub(crate) fn add_skeleton(
             ("startTimeCode".into(), Value::Double(0.0)),
             ("endTimeCode".into(), Value::Double(end)),
         ];
+    }
+    if let Some(first) = animations.children.first() {
+        let source = format!("{root_path}/Animations/{}", first.name);
+        skeleton.rel("skel:animationSource", vec![source]);
     }
     root.children.push(skeleton);
     if !animations.children.is_empty() {
@@ -287,20 +312,69 @@ fn slerp(a: &[f32], b: &[f32], f: f32) -> Vec<f32> {
     q.iter().map(|v| v / len).collect()
 }
 
-/// One clip as a `SkelAnimation`: every joint's translation, rotation and scale at each key
-/// time of the clip (joints it does not animate hold their rest pose). `None` for a clip
-/// with no joint keys, or one too large to expand.
-fn animation(
-    clip: &Clip,
-    name: &str,
-    joints: &[GpuJoint],
-    (order, new_of): (&[usize], &[usize]),
-    joint_tokens: &[String],
-) -> Option<Prim> {
+/// What a clip animates: the skeleton's joints (old indices in parents-first `order`, and
+/// each old index's new one) and the mesh's blend shapes (names, default weights).
+struct Targets<'a> {
+    joints: &'a [GpuJoint],
+    order: &'a [usize],
+    new_of: &'a [usize],
+    joint_tokens: &'a [String],
+    shapes: &'a [String],
+    weights: &'a [f32],
+}
+
+/// Every joint's translation, rotation and scale at `time` (rest pose where no channel
+/// keys it), in the new order.
+fn pose(
+    t: &Targets<'_>,
+    channels: &[&Channel],
+    time: f32,
+) -> (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<[f32; 3]>) {
+    let mut tr: Vec<[f32; 3]> = t.order.iter().map(|&j| t.joints[j].bind_t).collect();
+    let mut ro: Vec<[f32; 4]> = t.order.iter().map(|&j| t.joints[j].bind_r).collect();
+    let mut sc: Vec<[f32; 3]> = t.order.iter().map(|&j| t.joints[j].bind_s).collect();
+    for channel in channels.iter().filter(|c| c.path != ChannelPath::Weights) {
+        let new = t.new_of[channel.joint as usize];
+        let Some(v) = sample(channel, time, channel.components()) else {
+            continue;
+        };
+        match channel.path {
+            ChannelPath::Translation => tr[new] = [v[0], v[1], v[2]],
+            ChannelPath::Rotation => ro[new] = [v[0], v[1], v[2], v[3]],
+            ChannelPath::Scale => sc[new] = [v[0], v[1], v[2]],
+            ChannelPath::Weights => {}
+        }
+    }
+    (tr, ro, sc)
+}
+
+/// The blend shape weights at `time`: the defaults, overridden where a weights channel keys.
+fn weights_at(t: &Targets<'_>, channels: &[&Channel], time: f32) -> Vec<f32> {
+    let mut weights = t.weights.to_vec();
+    for channel in channels.iter().filter(|c| c.path == ChannelPath::Weights) {
+        let Some(v) = sample(channel, time, channel.components()) else {
+            continue;
+        };
+        for (k, w) in v.into_iter().enumerate() {
+            if let Some(slot) = weights.get_mut(channel.joint as usize + k) {
+                *slot = w;
+            }
+        }
+    }
+    weights
+}
+
+/// One clip as a `SkelAnimation`: every joint's transform and every blend shape's weight at
+/// each key time of the clip. `None` for a clip that keys nothing exported, or one too large
+/// to expand.
+fn animation(clip: &Clip, name: &str, t: &Targets<'_>) -> Option<Prim> {
     let channels: Vec<&Channel> = clip
         .channels
         .iter()
-        .filter(|c| c.path != ChannelPath::Weights && (c.joint as usize) < joints.len())
+        .filter(|c| match c.path {
+            ChannelPath::Weights => !t.shapes.is_empty(),
+            _ => (c.joint as usize) < t.joints.len(),
+        })
         .collect();
     let mut times: Vec<f32> = channels
         .iter()
@@ -308,50 +382,98 @@ fn animation(
         .collect();
     times.sort_by(f32::total_cmp);
     times.dedup();
-    if times.is_empty() || times.len().saturating_mul(joints.len()) > MAX_SAMPLES {
+    let per_time = t.joints.len() + t.shapes.len();
+    if times.is_empty() || times.len().saturating_mul(per_time) > MAX_SAMPLES {
         return None;
     }
-    let mut translations = Vec::with_capacity(times.len());
-    let mut rotations = Vec::with_capacity(times.len());
-    let mut scales = Vec::with_capacity(times.len());
+    let mut samples: [Vec<(f64, Value)>; 4] = Default::default();
     for &time in &times {
-        let mut t: Vec<[f32; 3]> = order.iter().map(|&j| joints[j].bind_t).collect();
-        let mut r: Vec<[f32; 4]> = order.iter().map(|&j| joints[j].bind_r).collect();
-        let mut s: Vec<[f32; 3]> = order.iter().map(|&j| joints[j].bind_s).collect();
-        for channel in &channels {
-            let new = new_of[channel.joint as usize];
-            let components = channel.components();
-            let Some(v) = sample(channel, time, components) else {
-                continue;
-            };
-            match channel.path {
-                ChannelPath::Translation => t[new] = [v[0], v[1], v[2]],
-                ChannelPath::Rotation => r[new] = [v[0], v[1], v[2], v[3]],
-                ChannelPath::Scale => s[new] = [v[0], v[1], v[2]],
-                ChannelPath::Weights => {}
-            }
-        }
         let code = time as f64 * TIME_CODES_PER_SECOND;
-        translations.push((code, Value::Float3Array(t)));
-        rotations.push((code, Value::QuatfArray(r)));
-        scales.push((code, Value::Half3Array(s)));
+        if !t.joints.is_empty() {
+            let (tr, ro, sc) = pose(t, &channels, time);
+            samples[0].push((code, Value::QuatfArray(ro)));
+            samples[1].push((code, Value::Half3Array(sc)));
+            samples[2].push((code, Value::Float3Array(tr)));
+        }
+        if !t.shapes.is_empty() {
+            samples[3].push((code, Value::FloatArray(weights_at(t, &channels, time))));
+        }
     }
-    let mut prim = Prim::def(name, "SkelAnimation");
-    prim.attr(Attribute::uniform(
-        "joints",
-        "token[]",
-        Value::TokenArray(joint_tokens.to_vec()),
-    ));
-    for (attr, type_name, samples) in [
-        ("rotations", "quatf[]", rotations),
-        ("scales", "half3[]", scales),
-        ("translations", "float3[]", translations),
-    ] {
-        let mut a = Attribute::declared(attr, type_name);
-        a.samples = samples;
-        prim.attr(a);
+    let mut prim = animation_prim(name, t);
+    let names = [
+        ("rotations", "quatf[]"),
+        ("scales", "half3[]"),
+        ("translations", "float3[]"),
+        ("blendShapeWeights", "float[]"),
+    ];
+    for ((attr, type_name), samples) in names.into_iter().zip(samples) {
+        if !samples.is_empty() {
+            let mut a = Attribute::declared(attr, type_name);
+            a.samples = samples;
+            prim.attr(a);
+        }
     }
     Some(prim)
+}
+
+/// A `SkelAnimation` naming the joints and blend shapes it animates.
+fn animation_prim(name: &str, t: &Targets<'_>) -> Prim {
+    let mut prim = Prim::def(name, "SkelAnimation");
+    if !t.shapes.is_empty() {
+        prim.set_uniform(
+            "blendShapes",
+            "token[]",
+            Value::TokenArray(t.shapes.to_vec()),
+        );
+    }
+    if !t.joints.is_empty() {
+        prim.set_uniform(
+            "joints",
+            "token[]",
+            Value::TokenArray(t.joint_tokens.to_vec()),
+        );
+    }
+    prim
+}
+
+/// The mesh's morph targets as `BlendShape` children (position and normal offsets for every
+/// point), named on the mesh (`skel:blendShapes`, `skel:blendShapeTargets`); returns the
+/// names and the default weights.
+fn add_blend_shapes(model: &Model, mesh: &mut Prim, mesh_path: &str) -> (Vec<String>, Vec<f32>) {
+    let view = model.mesh.view();
+    let Some(morphs) = view
+        .morph_targets
+        .as_ref()
+        .filter(|m| !m.targets.is_empty())
+    else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut names = Vec::with_capacity(morphs.targets.len());
+    for (i, target) in morphs.targets.iter().enumerate() {
+        let name = format!("Shape_{i}");
+        let mut shape = Prim::def(&name, "BlendShape");
+        shape.set_uniform(
+            "offsets",
+            "vector3f[]",
+            Value::Float3Array(target.positions.to_vec()),
+        );
+        if target.normals.is_some() {
+            let normals = (0..target.positions.len())
+                .map(|v| target.normal(v))
+                .collect();
+            shape.set_uniform("normalOffsets", "vector3f[]", Value::Float3Array(normals));
+        }
+        mesh.children.push(shape);
+        names.push(name);
+    }
+    let targets = names.iter().map(|n| format!("{mesh_path}/{n}")).collect();
+    mesh.set_uniform(
+        "skel:blendShapes",
+        "token[]",
+        Value::TokenArray(names.clone()),
+    )
+    .rel("skel:blendShapeTargets", targets);
+    (names, morphs.weights.to_vec())
 }
 
 #[cfg(test)]

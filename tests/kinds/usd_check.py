@@ -60,7 +60,14 @@ for prim in stage.Traverse():
             m, _ = UsdShade.MaterialBindingAPI(s.GetPrim()).ComputeBoundMaterial()
             subsets.append([list(s.GetIndicesAttr().Get()), str(m.GetPath()) if m else None])
         m, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial()
+        shapes = []
+        binding = UsdSkel.BindingAPI(prim)
+        if binding.GetBlendShapeTargetsRel():
+            for target in binding.GetBlendShapeTargetsRel().GetTargets():
+                shape = UsdSkel.BlendShape(stage.GetPrimAtPath(target))
+                shapes.append(floats(shape.GetOffsetsAttr().Get()))
         out["meshes"].append({
+            "blend_shapes": shapes,
             "path": str(prim.GetPath()),
             "points": floats(mesh.GetPointsAttr().Get()),
             "counts": list(mesh.GetFaceVertexCountsAttr().Get()),
@@ -96,5 +103,6 @@ for prim in stage.Traverse():
             "joints": len(skel.GetJointsAttr().Get()),
             "valid": bool(query),
             "animation_times": len(anim.GetJointTransformTimeSamples()) if anim else 0,
+            "blend_shape_order": list(anim.GetBlendShapeOrder()) if anim else [],
         }
 print(json.dumps(out))

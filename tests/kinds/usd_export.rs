@@ -313,3 +313,35 @@ fn usd_export_scene_references_its_models() {
         );
     }
 }
+
+/// A model with morph targets (MorphPrimitivesTest): UsdSkel blend shapes on the mesh, their
+/// offsets equal to the baked deltas, their weights from an animation.
+#[test]
+fn usd_export_morph_targets_become_blend_shapes() {
+    let (tree, mesh) = bake("gltf/MorphPrimitivesTest", "MorphPrimitivesTest.glb");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    let view = model.mesh.view();
+    let morphs = view
+        .morph_targets
+        .as_ref()
+        .expect("the model has morph targets");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["morph.usdc", "morph.usdz"] {
+        let written = export(tree.path(), &mesh, &dir.path().join(name));
+        let report = usd_check(&written[0]);
+        assert_reads_back(&report, &model);
+        let shapes = report["meshes"][0]["blend_shapes"].as_array().unwrap();
+        assert_eq!(shapes.len(), morphs.targets.len(), "{name}");
+        for (shape, target) in shapes.iter().zip(&morphs.targets) {
+            let offsets: Vec<[f32; 3]> = shape
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| f32s(p).try_into().unwrap())
+                .collect();
+            assert_eq!(offsets, target.positions.to_vec(), "{name}");
+        }
+        let order = report["skeleton"]["blend_shape_order"].as_array().unwrap();
+        assert_eq!(order.len(), morphs.targets.len(), "{name}");
+    }
+}
