@@ -104,5 +104,9 @@ for prim in stage.Traverse():
             "valid": bool(query),
             "animation_times": len(anim.GetJointTransformTimeSamples()) if anim else 0,
             "blend_shape_order": list(anim.GetBlendShapeOrder()) if anim else [],
+            "blend_weights": {
+                str(t): list(anim.GetPrim().GetAttribute("blendShapeWeights").Get(t))
+                for t in anim.GetPrim().GetAttribute("blendShapeWeights").GetTimeSamples()
+            } if anim else {},
         }
 print(json.dumps(out))

@@ -345,3 +345,73 @@ fn usd_export_morph_targets_become_blend_shapes() {
         assert_eq!(order.len(), morphs.targets.len(), "{name}");
     }
 }
+
+/// A glTF triangle with one morph target whose weight a clip keys from 0 to 1 over a second.
+fn morph_animated_gltf() -> String {
+    use base64::Engine;
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let deltas: [[f32; 3]; 3] = [[0.0, 0.0, 1.0]; 3];
+    let times: [f32; 2] = [0.0, 1.0];
+    let weights: [f32; 2] = [0.0, 1.0];
+    let mut buffer: Vec<u8> = Vec::new();
+    for part in [&positions[..], &deltas[..]] {
+        buffer.extend(part.iter().flatten().flat_map(|v| v.to_le_bytes()));
+    }
+    buffer.extend(times.iter().chain(&weights).flat_map(|v| v.to_le_bytes()));
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&buffer)
+    );
+    serde_json::json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "mesh": 0 }],
+        "meshes": [{
+            "primitives": [{ "attributes": { "POSITION": 0 }, "targets": [{ "POSITION": 1 }] }],
+            "weights": [0.25]
+        }],
+        "animations": [{
+            "name": "Grow",
+            "channels": [{ "sampler": 0, "target": { "node": 0, "path": "weights" } }],
+            "samplers": [{ "input": 2, "output": 3, "interpolation": "LINEAR" }]
+        }],
+        "buffers": [{ "byteLength": buffer.len(), "uri": uri }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 72, "byteLength": 8 },
+            { "buffer": 0, "byteOffset": 80, "byteLength": 8 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+              "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3",
+              "min": [0.0, 0.0, 1.0], "max": [0.0, 0.0, 1.0] },
+            { "bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR",
+              "min": [0.0], "max": [1.0] },
+            { "bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR" }
+        ]
+    })
+    .to_string()
+}
+
+/// A clip keying morph weights becomes `blendShapeWeights` time samples (24 per second).
+#[test]
+fn usd_export_morph_weight_clips_are_time_sampled() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("Grow.gltf"), morph_animated_gltf()).unwrap();
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"Grow.gltf\"]\n").unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    hearth::bake::Baker::new(manifest.as_path(), tree.path())
+        .run()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = export(tree.path(), "Grow.hmesh", &dir.path().join("grow.usda"));
+    let report = usd_check(&written[0]);
+    let samples = report["skeleton"]["blend_weights"].as_object().unwrap();
+    assert_eq!(samples.len(), 2, "{samples:?}");
+    assert_eq!(f32s(&samples["0.0"]), [0.0]);
+    assert_eq!(f32s(&samples["24.0"]), [1.0]);
+}
