@@ -2,6 +2,7 @@
 //! Pixar's OpenUSD (`pip install usd-core`, run through `usd_check.py`): the crate version is
 //! 0.8.0, the validators report no error, and points, triangles, UVs and material inputs read
 //! back equal to what hearth baked.
+#![cfg(all(feature = "bake", feature = "export"))]
 
 use crate::common::{copy_dir, corpus};
 use hearth::read::model::Model;
@@ -414,4 +415,38 @@ fn usd_export_morph_weight_clips_are_time_sampled() {
     assert_eq!(samples.len(), 2, "{samples:?}");
     assert_eq!(f32s(&samples["0.0"]), [0.0]);
     assert_eq!(f32s(&samples["24.0"]), [1.0]);
+}
+
+/// `hearth export` by name, and its mistakes: errors naming the output or the asset.
+#[cfg(feature = "cli")]
+#[test]
+fn usd_export_command_writes_by_name_and_names_mistakes() {
+    let (tree, _) = bake("gltf/BoxTextured", "BoxTextured.gltf");
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = |asset: &str, out: &Path| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .arg("export")
+            .arg(tree.path())
+            .arg(asset)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (output.status.success(), text)
+    };
+    let out = dir.path().join("box.usdz");
+    let (ok, text) = hearth("BoxTextured", &out);
+    assert!(ok, "{text}");
+    assert!(text.contains("box.usdz"), "{text}");
+    usd_check(&out);
+    let (ok, text) = hearth("BoxTextured", &dir.path().join("box.txt"));
+    assert!(
+        !ok && text.contains("box.txt") && text.contains(".usdc"),
+        "{text}"
+    );
+    let (ok, text) = hearth("NoSuchModel", &dir.path().join("x.usdc"));
+    assert!(!ok && text.contains("NoSuchModel"), "{text}");
+    assert!(!dir.path().join("x.usdc").exists());
 }
