@@ -64,13 +64,16 @@ pub(crate) fn scene_to_usd(
         let order = order.iter().map(|s| s.to_string()).collect();
         xform.set_uniform("xformOpOrder", "token[]", Value::TokenArray(order));
         if let Some(hash) = r.mesh() {
-            if !placed.contains_key(&hash) {
-                let reference =
-                    add_model(source, hash, (models_dir, ext), &mut file_names, &mut out)
-                        .map_err(|e| format!("{path}: ref {i}: {e}"))?;
-                placed.insert(hash, reference);
-            }
-            xform.references.push(placed[&hash].clone());
+            let reference = match placed.entry(hash) {
+                std::collections::hash_map::Entry::Occupied(known) => known.get().clone(),
+                std::collections::hash_map::Entry::Vacant(slot) => slot
+                    .insert(
+                        add_model(source, hash, (models_dir, ext), &mut file_names, &mut out)
+                            .map_err(|e| format!("{path}: ref {i}: {e}"))?,
+                    )
+                    .clone(),
+            };
+            xform.references.push(reference);
         }
         root.children.push(xform);
     }

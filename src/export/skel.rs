@@ -323,13 +323,12 @@ struct Targets<'a> {
     weights: &'a [f32],
 }
 
+/// Every joint's translations, rotations and scales, in the new order.
+type Pose = (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<[f32; 3]>);
+
 /// Every joint's translation, rotation and scale at `time` (rest pose where no channel
 /// keys it), in the new order.
-fn pose(
-    t: &Targets<'_>,
-    channels: &[&Channel],
-    time: f32,
-) -> (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<[f32; 3]>) {
+fn pose(t: &Targets<'_>, channels: &[&Channel], time: f32) -> Pose {
     let mut tr: Vec<[f32; 3]> = t.order.iter().map(|&j| t.joints[j].bind_t).collect();
     let mut ro: Vec<[f32; 4]> = t.order.iter().map(|&j| t.joints[j].bind_r).collect();
     let mut sc: Vec<[f32; 3]> = t.order.iter().map(|&j| t.joints[j].bind_s).collect();
