@@ -187,6 +187,52 @@ fn usd_export_textured_usda_and_usdz_validate_and_read_back() {
     assert_eq!(&zip[30..30 + "box.usdc".len()], b"box.usdc");
 }
 
+/// Every texture slot (DamagedHelmet: base colour, metallic-roughness, normal, occlusion,
+/// emissive) as a `UsdUVTexture` in the `.usdz`, with glTF's scales as `scale`/`bias`.
+#[test]
+fn usd_export_every_texture_slot_reads_back() {
+    let (tree, mesh) = bake("gltf/DamagedHelmet", "DamagedHelmet.glb");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = export(tree.path(), &mesh, &dir.path().join("helmet.usdz"));
+    let report = usd_check(&written[0]);
+    assert_reads_back(&report, &model);
+    let inputs = &report["materials"][0][1];
+    for input in [
+        "diffuseColor",
+        "metallic",
+        "roughness",
+        "emissiveColor",
+        "normal",
+        "occlusion",
+    ] {
+        assert!(
+            inputs[input].get("connected").is_some(),
+            "{input}: {inputs}"
+        );
+    }
+    let textures = report["textures"].as_object().unwrap();
+    assert_eq!(textures.len(), 5);
+    let material = &model.material_slots[0];
+    let normal = textures
+        .iter()
+        .find(|(k, _)| k.ends_with("/NormalTexture"))
+        .unwrap()
+        .1;
+    let k = material.row.normal_scale;
+    assert_eq!(f32s(&normal["scale"]), [2.0 * k, 2.0 * k, 2.0, 1.0]);
+    assert_eq!(f32s(&normal["bias"]), [-k, -k, -1.0, 0.0]);
+    assert_eq!(normal["sourceColorSpace"], "raw");
+    let emissive = textures
+        .iter()
+        .find(|(k, _)| k.ends_with("/EmissiveTexture"))
+        .unwrap()
+        .1;
+    assert_eq!(emissive["sourceColorSpace"], "sRGB");
+    let [r, g, b] = material.emissive_factor;
+    assert_eq!(f32s(&emissive["scale"]), [r, g, b, 1.0]);
+}
+
 /// A model with several materials and alpha modes (AlphaBlendModeTest): one subset per
 /// submesh, each bound to its material.
 #[test]
