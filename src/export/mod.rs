@@ -165,12 +165,15 @@ pub fn write(
 ) -> Result<Vec<PathBuf>, String> {
     let files = export_model(source, asset, out)?;
     let mut written = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
+    // The files the root layer names first, the root layer last: a layer on disk always has
+    // what it references beside it.
+    for (path, bytes) in files.into_iter().rev() {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         crate::read::inspect::write_output(&path, &bytes, inputs)?;
         written.push(path);
     }
+    written.reverse();
     Ok(written)
 }

@@ -158,7 +158,12 @@ fn quoted(s: &str) -> String {
 /// `f32` with the fewest digits that read back as the same float (`inf`/`nan` as USD
 /// spells them).
 fn float(v: f32) -> String {
-    if v.is_finite() {
+    // Very large or small magnitudes in exponent form: USDA reads a literal without `.` or
+    // `e` as an integer, and the plain form of 3e38 is 39 digits.
+    let a = v.abs();
+    if v.is_finite() && a != 0.0 && !(1e-5..1e15).contains(&a) {
+        format!("{v:e}")
+    } else if v.is_finite() {
         format!("{v}")
     } else if v.is_nan() {
         "nan".into()
@@ -170,7 +175,10 @@ fn float(v: f32) -> String {
 }
 
 fn double(v: f64) -> String {
-    if v.is_finite() {
+    let a = v.abs();
+    if v.is_finite() && a != 0.0 && !(1e-5..1e15).contains(&a) {
+        format!("{v:e}")
+    } else if v.is_finite() {
         format!("{v}")
     } else {
         float(v as f32)
@@ -231,6 +239,9 @@ mod tests {
     #[test]
     fn literals_read_back() {
         assert_eq!(float(0.1), "0.1");
+        assert_eq!(float(3.0e38), "3e38");
+        assert_eq!(float(-1.5e-7), "-1.5e-7");
+        assert_eq!(double(24.0), "24");
         assert_eq!(quat(&[0.1, 0.2, 0.3, 0.9]), "(0.9, 0.1, 0.2, 0.3)");
         assert_eq!(quoted("a\"b\\"), "\"a\\\"b\\\\\"");
         let layer = Layer {
