@@ -4,7 +4,8 @@
 //! the table of contents), the value area (every value too large for its 48-bit inline
 //! payload), then the structural sections TOKENS, STRINGS, FIELDS, FIELDSETS, PATHS and
 //! SPECS, then the table of contents naming each section's start and size. Tokens, strings,
-//! paths, fields (name + value rep) and field sets are deduplicated; small values are inlined.
+//! paths, fields (name + value rep), field sets and out-of-line values are deduplicated; small
+//! values are inlined.
 //! From version 0.4.0 OpenUSD's reader expects the tokens LZ4-compressed and the index lists
 //! integer-coded and compressed (`compress.rs`). Arrays are written uncompressed (the reader
 //! takes both), 8-byte aligned so it can map them in place.
@@ -68,6 +69,8 @@ pub(super) struct Crate {
     field_sets: Vec<u32>,
     field_set_ids: HashMap<Vec<u32>, u32>,
     specs: Vec<(i32, i32, i32)>,
+    /// Out-of-line values written so far, by (alignment, bytes): their offsets.
+    values: HashMap<(usize, Vec<u8>), u64>,
 }
 
 impl Default for Crate {
@@ -85,6 +88,7 @@ impl Default for Crate {
             field_sets: Vec::new(),
             field_set_ids: HashMap::new(),
             specs: Vec::new(),
+            values: HashMap::new(),
         }
     }
 }

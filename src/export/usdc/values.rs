@@ -51,11 +51,18 @@ const LIST_OP_HAS_EXPLICIT: u8 = 1 << 1;
 const LIST_OP_HAS_PREPENDED: u8 = 1 << 5;
 
 impl Crate {
-    /// Appends `bytes` to the value area, at an offset aligned to `align`, and returns where.
+    /// Appends `bytes` to the value area, at an offset aligned to `align`, and returns where;
+    /// bytes already written at that alignment are shared instead (the same joints, times or
+    /// texture scales appear in many specs).
     fn append(&mut self, align: usize, bytes: &[u8]) -> u64 {
+        let key = (align, bytes.to_vec());
+        if let Some(&offset) = self.values.get(&key) {
+            return offset;
+        }
         let padded = self.out.len().next_multiple_of(align);
         self.out.resize(padded, 0);
         self.out.extend_from_slice(bytes);
+        self.values.insert(key, padded as u64);
         padded as u64
     }
 
