@@ -7,8 +7,9 @@
 //! paths, fields (name + value rep), field sets and out-of-line values are deduplicated; small
 //! values are inlined.
 //! From version 0.4.0 OpenUSD's reader expects the tokens LZ4-compressed and the index lists
-//! integer-coded and compressed (`compress.rs`). Arrays are written uncompressed (the reader
-//! takes both), 8-byte aligned so it can map them in place.
+//! integer-coded and compressed (`compress.rs`). `int[]` arrays of 16 or more elements are
+//! coded the same way (as OpenUSD writes them); other arrays are written uncompressed (the
+//! reader takes both), 8-byte aligned so it can map them in place.
 //!
 //! The layout follows TinyUSDZ's experimental crate writer and what OpenUSD's
 //! `crateFile.cpp` reads; the output is a pure function of the [`Layer`]: the same layer
@@ -199,11 +200,11 @@ impl Crate {
     /// The pseudo-root: the layer's metadata and its root prims.
     fn pseudo_root(&mut self, layer: &Layer) -> Result<(), String> {
         let mut fields = Vec::new();
-        let metadata: Vec<(String, u64)> = layer
+        let metadata = layer
             .metadata
             .iter()
-            .map(|(k, v)| (k.clone(), self.value(v)))
-            .collect();
+            .map(|(k, v)| Ok((k.clone(), self.value(v)?)))
+            .collect::<Result<Vec<(String, u64)>, String>>()?;
         fields.extend(metadata.iter().map(|(k, rep)| (k.as_str(), *rep)));
         let names: Vec<String> = layer.prims.iter().map(|p| p.name.clone()).collect();
         if !names.is_empty() {
@@ -228,11 +229,11 @@ impl Crate {
                 values::inlined(values::ty::TOKEN, self.token(&prim.type_name)),
             ));
         }
-        let metadata: Vec<(String, u64)> = prim
+        let metadata = prim
             .metadata
             .iter()
-            .map(|(k, v)| (k.clone(), self.value(v)))
-            .collect();
+            .map(|(k, v)| Ok((k.clone(), self.value(v)?)))
+            .collect::<Result<Vec<(String, u64)>, String>>()?;
         fields.extend(metadata.iter().map(|(k, rep)| (k.as_str(), *rep)));
         if !prim.api_schemas.is_empty() {
             fields.push(("apiSchemas", self.prepended_tokens(&prim.api_schemas)));
@@ -278,10 +279,10 @@ impl Crate {
             ("variability".into(), Self::variability(a.uniform)),
         ];
         if let Some(default) = &a.default {
-            fields.push(("default".into(), self.value(default)));
+            fields.push(("default".into(), self.value(default)?));
         }
         if !a.samples.is_empty() {
-            fields.push(("timeSamples".into(), self.time_samples(&a.samples)));
+            fields.push(("timeSamples".into(), self.time_samples(&a.samples)?));
         }
         if !a.connections.is_empty() {
             fields.push((
@@ -290,7 +291,7 @@ impl Crate {
             ));
         }
         for (k, v) in &a.metadata {
-            let rep = self.value(v);
+            let rep = self.value(v)?;
             fields.push((k.clone(), rep));
         }
         let fields: Vec<(&str, u64)> = fields.iter().map(|(k, r)| (k.as_str(), *r)).collect();

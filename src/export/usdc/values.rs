@@ -33,6 +33,9 @@ pub(super) mod ty {
 
 const ARRAY_BIT: u64 = 1 << 63;
 const INLINED_BIT: u64 = 1 << 62;
+const COMPRESSED_BIT: u64 = 1 << 61;
+/// Int arrays from this length on are integer-coded, as OpenUSD writes them.
+const MIN_COMPRESSED_ARRAY: usize = 16;
 const PAYLOAD_MASK: u64 = (1 << 48) - 1;
 
 /// A value stored elsewhere in the file: its type and offset.
@@ -132,13 +135,16 @@ impl Crate {
     /// Time samples: the times as a double vector, each value packed, then the layout
     /// OpenUSD's reader walks (a skip offset, the times' rep, a skip offset, the count and
     /// the values' reps; the skips jump over nothing, the data being written before).
-    pub(super) fn time_samples(&mut self, samples: &[(f64, Value)]) -> u64 {
+    pub(super) fn time_samples(&mut self, samples: &[(f64, Value)]) -> Result<u64, String> {
         let mut times = (samples.len() as u64).to_le_bytes().to_vec();
         for (time, _) in samples {
             times.extend_from_slice(&time.to_le_bytes());
         }
         let times_rep = at(ty::DOUBLE_VECTOR, self.append(8, &times));
-        let reps: Vec<u64> = samples.iter().map(|(_, v)| self.value(v)).collect();
+        let reps = samples
+            .iter()
+            .map(|(_, v)| self.value(v))
+            .collect::<Result<Vec<u64>, String>>()?;
         let mut bytes = Vec::with_capacity(32 + reps.len() * 8);
         bytes.extend_from_slice(&8i64.to_le_bytes());
         bytes.extend_from_slice(&times_rep.to_le_bytes());
@@ -147,7 +153,7 @@ impl Crate {
         for rep in reps {
             bytes.extend_from_slice(&rep.to_le_bytes());
         }
-        at(ty::TIME_SAMPLES, self.append(8, &bytes))
+        Ok(at(ty::TIME_SAMPLES, self.append(8, &bytes)))
     }
 
     /// An array: 8-byte aligned, a `u64` count, then the elements as they lie in memory.
@@ -162,8 +168,28 @@ impl Crate {
         at(ty, self.append(8, &bytes)) | ARRAY_BIT
     }
 
+    /// An `int[]`: from [`MIN_COMPRESSED_ARRAY`] elements on, the count then the integers
+    /// coded and compressed as the structural sections are (indices compress well).
+    fn int_array(&mut self, ints: &[i32]) -> Result<u64, String> {
+        if ints.len() < MIN_COMPRESSED_ARRAY {
+            let bytes: Vec<u8> = ints.iter().flat_map(|i| i.to_le_bytes()).collect();
+            return Ok(self.array(ty::INT, ints.len(), &bytes));
+        }
+        let mut bytes = (ints.len() as u64).to_le_bytes().to_vec();
+        bytes.extend(super::compress::compressed_ints(ints)?);
+        Ok(at(ty::INT, self.append(8, &bytes)) | ARRAY_BIT | COMPRESSED_BIT)
+    }
+
     /// The rep of `value`, its bytes appended when it does not fit in the rep.
-    pub(super) fn value(&mut self, value: &Value) -> u64 {
+    pub(super) fn value(&mut self, value: &Value) -> Result<u64, String> {
+        Ok(match value {
+            Value::IntArray(a) => self.int_array(a)?,
+            other => self.plain_value(other),
+        })
+    }
+
+    /// [`value`](Self::value) for every type but `int[]`.
+    fn plain_value(&mut self, value: &Value) -> u64 {
         match value {
             Value::Bool(b) => inlined(ty::BOOL, *b as u32),
             Value::Int(i) => inlined(ty::INT, *i as u32),
