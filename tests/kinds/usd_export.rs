@@ -278,6 +278,33 @@ fn usd_export_skinned_model_has_a_valid_skeleton_and_clip() {
     }
 }
 
+/// The two writers agree: OpenUSD reads the `.usdc` and the `.usda` of a model (skin, clips,
+/// half-precision scales, every texture slot) as the same layer.
+#[test]
+fn usd_export_usdc_and_usda_read_as_the_same_layer() {
+    for (folder, file) in [
+        ("gltf/CesiumMan", "CesiumMan.gltf"),
+        ("gltf/DamagedHelmet", "DamagedHelmet.glb"),
+    ] {
+        let (tree, mesh) = bake(folder, file);
+        let dir = tempfile::tempdir().unwrap();
+        let binary = export(tree.path(), &mesh, &dir.path().join("m.usdc"));
+        let text = export(tree.path(), &mesh, &dir.path().join("m.usda"));
+        // Fails loudly without usd-core, and on any validator error.
+        usd_check(&binary[0]);
+        let script = "import sys\nfrom pxr import Sdf\n\
+            a, b = (Sdf.Layer.FindOrOpen(p).ExportToString() for p in sys.argv[1:])\n\
+            sys.exit(0 if a == b else 1)\n";
+        let status = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(&binary[0])
+            .arg(&text[0])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{file}: the .usdc and the .usda differ");
+    }
+}
+
 /// Two exports of the same model are byte-identical, in every format.
 #[test]
 fn usd_export_is_deterministic() {
