@@ -117,6 +117,17 @@ put mesh_view "$fonts/out/models/rig.hmesh"
 put material_table "$fonts/out/materials/glass.hmat"
 put spirv "$root"/tests/fixtures/shaders/*.spv
 
+# The usd target's first byte picks the reader (0 usda, 1 usdc, 2 usdz): the corpus' small
+# self-contained layers of each encoding, that byte in front.
+mkdir -p "$seeds/usd"
+usd_seed() { { printf "$1"; cat "$2"; } >"$seeds/usd/seed-$(basename "$2")"; }
+usd_seed '\x00' "$corpus/usd/primvar_interpolation/primvar_interpolation.usda"
+usd_seed '\x00' "$corpus/usd/point_instancer/pi_basic.usda"
+usd_seed '\x00' "$corpus/usd/blendshape_anim/blendshape-and-animation-test-001.usda"
+usd_seed '\x01' "$corpus/usd/skintest_usdc/skintest.usdc"
+usd_seed '\x01' "$corpus/usd/table_crate07/Table.maya.usd"
+usd_seed '\x02' "$corpus/usd/rigged_figure/RiggedFigure.usdz"
+
 for target in "$seeds"/*/; do
     printf '%-16s %s\n' "$(basename "$target")" "$(ls "$target" | grep -c '^seed-\|^tiny')"
 done

@@ -12,6 +12,7 @@
 //!   asset refs and hashes.
 //! - [`textures`]: images, cubemaps, arrays and LUTs to KTX2: UASTC, GPU block formats, raw.
 //! - [`meshes`]: glTF, GLB and OBJ models to `.hmesh`, `.hmat` and `.hanim`.
+//! - [`usd`]: USD layers (`.usda`, `.usdc`, `.usd`, `.usdz`) as models.
 //! - [`asset_files`]: pak's asset files (`[blob]`, `[bitmap]`, `[scene]`, `[material]`,
 //!   `[mesh]`, `[animation]`, `[bitmap-font]`).
 //! - [`fonts_scenes_shaders`]: bitmap fonts, scenes and shaders.
@@ -51,6 +52,9 @@ pub mod textures {}
 
 #[doc = include_str!("../docs/meshes.md")]
 pub mod meshes {}
+
+#[doc = include_str!("../docs/usd.md")]
+pub mod usd {}
 
 #[doc = include_str!("../docs/asset-files.md")]
 pub mod asset_files {}

@@ -490,6 +490,26 @@ impl<'a> BakeContext<'a> {
         Ok(false)
     }
 
+    /// The content root side files must stay in (canonical).
+    pub(crate) fn root(&self) -> &Path {
+        self.root
+    }
+
+    /// Records a file an importer read itself (a USD layer or texture opened through the
+    /// stage's resolver, which cannot borrow the context) as an input of this asset, with the
+    /// digest of the bytes it read, or `None` when it was missing: what [`read`](Self::read)
+    /// records for its own reads.
+    pub(crate) fn record_side_input(&mut self, path: PathBuf, digest: Option<(u64, u64)>) {
+        self.recorded.side_inputs.push(SideInput { path, digest });
+    }
+
+    /// Records a read an importer refused by the containment policy (see the type's docs):
+    /// the asset fails, naming the source and `message`.
+    pub(crate) fn refuse(&mut self, message: String) -> BakeError {
+        self.recorded.refused.push(message.clone());
+        BakeError::asset(self.source_path, message)
+    }
+
     /// Resolves `relative` against the base, inside the root: `..` lexically, then symlinks
     /// through the file system. A missing file resolves to its lexical path.
     fn confine(&self, relative: &str) -> Result<PathBuf, String> {

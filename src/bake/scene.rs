@@ -305,7 +305,9 @@ fn vertices(value: &toml::Value, at: &str) -> Result<(u32, Vec<f32>), String> {
 fn asset_path(toml_rel: &str, path: &str, kind: AssetKind, at: &str) -> Result<String, String> {
     let (_, root_rel) = resolve(toml_rel, path).map_err(|e| format!("`{at}`: {e}"))?;
     let lower = root_rel.to_ascii_lowercase();
-    for source_ext in [".toml", ".gltf", ".glb", ".obj"] {
+    for source_ext in [
+        ".toml", ".gltf", ".glb", ".obj", ".usd", ".usda", ".usdc", ".usdz",
+    ] {
         if lower.ends_with(source_ext) {
             return Ok(kind.file_name(&root_rel[..root_rel.len() - source_ext.len()]));
         }

@@ -13,4 +13,5 @@ mod scene;
 mod shader;
 mod skeleton;
 mod texture;
+mod usd;
 mod usd_export;

@@ -13,7 +13,7 @@ use crate::bake::{mesh::settings::MeshSettings, texture::settings::TextureSettin
 use crate::format::hman::AssetKind;
 
 /// The model files an asset file may name.
-const MODEL_EXTENSIONS: [&str; 3] = ["glb", "gltf", "obj"];
+const MODEL_EXTENSIONS: [&str; 7] = ["glb", "gltf", "obj", "usd", "usda", "usdc", "usdz"];
 
 /// pak keys hearth reads and ignores, with why.
 const IGNORED_PAK_KEYS: [(&str, &str); 2] = [
@@ -77,7 +77,13 @@ pub(super) fn bake_animation(
             }
         }
     }
-    let (read_path, _) = source_of_kind(toml_rel, "animation", body, &["glb", "gltf"], cx)?;
+    let (read_path, _) = source_of_kind(
+        toml_rel,
+        "animation",
+        body,
+        &["glb", "gltf", "usd", "usda", "usdc", "usdz"],
+        cx,
+    )?;
     let bytes = cx.read(&read_path)?;
     let model = ModelSource {
         bytes: &bytes,

@@ -1,4 +1,4 @@
-//! The mesh pipeline: glTF/GLB -> `.hmesh` (geometry), `.hmat` (materials) and
+//! The mesh pipeline: glTF/GLB, OBJ and USD -> `.hmesh` (geometry), `.hmat` (materials) and
 //! `<stem>/tex_<i>.ktx2` (the images its materials use), as assetc specifies.
 
 mod asset_file;
@@ -11,6 +11,7 @@ pub mod pipeline;
 pub mod process;
 pub mod settings;
 mod simplify;
+pub mod usd;
 mod vertex;
 
 use crate::bake::pipeline::{BakeContext, Output, PipelineError, Source};
@@ -166,6 +167,16 @@ pub fn import_model(
         cx.read(&format!("{}{path}", model.side_dir))
             .map_err(|e| e.to_string())
     };
+    if usd::is_usd(model.file_name) {
+        if model.scene_name.is_some() || model.mesh_name.is_some() {
+            return Err("picking a scene or a mesh by name is not supported for USD layers".into());
+        }
+        let options = usd::UsdOptions {
+            user,
+            skins: !mesh.ignore_skin,
+        };
+        return usd::import(model.bytes, model.file_name, model.side_dir, &options, cx);
+    }
     if model.file_name.to_ascii_lowercase().ends_with(".obj") {
         if model.scene_name.is_some() || model.mesh_name.is_some() {
             return Err("an OBJ file has no scenes or named meshes to pick from".into());

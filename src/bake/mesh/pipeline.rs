@@ -1,10 +1,10 @@
-//! The model pipeline's contract: glTF, GLB and OBJ files, `mesh = { … }` settings, and the
+//! The model pipeline's contract: glTF, GLB, OBJ and USD files, `mesh = { … }` settings, and the
 //! `texture = { … }` table for the images their materials use.
 
 use crate::bake::pipeline::{AssetTable, BakeContext, Claim, Pipeline, PipelineError, Source};
 use crate::bake::{mesh::settings::MeshSettings, texture::settings::TextureSettings};
 
-/// A `.gltf`, `.glb` or `.obj` model -> `.hmesh`, `.hmat`, `<stem>/tex_<i>.ktx2` (and
+/// A `.gltf`, `.glb`, `.obj` or USD (`.usd`, `.usda`, `.usdc`, `.usdz`) model -> `.hmesh`, `.hmat`, `<stem>/tex_<i>.ktx2` (and
 /// `.hanim` when skinned and animated).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Model;
@@ -21,10 +21,15 @@ impl Pipeline for Model {
         // 4: an image used in two colour spaces baked once per space (`tex_<i>.<mode>`);
         //    generated tangents' bitangent sign as glTF means it.
         // 5: skin joints' non-joint ancestors folded into their rest pose, parent and keys.
-        5
+        // 6: USD layers.
+        6
     }
     fn claims(&self) -> Vec<Claim> {
-        ["*.gltf", "*.glb", "*.obj"].map(Claim::file).to_vec()
+        [
+            "*.gltf", "*.glb", "*.obj", "*.usd", "*.usda", "*.usdc", "*.usdz",
+        ]
+        .map(Claim::file)
+        .to_vec()
     }
     fn settings_table(&self) -> &str {
         "mesh"

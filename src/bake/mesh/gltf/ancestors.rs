@@ -97,7 +97,7 @@ impl Hierarchy {
 
 /// Checks that following joints' parents always ends at a root: a joint that is its own
 /// ancestor (a node hierarchy with a cycle through joints) is an error.
-pub(super) fn check_joint_parents(parents: &[Option<usize>]) -> Result<(), String> {
+pub(crate) fn check_joint_parents(parents: &[Option<usize>]) -> Result<(), String> {
     for start in 0..parents.len() {
         let (mut joint, mut steps) = (start, 0usize);
         while let Some(parent) = parents[joint] {
@@ -115,7 +115,7 @@ pub(super) fn check_joint_parents(parents: &[Option<usize>]) -> Result<(), Strin
 
 /// A fixed transform `A` split into the pieces that fold a TRS (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct AncestorFold {
+pub(crate) struct AncestorFold {
     /// `A`'s upper 3x3.
     linear: DMat3,
     /// `A`'s translation.

@@ -2,7 +2,7 @@
 //! crate, into plain triangle lists per primitive. Images are not decoded here: their bytes go
 //! to the texture pipeline once, with the mode their material slot dictates.
 
-mod ancestors;
+pub(crate) mod ancestors;
 mod animation;
 mod materials;
 mod morphs;
