@@ -523,3 +523,76 @@ fn usd_export_command_writes_by_name_and_names_mistakes() {
     assert!(!ok && text.contains("NoSuchModel"), "{text}");
     assert!(!dir.path().join("x.usdc").exists());
 }
+
+/// Each triangle as its three corner positions (bits), rotated to start at the smallest so
+/// the winding is kept and the first corner does not matter, sorted: the triangles as a set.
+fn triangle_set(model: &Model) -> Vec<[[u32; 3]; 3]> {
+    let view = model.mesh.view();
+    let positions: Vec<[u32; 3]> = view.positions().map(|p| p.map(f32::to_bits)).collect();
+    let indices = view.indices_u32();
+    let mut triangles = Vec::new();
+    for part in &model.submeshes {
+        let s = part.submesh;
+        let range = s.first_index as usize..(s.first_index + s.index_count) as usize;
+        for t in indices[range].chunks_exact(3) {
+            let mut corners: [[u32; 3]; 3] =
+                std::array::from_fn(|k| positions[(t[k] + s.base_vertex) as usize]);
+            let first = (0..3).min_by_key(|&k| corners[k]).unwrap();
+            corners.rotate_left(first);
+            triangles.push(corners);
+        }
+    }
+    triangles.sort();
+    triangles
+}
+
+/// Round trip: hearth's own importer bakes hearth's export (`.usdc`, `.usdz`) back to the same
+/// triangles (corner positions and winding), the same UV count and the same materials.
+#[test]
+fn usd_export_round_trips_through_the_importer() {
+    for (folder, file) in [
+        ("gltf/BoxTextured", "BoxTextured.gltf"),
+        ("gltf/AlphaBlendModeTest", "AlphaBlendModeTest.glb"),
+        ("gltf/CesiumMan", "CesiumMan.gltf"),
+    ] {
+        let (tree, mesh) = bake(folder, file);
+        let original = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+        for ext in ["usdc", "usdz"] {
+            let content = tempfile::tempdir().unwrap();
+            export(
+                tree.path(),
+                &mesh,
+                &content.path().join(format!("back.{ext}")),
+            );
+            let manifest = content.path().join("hearth.toml");
+            std::fs::write(
+                &manifest,
+                format!(
+                    "[[content.group]]\nassets = [\"back.{ext}\"]\n[default]\n\
+                     texture = {{ quality = \"fastest\", max_size = 64, mips = false }}\n"
+                ),
+            )
+            .unwrap();
+            let out = tempfile::tempdir().unwrap();
+            let report = hearth::bake::Baker::new(manifest.as_path(), out.path())
+                .run()
+                .unwrap_or_else(|e| panic!("{file} as .{ext}: {e}"));
+            for warning in &report.warnings {
+                eprintln!("{file} as .{ext}: {warning}");
+            }
+            let back = Model::load(&Assets::open(out.path()).unwrap(), "back.hmesh").unwrap();
+            assert_eq!(
+                triangle_set(&back),
+                triangle_set(&original),
+                "{file} as .{ext}"
+            );
+            assert_eq!(
+                back.material_slots.len(),
+                original.material_slots.len(),
+                "{file} as .{ext}"
+            );
+            let joints = |m: &Model| m.mesh.view().skeleton.as_ref().map_or(0, |s| s.len());
+            assert_eq!(joints(&back), joints(&original), "{file} as .{ext}");
+        }
+    }
+}
