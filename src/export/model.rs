@@ -53,12 +53,13 @@ pub fn model_to_usd(model: &Model, name: &str, texture_dir: &str) -> Result<UsdM
     let root_name = identifier(name);
     let root_path = format!("/{root_name}");
     let view = model.mesh.view();
-    let skinned = (view.skeleton.is_some() && view.skin().is_some())
+    // A skin or blend shapes: either needs a SkelRoot and a Skeleton.
+    let uses_skel = (view.skeleton.is_some() && view.skin().is_some())
         || view
             .morph_targets
             .as_ref()
             .is_some_and(|m| !m.targets.is_empty());
-    let mut root = Prim::def(&root_name, if skinned { "SkelRoot" } else { "Xform" });
+    let mut root = Prim::def(&root_name, if uses_skel { "SkelRoot" } else { "Xform" });
     root.metadata
         .push(("kind".into(), Value::Token("component".into())));
     let mut textures = Textures {
@@ -86,7 +87,7 @@ pub fn model_to_usd(model: &Model, name: &str, texture_dir: &str) -> Result<UsdM
         ("metersPerUnit".to_owned(), Value::Double(1.0)),
         ("upAxis".to_owned(), Value::Token("Y".into())),
     ];
-    if skinned {
+    if uses_skel {
         let times = crate::export::skel::add_skeleton(model, &mut root, &mut mesh, &root_path);
         metadata.extend(times);
     }
