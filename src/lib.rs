@@ -57,6 +57,10 @@ pub mod bake;
 #[cfg_attr(docsrs, doc(cfg(feature = "render")))]
 pub mod render;
 
+#[cfg(feature = "export")]
+#[cfg_attr(docsrs, doc(cfg(feature = "export")))]
+pub mod export;
+
 /// The README's Rust examples that are not marked `ignore` compile (and `no_run` ones are not
 /// run) as doc-tests.
 #[cfg(all(doctest, feature = "bake"))]

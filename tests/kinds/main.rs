@@ -14,3 +14,4 @@ mod shader;
 mod skeleton;
 mod texture;
 mod usd;
+mod usd_export;

@@ -21,6 +21,7 @@ macro_rules! outln {
 // One module per command (or family of commands); `main` only parses and dispatches.
 mod bake;
 mod cache;
+mod export;
 mod get;
 mod inspect;
 mod pack;
@@ -173,6 +174,18 @@ enum Command {
         /// repeat in mount order, the last wins.
         #[arg(long, value_name = "PATCH")]
         over: Vec<PathBuf>,
+    },
+    /// Export a baked model (its mesh, materials, textures, skin and clips) as USD: `.usdc`
+    /// (binary), `.usda` (text; both with their PNGs in `<stem>_textures/` beside them) or
+    /// `.usdz` (one archive), by the output's extension.
+    Export {
+        /// A `.hpack` file or a runtime tree folder.
+        source: PathBuf,
+        /// The model: its `.hmesh` runtime path or its name (`hearth names`).
+        asset: String,
+        /// The file to write: `FILE.usdc`, `FILE.usda` or `FILE.usdz`.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        out: PathBuf,
     },
     /// Write a patch pack: NEW's new and changed entries, byte for byte as NEW stores them,
     /// deletion records for what NEW dropped, and OLD's identity (the patch mounts over OLD
@@ -355,6 +368,7 @@ fn main() -> ExitCode {
             (_, Some(name)) => get_named(&source, &name, out.as_deref(), level),
             (entry, None) => get(&source, &entry.unwrap_or_default(), out.as_deref(), level),
         },
+        Command::Export { source, asset, out } => export::export(&source, &asset, &out),
         Command::Diff {
             old,
             new,
