@@ -217,6 +217,22 @@ fn invalid_models_are_errors_naming_the_file() {
 }
 
 #[test]
+fn a_missing_image_names_the_file_and_the_material() {
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(&corpus("gltf/BoxTextured"), &src.path().join("box"));
+    std::fs::remove_file(src.path().join("box/CesiumLogoFlat.png")).unwrap();
+    let (_out, report) = bake_dir(src.path(), "\"box/*.gltf\"", "");
+    let error = report.unwrap_err().to_string();
+    assert!(
+        error.contains("BoxTextured.gltf")
+            && error.contains("CesiumLogoFlat.png")
+            && error.contains("material \"Texture\"")
+            && error.contains("No such file"),
+        "{error}"
+    );
+}
+
+#[test]
 fn merge_bakes_node_transforms_and_mirrors_flip_winding() {
     // A one-triangle mesh instanced by two nodes: translated + scaled, and mirrored in X.
     let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];

@@ -209,6 +209,21 @@ const SLOT_MODES: [TextureMode; 5] = [
     TextureMode::Color,
 ];
 
+/// Whether material `m` samples image `image` in any slot.
+fn material_uses(m: &gltf::Material, image: usize) -> bool {
+    [
+        m.base_color_tex,
+        m.metallic_roughness_tex,
+        m.normal_tex,
+        m.occlusion_tex,
+        m.emissive_tex,
+    ]
+    .into_iter()
+    .chain(m.extensions.iter().map(|e| e.texture.map(|(t, _)| t)))
+    .flatten()
+    .any(|t| t.image == image)
+}
+
 /// The mode an extension's texture is baked in.
 fn usage_mode(usage: gltf::TextureUse) -> TextureMode {
     match usage {
@@ -288,8 +303,15 @@ impl ModelTextures {
         let parent = crate::bake::timings::current();
         let encode_one = |&(image, mode): &(usize, TextureMode)| {
             let Some(Some(bytes)) = scene.images.get(image) else {
+                let why = scene.image_errors.get(image).cloned().flatten();
+                let material = scene
+                    .materials
+                    .iter()
+                    .find(|m| material_uses(m, image))
+                    .map_or(String::new(), |m| format!(" {:?}", m.name));
                 return Err(format!(
-                    "image {image} is referenced by a material but could not be loaded"
+                    "image {image} is referenced by material{material} but could not be loaded{}",
+                    why.map_or(String::new(), |why| format!(": {why}"))
                 ));
             };
             let decoded = DecodedImage::decode(bytes, "", texture_settings.max_pixels)

@@ -223,6 +223,9 @@ pub struct Scene {
     pub materials: Vec<Material>,
     /// Encoded bytes of every source image, by image index (`None` when not loadable).
     pub images: Vec<Option<Vec<u8>>>,
+    /// Why an image could not be loaded, naming the file it looked for, by image index (may
+    /// be shorter than `images`).
+    pub image_errors: Vec<Option<String>>,
     /// The first skin's joints, when the scene is skinned.
     pub skeleton: Option<Vec<GpuJoint>>,
     /// Animation clips on the skeleton's joints.
@@ -405,7 +408,7 @@ fn read_images(
     scene: &mut Scene,
 ) -> Result<(), String> {
     for image in document.images() {
-        let bytes = match image.source() {
+        let loaded: Result<Vec<u8>, String> = match image.source() {
             gltf::image::Source::View { view, .. } => {
                 let data = &buffers
                     .get(view.buffer().index())
@@ -413,19 +416,28 @@ fn read_images(
                     .0;
                 data.get(view.offset()..view.offset() + view.length())
                     .map(<[u8]>::to_vec)
+                    .ok_or_else(|| format!("bufferView {} is out of its buffer", view.index()))
             }
             gltf::image::Source::Uri { uri, .. } => match resolve_uri(uri) {
-                Ok(Ok(inline)) => Some(inline),
-                Ok(Err(path)) => read(&path).ok(),
-                Err(_) => None,
+                Ok(Ok(inline)) => Ok(inline),
+                Ok(Err(path)) => read(&path).map_err(|e| format!("{path:?}: {e}")),
+                Err(e) => Err(e),
             },
         };
-        if bytes.is_none() {
-            scene
-                .warnings
-                .push(format!("image {} could not be loaded", image.index()));
+        match loaded {
+            Ok(bytes) => {
+                scene.images.push(Some(bytes));
+                scene.image_errors.push(None);
+            }
+            Err(why) => {
+                scene.warnings.push(format!(
+                    "image {} could not be loaded ({why})",
+                    image.index()
+                ));
+                scene.images.push(None);
+                scene.image_errors.push(Some(why));
+            }
         }
-        scene.images.push(bytes);
     }
     Ok(())
 }
