@@ -69,6 +69,16 @@ fn bake_info_check_and_pack_info() {
     );
     let (code, out, _) = hearth(&["check", "out"], dir.path());
     assert_eq!(code, 0, "{out}");
+    // A pack file is read as the tree it packs, as `get` and `names` read it.
+    let (code, out, err) = hearth(&["info", "out/game.hpack"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("sounds/hit.ogg") && out.contains("total"),
+        "{out}"
+    );
+    let (code, out, err) = hearth(&["check", "out/game.hpack"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ok:"), "{out}");
     let (code, out, _) = hearth(&["pack", "info", "out/game.hpack"], dir.path());
     assert_eq!(code, 0);
     assert!(

@@ -48,12 +48,20 @@ pub(crate) fn info_files(out: &Path) -> Result<(InfoSource, Vec<(String, AssetKi
         // A FIFO or a device: waited on or read without end, never described.
         return Err(format!("{}: not a regular file", out.display()));
     }
+    if hearth::read::inspect::is_pack_file(out) {
+        // A pack file stands for the tree it packs.
+        return folder_files(OutputFolder::open_pack(out)?);
+    }
     if !meta.is_dir() {
         let rel = out.display().to_string();
         let kind = kind_of_file(out);
         return Ok((InfoSource::File(out.to_path_buf()), vec![(rel, kind)]));
     }
-    let folder = OutputFolder::open(out)?;
+    folder_files(OutputFolder::open(out)?)
+}
+
+/// An output folder's (or pack's) files with their kinds.
+fn folder_files(folder: OutputFolder) -> Result<(InfoSource, Vec<(String, AssetKind)>), String> {
     let listed = folder.manifest_kinds();
     let files = folder
         .paths()
@@ -163,7 +171,8 @@ pub(crate) fn file_json(rel: &str, source: &InfoSource, kind: AssetKind) -> Valu
 pub(crate) fn info_json(out: &Path) -> Result<(), String> {
     let is_dir = std::fs::metadata(out)
         .map_err(|e| format!("{}: {e}", out.display()))?
-        .is_dir();
+        .is_dir()
+        || hearth::read::inspect::is_pack_file(out);
     let (source, files) = info_files(out)?;
     let files: Vec<Value> = files
         .iter()

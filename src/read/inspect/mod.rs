@@ -349,6 +349,11 @@ fn walk_tree(root: &Path) -> std::io::Result<Walk> {
 /// bake's folder (one `.hpack`, no tree) has its pack checked the same way, entry for file.
 /// Returns the problems found (empty when all is well) and the number of files checked.
 pub fn check_output(root: &Path) -> (Vec<String>, usize) {
+    // One pack file: checked as a pack-only bake's pack (its folder's pending commit too).
+    if is_pack_file(root) {
+        let folder = root.parent().unwrap_or(Path::new("."));
+        return check_pack_only(folder, root);
+    }
     let (files, nested) = match walk_tree(root) {
         Ok(walk) => walk,
         // (The walk's errors name the file or folder.)
@@ -377,6 +382,13 @@ pub fn check_output(root: &Path) -> (Vec<String>, usize) {
         count += sub_count;
     }
     (problems, count)
+}
+
+/// Whether `path` is a file named `*.hpack` (any case): what the tools read as a pack.
+pub fn is_pack_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("hpack"))
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// An output folder as the tools read it (`hearth info`, `hearth report`): a runtime tree, or
@@ -410,6 +422,14 @@ impl OutputFolder {
                 files,
             }),
         }
+    }
+
+    /// Reads one pack file (`assets.hpack`, a pack-only bake's or a shipped one) as the folder
+    /// it stands for: its entries are the tree's files.
+    pub fn open_pack(pack: &Path) -> Result<Self, String> {
+        PakReader::open(pack)
+            .map(|pak| OutputFolder::Pack(Box::new(pak)))
+            .map_err(|e| format!("{}: {e}", pack.display()))
     }
 
     /// The baked files' runtime paths, sorted.
