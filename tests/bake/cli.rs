@@ -862,3 +862,33 @@ fn named_packs_and_timings_files_that_are_fifos_are_refused() {
         );
     }
 }
+
+/// `hearth completions SHELL` prints clap's script for every shell it names, and `hearth man`
+/// a manual page with every command.
+#[test]
+fn completions_and_the_manual_page_cover_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shell, marker) in [
+        ("bash", "complete -F _hearth"),
+        ("zsh", "#compdef hearth"),
+        ("fish", "complete -c hearth"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let (code, out, err) = hearth(&["completions", shell], dir.path());
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.contains(marker) && out.contains("export"), "{shell}");
+    }
+    let (code, out, err) = hearth(&["man"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(".ie") || out.contains(".TH hearth"),
+        "{}",
+        &out[..200.min(out.len())]
+    );
+    for command in ["bake", "watch", "export", "completions", "info"] {
+        assert!(out.contains(command), "the manual names `{command}`");
+    }
+    let (code, _, err) = hearth(&["completions", "tcsh"], dir.path());
+    assert_ne!(code, 0);
+    assert!(err.contains("tcsh"), "{err}");
+}

@@ -132,6 +132,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) on stdout:
+    /// e.g. `hearth completions bash > ~/.local/share/bash-completion/completions/hearth`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on stdout: `hearth man > ~/.local/share/man/man1/hearth.1`.
+    Man,
     /// Write a starter manifest (never overwrites).
     Init {
         /// Where to write it.
@@ -297,6 +305,24 @@ enum PackCommand {
     },
 }
 
+/// `hearth completions SHELL`: clap's completion script for the whole command line.
+fn completions(shell: clap_complete::Shell) -> Result<(), String> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "hearth", &mut script);
+    print_text(&String::from_utf8_lossy(&script))
+}
+
+/// `hearth man`: the manual page, from the same definitions as `--help`.
+fn manual() -> Result<(), String> {
+    use clap::CommandFactory;
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut page)
+        .map_err(|e| e.to_string())?;
+    print_text(&String::from_utf8_lossy(&page))
+}
+
 /// `-j N`: 1..=[`hearth::bake::MAX_JOBS`].
 fn parse_jobs(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
@@ -378,6 +404,8 @@ fn main() -> ExitCode {
         } => diff(&old, &new, &out, sign.as_deref(), json),
         Command::Names { source, json } => names(&source, json),
         Command::Init { path } => init(&path),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => manual(),
         Command::Info { out, json: false } => info(&out),
         Command::Info { out, json: true } => info_json(&out),
         Command::Check { out } => check(&out),
