@@ -542,6 +542,12 @@ fn the_cli_reads_the_store_from_the_environment() {
     let assets = tree(&dir.path().join("a")).len();
     assert!(assets > 10);
     assert!(stdout.contains("0 from the local tier"), "{stdout}");
+    // The headline adds up: every asset came from the remote tier.
+    assert!(
+        stdout.contains("(0 from the cache, ")
+            && stdout.contains(" from the shared cache's remote tier, 0 baked)"),
+        "{stdout}"
+    );
     assert!(!stderr.contains("warning"), "{stderr}");
     assert_eq!(tree(&dir.path().join("a")), tree(&dir.path().join("b")));
     // A wrong mode is a warning, and the bake goes on without the shared cache.

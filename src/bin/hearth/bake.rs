@@ -246,16 +246,36 @@ fn progress_bar(quiet: bool) -> ProgressBar {
     bar
 }
 
+/// Where a bake's assets came from, adding up to the asset count: `3 from the cache, 1 from
+/// the shared cache, 1 baked` (the shared cache's tiers named when both gave some).
+pub(crate) fn origins(report: &hearth::bake::Report) -> String {
+    let (local, remote) = (
+        report.shared_local_hits.len(),
+        report.shared_remote_hits.len(),
+    );
+    let mut parts = vec![format!("{} from the cache", report.cache_hits)];
+    match (local, remote) {
+        (0, 0) => {}
+        (n, 0) => parts.push(format!("{n} from the shared cache")),
+        (0, n) => parts.push(format!("{n} from the shared cache's remote tier")),
+        (l, r) => parts.push(format!(
+            "{} from the shared cache ({l} local, {r} remote)",
+            l + r
+        )),
+    }
+    parts.push(format!("{} baked", report.baked.len()));
+    parts.join(", ")
+}
+
 /// What a bake made, in words: by kind, where, the pack's size and codecs, the warnings, and
 /// the commands that look further.
 pub(crate) fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report) {
     outln!(
-        "baked {} assets of {} in {:.2?} ({} from the cache, {} baked){}",
+        "baked {} assets of {} in {:.2?} ({}){}",
         report.assets,
         manifest.display(),
         report.elapsed,
-        report.cache_hits,
-        report.baked.len(),
+        origins(report),
         report
             .preset
             .as_deref()
