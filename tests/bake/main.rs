@@ -9,6 +9,7 @@ mod bake;
 mod cargo;
 mod cli;
 mod containment;
+mod links;
 mod names;
 mod pack_only;
 mod pipeline;

@@ -1,5 +1,5 @@
 //! pak's asset files: a `.toml` whose one top-level table is an asset kind names what to bake
-//! and how (`../shared/reference/pak-crate.txt`; keys kebab-case, as pak 0.7.6 spells them).
+//! and how (as the `pak` crate 0.7.6 reads them; keys kebab-case, as pak spells them).
 //!
 //! The table picks the pipeline: each pipeline claims its tables
 //! ([`Pipeline::asset_tables`](crate::bake::pipeline::Pipeline::asset_tables)) and bakes the file

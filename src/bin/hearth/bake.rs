@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The manifest `hearth init` writes: one group of the usual source kinds.
-pub(crate) const STARTER: &str = r#"# hearth manifest: https://docs.rs/hearth (see the README's manifest reference)
+pub(crate) const STARTER: &str = r#"# hearth manifest: https://docs.rs/hearth-assets/latest/hearth/guide/manifest/index.html
 preset = "release"
 
 [content]
