@@ -42,6 +42,9 @@ pub const PRESET_ENV: &str = "HEARTH_PRESET";
 /// `.cargo/config.toml` (`[env]`) so the build script, `hearth watch` and a debug build reading
 /// from disk share one folder (the output lock keeps them from fighting).
 pub const SHARED_OUT_ENV: &str = "HEARTH_OUT_DIR";
+/// `HEARTH_VERBOSE=1`: the build script says what it baked, in one `cargo::warning` line
+/// (cargo shows a build script's warnings; its other output only on failure).
+pub const VERBOSE_ENV: &str = "HEARTH_VERBOSE";
 /// Carries the preset the build script baked with (empty for none) to the game's code, so a
 /// watch tool in the game's crate can bake the same way.
 pub const BAKED_PRESET_ENV: &str = "HEARTH_BAKED_PRESET";
@@ -111,6 +114,7 @@ pub struct CargoBake {
     sign_env: Option<String>,
     shared_out: Option<PathBuf>,
     shared_cache: bool,
+    verbose: Option<bool>,
 }
 
 impl std::fmt::Debug for CargoBake {
@@ -139,7 +143,15 @@ impl CargoBake {
             sign_env: None,
             shared_out: None,
             shared_cache: true,
+            verbose: None,
         }
+    }
+
+    /// Whether the build script says what it baked in one `cargo::warning` line; by default
+    /// when `HEARTH_VERBOSE=1` ([`VERBOSE_ENV`]).
+    pub fn verbose(&mut self, on: bool) -> &mut Self {
+        self.verbose = Some(on);
+        self
     }
 
     /// Whether the bake uses the shared bake cache the environment describes
@@ -269,6 +281,12 @@ impl CargoBake {
             }
         };
         report_directives(prefix, &report, &baked_preset, &mut lines)?;
+        let verbose = self
+            .verbose
+            .unwrap_or_else(|| Self::env(VERBOSE_ENV).is_some_and(|v| v == "1"));
+        if verbose {
+            lines.push(format!("{prefix}warning={}", summary_line(&report)));
+        }
         self.emit(&lines)?;
         Ok(report)
     }
@@ -325,6 +343,7 @@ impl CargoBake {
         ));
         lines.push(format!("{prefix}rerun-if-env-changed={PRESET_ENV}"));
         lines.push(format!("{prefix}rerun-if-env-changed={SHARED_OUT_ENV}"));
+        lines.push(format!("{prefix}rerun-if-env-changed={VERBOSE_ENV}"));
         for var in crate::bake::shared_cache::ENV_VARS {
             lines.push(format!("{prefix}rerun-if-env-changed={var}"));
         }
@@ -422,6 +441,29 @@ fn report_directives(
         baked_preset.replace(['\n', '\r'], "")
     ));
     Ok(())
+}
+
+/// The one-line summary `HEARTH_VERBOSE=1` asks for: counts by origin, the assets baked (the
+/// first few by name) and the time.
+fn summary_line(report: &Report) -> String {
+    let shared = report.shared_local_hits.len() + report.shared_remote_hits.len();
+    let mut baked: Vec<&str> = report.baked.iter().take(5).map(String::as_str).collect();
+    if report.baked.len() > baked.len() {
+        baked.push("…");
+    }
+    let names = match baked.is_empty() {
+        true => String::new(),
+        false => format!(": {}", baked.join(", ")),
+    };
+    format!(
+        "hearth: {} assets in {:.2?} ({} from the cache, {shared} from the shared cache, {} baked{names}); {} files written",
+        report.assets,
+        report.elapsed,
+        report.cache_hits,
+        report.baked.len(),
+        report.files_written
+    )
+    .replace(['\n', '\r'], " ")
 }
 
 /// `cargo::` directives need cargo 1.77; older toolchains only read `cargo:`. An unknown

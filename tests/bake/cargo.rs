@@ -91,6 +91,30 @@ fn emits_only_cargo_directives_and_watches_every_input() {
     assert_eq!(report.pack_path, out.path().join("hearth/game.hpack"));
     hearth::PakReader::open_verified(&report.pack_path).unwrap();
 
+    // Quiet by default; `verbose` (HEARTH_VERBOSE=1) adds one summary line naming what baked.
+    assert!(!lines.iter().any(|l| l.contains("hearth: ")), "{lines:#?}");
+    std::fs::write(src.path().join("sounds/hit.ogg"), b"louder").unwrap();
+    let captured = Captured::default();
+    CargoBake::new("hearth.toml")
+        .manifest_dir(src.path())
+        .out_dir(out.path())
+        .profile("release")
+        .rust_version("1.80")
+        .verbose(true)
+        .output(captured.clone())
+        .run()
+        .unwrap();
+    let summary: Vec<String> = captured
+        .lines()
+        .into_iter()
+        .filter(|l| l.starts_with("cargo::warning=hearth: "))
+        .collect();
+    assert_eq!(summary.len(), 1, "{summary:#?}");
+    assert!(
+        summary[0].contains("1 baked: sounds/hit.ogg"),
+        "{summary:#?}"
+    );
+
     // Crates whose rust-version predates cargo 1.77 get the single-colon form.
     let (_, old) = run(src.path(), out.path(), "release", "1.70");
     assert!(
