@@ -17,6 +17,8 @@ count=${2:-12}
 # shellcheck source=tools/jobs-ratio.sh
 source tools/jobs-ratio.sh
 bin=$(hearth_binary)
+# Cold means cold: no shared cache (the user cache folder would serve earlier runs).
+export HEARTH_CACHE_MODE=off
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
