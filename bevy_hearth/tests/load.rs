@@ -43,7 +43,8 @@ fn copy_folder(from: &Path, to: &Path) {
 
 /// Bakes AlphaBlendModeTest (six materials: opaque, mask, blend; textured), BoxTextured,
 /// BoxVertexColors, MorphPrimitivesTest (a red and a green material; one morph target, default
-/// weight 0.5), CesiumMan (skinned, one clip) and MorphAnim (generated: two morph targets and a
+/// weight 0.5), CesiumMan (skinned, one clip), two USD models (AnimatedCube.usdz, textured;
+/// RiggedFigure.usdz, skinned) and MorphAnim (generated: two morph targets and a
 /// clip of their weights) into a pack; returns the folder and the pack's path.
 fn bake() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -54,11 +55,15 @@ fn bake() -> (tempfile::TempDir, PathBuf) {
     copy_folder(&corpus("MorphPrimitivesTest"), &src.join("m/Morph"));
     copy_folder(&corpus("CesiumMan"), &src.join("m/CesiumMan"));
     write_morph_animation(&src.join("m/MorphAnim"));
+    // USD-sourced models (a textured usdz, a skinned and animated one) load as glTF ones do.
+    let usd = corpus("../usd");
+    copy_folder(&usd.join("animated_cube"), &src.join("u/animated_cube"));
+    copy_folder(&usd.join("rigged_figure"), &src.join("u/rigged_figure"));
     let manifest = src.join("hearth.toml");
     std::fs::write(
         &manifest,
         "[content]\nname = \"game\"\n[[content.group]]\n\
-         assets = [\"m/**/*.glb\", \"m/**/*.gltf\"]\n[default]\n\
+         assets = [\"m/**/*.glb\", \"m/**/*.gltf\", \"u/**/*.usdz\"]\n[default]\n\
          texture = { quality = \"fastest\", max_size = 64, mips = false }\n",
     )
     .unwrap();
@@ -303,6 +308,9 @@ fn baked_models_load_into_bevy_as_hearth_reads_them() {
         .collect();
     assert!(factors.contains(&[1.0, 0.0, 0.0, 1.0]), "{factors:?}");
     check_skinned(&mut app, &pak, "m/CesiumMan/CesiumMan.hmesh");
+    let (_, images) = check_model(&mut app, &pak, "u/animated_cube/AnimatedCube.hmesh");
+    assert_eq!(images, 1, "the usdz's base colour texture, compared with hearth's");
+    check_skinned(&mut app, &pak, "u/rigged_figure/RiggedFigure.hmesh");
     // Vertex colours come through as Bevy's colour attribute.
     let server = app.world().resource::<AssetServer>();
     let colored: Handle<Mesh> =
