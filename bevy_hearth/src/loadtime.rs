@@ -236,6 +236,8 @@ fn headless_app(
     app.register_asset_loader(ImageLoader::new(formats));
     app.finish();
     app.cleanup();
+    // The startup schedules, before any load (as a game's loads come from its systems).
+    app.update();
     Ok(app)
 }
 
