@@ -42,6 +42,8 @@ mod font;
 #[cfg(feature = "watch")]
 mod hot;
 mod joints;
+#[cfg(feature = "compare")]
+pub mod loadtime;
 mod material;
 mod mesh;
 mod names;

@@ -506,7 +506,12 @@ fn submesh_mesh(view: &MeshView<'_>, streams: &Streams, submesh: &SubMesh) -> Re
     if let Some(morphs) = &view.morph_targets {
         mesh.set_morph_targets(morph_attributes(morphs, &kept, vertex_count)?);
     }
-    let local: Vec<u32> = global.iter().map(|&i| remap[i as usize]).collect();
+    // Every vertex kept: the indices stay as they are.
+    let local: Vec<u32> = if kept.len() == vertex_count {
+        global
+    } else {
+        global.iter().map(|&i| remap[i as usize]).collect()
+    };
     mesh.insert_indices(if kept.len() <= usize::from(u16::MAX) + 1 {
         Indices::U16(local.iter().map(|&i| i as u16).collect())
     } else {
@@ -547,7 +552,10 @@ fn morph_attributes(
 }
 
 /// `stream[i]` for each kept vertex `i` (every stream is as long as the vertices: checked
-/// above).
+/// above). `kept` ascends, so keeping as many as there are is keeping all: a slice copy.
 fn pick<T: Copy>(stream: &[T], kept: &[usize]) -> Vec<T> {
+    if kept.len() == stream.len() {
+        return stream.to_vec();
+    }
     kept.iter().map(|&i| stream[i]).collect()
 }

@@ -1,10 +1,16 @@
 //! The asset source: Bevy's [`AssetReader`] over a hearth pack or runtime tree.
 
-use bevy::asset::io::{AssetReader, AssetReaderError, PathStream, Reader, VecReader};
-use bevy::tasks::futures_lite::stream;
+use bevy::asset::io::{
+    AssetReader, AssetReaderError, PathStream, Reader, ReaderNotSeekableError, SeekableReader,
+    StackFuture, VecReader, STACK_FUTURE_SIZE,
+};
+use bevy::tasks::futures_lite::{stream, AsyncRead, AsyncSeek};
 use std::collections::BTreeSet;
+use std::io::SeekFrom;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, PoisonError, RwLock};
+use std::task::{Context, Poll};
 
 /// One generation of what a source serves: fixed assets (a pack, embedded or mapped, or a
 /// runtime tree), or one generation of a hot-reloaded pack.
@@ -134,12 +140,12 @@ impl HearthReader {
 
 impl AssetReader for HearthReader {
     async fn read<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
-        self.bytes(path).map(VecReader::new)
+        self.bytes(path).map(EntryReader::new)
     }
 
     async fn read_meta<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
         // A bake writes no `.meta` files; Bevy then uses each loader's default settings.
-        Err::<VecReader, _>(AssetReaderError::NotFound(path.to_path_buf()))
+        Err::<EntryReader, _>(AssetReaderError::NotFound(path.to_path_buf()))
     }
 
     async fn read_directory<'a>(
@@ -161,6 +167,68 @@ impl AssetReader for HearthReader {
         let prefix = format!("{}/", folder.trim_end_matches('/'));
         let paths = self.served.current().paths().map_err(io_error)?;
         Ok(paths.iter().any(|path| path.starts_with(&prefix)))
+    }
+}
+
+/// An entry's bytes, read by Bevy's loaders: a [`VecReader`] whose whole-file read into an
+/// empty buffer (what the loaders do) hands over the bytes instead of copying them, so an
+/// entry is copied once (out of the pack, or decompressed), not twice.
+struct EntryReader {
+    inner: VecReader,
+    /// Whether a read or seek has moved the position from the start.
+    touched: bool,
+}
+
+impl EntryReader {
+    fn new(bytes: Vec<u8>) -> Self {
+        Self {
+            inner: VecReader::new(bytes),
+            touched: false,
+        }
+    }
+}
+
+impl AsyncRead for EntryReader {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        this.touched = true;
+        Pin::new(&mut this.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncSeek for EntryReader {
+    fn poll_seek(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        pos: SeekFrom,
+    ) -> Poll<std::io::Result<u64>> {
+        let this = self.get_mut();
+        this.touched = true;
+        Pin::new(&mut this.inner).poll_seek(cx, pos)
+    }
+}
+
+impl Reader for EntryReader {
+    fn read_to_end<'a>(
+        &'a mut self,
+        buf: &'a mut Vec<u8>,
+    ) -> StackFuture<'a, std::io::Result<usize>, STACK_FUTURE_SIZE> {
+        if self.touched || !buf.is_empty() {
+            return self.inner.read_to_end(buf);
+        }
+        // Left empty, so a later read finds the end.
+        std::mem::swap(buf, &mut self.inner.bytes);
+        self.touched = true;
+        let n = buf.len();
+        StackFuture::from(async move { Ok(n) })
+    }
+
+    fn seekable(&mut self) -> Result<&mut dyn SeekableReader, ReaderNotSeekableError> {
+        Ok(self)
     }
 }
 

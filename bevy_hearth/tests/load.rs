@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "compare")]
 #[path = "load/compare.rs"]
 mod compare;
+#[cfg(feature = "compare")]
+#[path = "load/loadtime.rs"]
+mod loadtime;
 #[path = "load/names.rs"]
 mod names;
 #[path = "load/scenes.rs"]
