@@ -312,7 +312,10 @@ fn baked_models_load_into_bevy_as_hearth_reads_them() {
     assert!(factors.contains(&[1.0, 0.0, 0.0, 1.0]), "{factors:?}");
     check_skinned(&mut app, &pak, "m/CesiumMan/CesiumMan.hmesh");
     let (_, images) = check_model(&mut app, &pak, "u/animated_cube/AnimatedCube.hmesh");
-    assert_eq!(images, 1, "the usdz's base colour texture, compared with hearth's");
+    assert_eq!(
+        images, 1,
+        "the usdz's base colour texture, compared with hearth's"
+    );
     check_skinned(&mut app, &pak, "u/rigged_figure/RiggedFigure.hmesh");
     // Vertex colours come through as Bevy's colour attribute.
     let server = app.world().resource::<AssetServer>();
