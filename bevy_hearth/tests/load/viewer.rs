@@ -62,7 +62,7 @@ fn the_viewer_tours_every_model_of_a_pack_in_a_window() {
         .filter(|path| path.ends_with(".hmesh"))
         .collect();
     models.sort();
-    assert_eq!(models.len(), 6, "{models:?}");
+    assert_eq!(models.len(), 8, "{models:?}");
     for (i, model) in models.iter().enumerate() {
         assert!(
             stdout.contains(&format!("viewer: showed {model} ({i})")),
