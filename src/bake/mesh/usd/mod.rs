@@ -22,7 +22,7 @@ use glam::{DMat4, DQuat, DVec3};
 use openusd::sdf::Path;
 use openusd::usd::{PrimPredicate, Stage};
 use resolver::ConfinedResolver;
-use std::path::{Component, PathBuf};
+use std::path::PathBuf;
 
 /// The file extensions read as USD.
 pub const EXTENSIONS: [&str; 4] = ["usd", "usda", "usdc", "usdz"];
@@ -64,7 +64,7 @@ pub fn import(
     let name = std::path::Path::new(file_name)
         .file_name()
         .unwrap_or_default();
-    let root_layer = normalize(&cx.base().join(side_dir).join(name));
+    let root_layer = resolver::normalize(&cx.base().join(side_dir).join(name));
     let resolver = ConfinedResolver::new(cx.root(), root_layer.clone(), bytes);
     let log = resolver.log();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -98,21 +98,6 @@ pub fn import_detached(bytes: &[u8], file_name: &str) -> Result<Scene, String> {
         skins: true,
     };
     import_stage(&layer, resolver, &options)
-}
-
-/// `path` with `.` and `..` applied lexically.
-fn normalize(path: &std::path::Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The stage's units and up axis as one matrix into hearth's space (Y up, metres).

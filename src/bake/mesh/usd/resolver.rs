@@ -184,7 +184,7 @@ fn split_package(identifier: &str) -> io::Result<(String, String)> {
 }
 
 /// `path` with `.` dropped and `..` applied lexically (never above the file system's root).
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
