@@ -91,9 +91,30 @@ fn bake_info_check_and_pack_info() {
     let (code, out, _) = hearth(&["presets"], dir.path());
     assert_eq!(code, 0);
     assert!(out.contains("small"), "{out}");
+    // Scripts read `presets` and `check` as JSON.
+    let (code, json, err) = hearth_json(&["presets", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<&str> = json["presets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"small"), "{json}");
+    let (code, json, err) = hearth_json(&["check", "--json", "out"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["ok"], true);
+    assert!(json["files"].as_u64().unwrap() > 0 && json["problems"].as_array().unwrap().is_empty());
 
     // A damaged tree fails the check.
     std::fs::write(dir.path().join("out/sounds/hit.ogg"), b"changed").unwrap();
+    let (code, json, _) = hearth_json(&["check", "--json", "out"], dir.path());
+    assert_eq!(code, 1);
+    assert_eq!(json["ok"], false);
+    assert!(
+        json["problems"].to_string().contains("sounds/hit.ogg"),
+        "{json}"
+    );
     let (code, _, err) = hearth(&["check", "out"], dir.path());
     assert_eq!(code, 1);
     assert!(

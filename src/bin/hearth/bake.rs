@@ -434,8 +434,28 @@ pub(crate) fn watch(target: BakeTarget) -> ExitCode {
 }
 
 /// `hearth presets MANIFEST`: the manifest's presets and where each bakes to.
-pub(crate) fn presets(manifest: &Path) -> Result<(), String> {
+pub(crate) fn presets(manifest: &Path, json: bool) -> Result<(), String> {
     let config = Config::load(manifest).map_err(|e| e.to_string())?;
+    if json {
+        let presets: Vec<serde_json::Value> = config
+            .presets
+            .iter()
+            .map(|(name, preset)| {
+                serde_json::json!({
+                    "name": name,
+                    "default": config.default_preset.as_deref() == Some(name),
+                    "output": preset.output,
+                })
+            })
+            .collect();
+        let document =
+            serde_json::json!({ "manifest": manifest.display().to_string(), "presets": presets });
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&document).expect("JSON values serialize")
+        );
+        return Ok(());
+    }
     if config.presets.is_empty() {
         outln!("{} defines no presets", manifest.display());
     }

@@ -210,8 +210,8 @@ pub(crate) fn info_json(out: &Path) -> Result<(), String> {
     }
 }
 
-/// `hearth check OUT`: finishes an interrupted bake's journal, then checks every file.
-pub(crate) fn check(out: &Path) -> Result<(), String> {
+/// `hearth check OUT [--json]`: finishes an interrupted bake's journal, then checks every file.
+pub(crate) fn check(out: &Path, json: bool) -> Result<(), String> {
     // An interrupted bake is finished (committed) or discarded (not) first, as the next bake
     // would: the folder then holds one bake, the old or the new.
     if out.is_dir() {
@@ -221,6 +221,22 @@ pub(crate) fn check(out: &Path) -> Result<(), String> {
         }
     }
     let (problems, files) = check_output(out);
+    if json {
+        let document = json!({
+            "path": out.display().to_string(),
+            "ok": problems.is_empty(),
+            "files": files,
+            "problems": problems,
+        });
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&document).expect("JSON values serialize")
+        );
+        return match problems.len() {
+            0 => Ok(()),
+            n => Err(format!("{n} problems (see \"problems\")")),
+        };
+    }
     if problems.is_empty() {
         outln!("ok: {files} files, manifest and packs consistent");
         Ok(())

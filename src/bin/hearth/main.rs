@@ -160,6 +160,9 @@ enum Command {
         /// Output folder.
         #[arg(default_value = "runtime")]
         out: PathBuf,
+        /// Print one JSON object on stdout instead (`ok`, `files`, `problems`).
+        #[arg(long)]
+        json: bool,
     },
     /// Write one entry's bytes (decompressed) from a pack or a runtime tree to stdout or a file.
     Get {
@@ -255,6 +258,9 @@ enum Command {
         /// The TOML manifest.
         #[arg(default_value = "hearth.toml")]
         manifest: PathBuf,
+        /// Print one JSON object on stdout instead.
+        #[arg(long)]
+        json: bool,
     },
     /// The shared bake cache's local tier (HEARTH_CACHE_DIR, else the user cache folder).
     Cache {
@@ -408,7 +414,7 @@ fn main() -> ExitCode {
         Command::Man => manual(),
         Command::Info { out, json: false } => info(&out),
         Command::Info { out, json: true } => info_json(&out),
-        Command::Check { out } => check(&out),
+        Command::Check { out, json } => check(&out, json),
         Command::Pack {
             command: PackCommand::Info { file, json },
         } => pack_info(&file, json),
@@ -438,7 +444,7 @@ fn main() -> ExitCode {
             html,
             timings: Some(timings),
         } => report_with_timeline(&out, &timings, &html),
-        Command::Presets { manifest } => presets(&manifest),
+        Command::Presets { manifest, json } => presets(&manifest, json),
         Command::Cache { command } => cache(command),
     };
     match result {
