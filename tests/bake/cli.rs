@@ -101,6 +101,13 @@ fn bake_info_check_and_pack_info() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"small"), "{json}");
+    let (code, json, err) = hearth_json(&["report", "out", "-o", "r.html", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["report"], "r.html");
+    assert!(
+        json["bytes"].as_u64().unwrap() > 1000 && json["timeline"] == false,
+        "{json}"
+    );
     let (code, json, err) = hearth_json(&["check", "--json", "out"], dir.path());
     assert_eq!(code, 0, "{err}");
     assert_eq!(json["ok"], true);

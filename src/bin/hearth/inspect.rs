@@ -303,6 +303,24 @@ pub(crate) fn report_with_timeline(out: &Path, timings: &Path, file: &Path) -> R
     write_html(&html, file, &[out, timings])
 }
 
+/// `hearth report --json`: what was written, for scripts.
+pub(crate) fn report_json(out: &Path, file: &Path, timeline: bool) -> Result<(), String> {
+    let bytes = std::fs::metadata(file)
+        .map_err(|e| format!("{}: {e}", file.display()))?
+        .len();
+    let document = json!({
+        "report": file.display().to_string(),
+        "bytes": bytes,
+        "source": out.display().to_string(),
+        "timeline": timeline,
+    });
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&document).expect("JSON values serialize")
+    );
+    Ok(())
+}
+
 /// Writes a report to `file` (never one of `inputs`), atomically.
 pub(crate) fn write_html(html: &str, file: &Path, inputs: &[&Path]) -> Result<(), String> {
     write_output(file, html.as_bytes(), inputs)?;

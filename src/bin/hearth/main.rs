@@ -30,7 +30,7 @@ mod shard;
 use bake::{bake, init, presets, watch, BakeOptions, Distributed};
 use cache::{cache, parse_cache_size};
 use get::{get, get_layered, get_named};
-use inspect::{check, info, info_json, names, report_with_timeline, write_report};
+use inspect::{check, info, info_json, names, report_json, report_with_timeline, write_report};
 use pack::{diff, keygen, pack_info, pack_verify};
 use render::{parse_size, render};
 
@@ -247,6 +247,10 @@ enum Command {
         /// Add a timeline of a bake's tasks, from its `hearth bake --timings FILE`.
         #[arg(long, value_name = "FILE")]
         timings: Option<PathBuf>,
+        /// Say what was written as one JSON object on stdout (`report`, `bytes`, `source`,
+        /// `timeline`).
+        #[arg(long)]
+        json: bool,
     },
     /// Inspect .hpack files.
     Pack {
@@ -437,13 +441,16 @@ fn main() -> ExitCode {
         Command::Report {
             out,
             html,
-            timings: None,
-        } => write_report(&out, None, &html),
-        Command::Report {
-            out,
-            html,
-            timings: Some(timings),
-        } => report_with_timeline(&out, &timings, &html),
+            timings,
+            json,
+        } => match &timings {
+            None => write_report(&out, None, &html),
+            Some(timings) => report_with_timeline(&out, timings, &html),
+        }
+        .and_then(|()| match json {
+            true => report_json(&out, &html, timings.is_some()),
+            false => Ok(()),
+        }),
         Command::Presets { manifest, json } => presets(&manifest, json),
         Command::Cache { command } => cache(command),
     };
