@@ -433,9 +433,7 @@ impl<'a> BakeContext<'a> {
     /// refused (see the type's docs).
     pub fn read(&mut self, relative: &str) -> Result<Vec<u8>, BakeError> {
         let refuse = |this: &mut Self, why: String| {
-            let message = format!("refused to read {relative:?}: {why}");
-            this.recorded.refused.push(message.clone());
-            Err(BakeError::asset(this.source_path, message))
+            Err(this.refuse(format!("refused to read {relative:?}: {why}")))
         };
         let path = match self.confine(relative) {
             Ok(path) => path,
@@ -459,10 +457,7 @@ impl<'a> BakeContext<'a> {
             .as_ref()
             .ok()
             .map(|bytes| (xxhash_rust::xxh3::xxh3_64(bytes), bytes.len() as u64));
-        self.recorded.side_inputs.push(SideInput {
-            path: path.clone(),
-            digest,
-        });
+        self.record_side_input(path.clone(), digest);
         result.map_err(|e| BakeError::io(&path, e))
     }
 
@@ -477,16 +472,13 @@ impl<'a> BakeContext<'a> {
             Ok(path) => path,
             Err(why) => {
                 let message = format!("refused to look for {relative:?}: {why}");
-                self.recorded.refused.push(message.clone());
-                return Err(BakeError::asset(self.source_path, message));
+                return Err(self.refuse(message));
             }
         };
         if std::fs::metadata(&path).is_ok_and(|meta| meta.is_file()) {
             return self.read(relative).map(|_| true);
         }
-        self.recorded
-            .side_inputs
-            .push(SideInput { path, digest: None });
+        self.record_side_input(path, None);
         Ok(false)
     }
 
@@ -503,8 +495,8 @@ impl<'a> BakeContext<'a> {
         self.recorded.side_inputs.push(SideInput { path, digest });
     }
 
-    /// Records a read an importer refused by the containment policy (see the type's docs):
-    /// the asset fails, naming the source and `message`.
+    /// Records a read refused by the containment policy (see the type's docs), this context's
+    /// or an importer's: the asset fails, naming the source and `message`.
     pub(crate) fn refuse(&mut self, message: String) -> BakeError {
         self.recorded.refused.push(message.clone());
         BakeError::asset(self.source_path, message)

@@ -42,14 +42,12 @@ fn links(text: &str) -> Vec<String> {
 /// A web link that should name this project: docs.rs and crates.io pages of its crates.
 fn web_link_problem(link: &str) -> Option<String> {
     let ours = ["hearth-assets", "bevy_hearth", "bevy-hearth"];
-    for (host, prefix) in [("https://docs.rs/", ""), ("https://crates.io/crates/", "")] {
+    for host in ["https://docs.rs/", "https://crates.io/crates/"] {
         if let Some(path) = link.strip_prefix(host) {
             let krate = path.split(['/', '#', '?']).next().unwrap_or_default();
             // Other crates' docs are fine; `hearth` alone is someone else's crate.
             if krate == "hearth" || (krate.starts_with("hearth") && !ours.contains(&krate)) {
-                return Some(format!(
-                    "{link}: `{krate}{prefix}` is not this project's crate"
-                ));
+                return Some(format!("{link}: `{krate}` is not this project's crate"));
             }
         }
     }

@@ -204,8 +204,11 @@ fn import_stage(
             if found.instancers.iter().any(|i| under(mesh, i)) {
                 continue;
             }
-            let mut world_of = |path: &Path| xforms.world(&stage, path, &mut Vec::new());
+            // The skeleton's transform, its warnings kept beside the binding's.
+            let mut xform_warnings = Vec::new();
+            let mut world_of = |path: &Path| xforms.world(&stage, path, &mut xform_warnings);
             let skin = skeletons.binding(mesh, &mut world_of, cx.warnings);
+            cx.warnings.append(&mut xform_warnings);
             let matrix = match &skin {
                 // A skinned mesh stays in its bind space: the skeleton moves it.
                 Some(binding) => space * binding.geom_bind,
