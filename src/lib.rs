@@ -80,7 +80,7 @@ pub use read::error::ReadError;
 pub use read::font::{Font, FontView};
 pub use read::ktx2::{Ktx2, MipLevel, Texture, TextureStream};
 pub use read::layers::LayeredPak;
-pub use read::material::{MaterialTable, Materials};
+pub use read::material::{MaterialTable, Materials, TextureUv};
 pub use read::mesh::{Mesh, MeshView, ShadowGeometry};
 pub use read::model::{Model, ModelMaterial, ModelSubmesh, ModelTexture};
 pub use read::names::{NameRecord, NameTable, Names};

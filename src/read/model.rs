@@ -15,7 +15,7 @@ use crate::read::animation::Animations;
 use crate::read::asset::{in_asset, load, load_from, AssetSource};
 use crate::read::error::ReadError;
 use crate::read::ktx2::Texture;
-use crate::read::material::Materials;
+use crate::read::material::{Materials, TextureUv};
 use crate::read::mesh::Mesh;
 use crate::read::names::named;
 use std::collections::HashMap;
@@ -69,6 +69,9 @@ pub struct ModelMaterial {
     pub occlusion: Option<ModelTexture>,
     /// Emissive texture (sRGB).
     pub emissive: Option<ModelTexture>,
+    /// How each slot reads its UVs (which set, which transform), in row order: base colour,
+    /// metallic-roughness, normal, occlusion, emissive.
+    pub uvs: [TextureUv; 5],
 }
 
 /// One submesh and its material.
@@ -248,6 +251,9 @@ fn resolve_materials(
             normal: texture(row.normal_tex)?,
             occlusion: texture(row.occlusion_tex)?,
             emissive: texture(row.emissive_tex)?,
+            uvs: std::array::from_fn(|texture_slot| {
+                table.view().texture_uv(slot as u32, texture_slot)
+            }),
         }));
     }
     Ok(slots)
