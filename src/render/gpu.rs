@@ -3,6 +3,7 @@
 use super::scene::{RenderMaterial, RenderScene, RenderTexture, TextureFormat, Vertices};
 use super::{Image, RenderError};
 use crate::format::ktx2::vk;
+use crate::read::material::TextureUv;
 use glam::{Mat4, Vec3};
 use std::collections::HashMap;
 use wgpu::util::DeviceExt;
@@ -47,6 +48,8 @@ struct MaterialUniform {
     emissive: [f32; 4],
     params: [f32; 4],
     modes: [u32; 4],
+    /// Per texture slot, the two rows of its UV matrix; the first row's `w` is the UV set.
+    uv_rows: [[f32; 4]; 10],
 }
 
 /// The camera uniform block (the shader's `Camera`).
@@ -253,6 +256,20 @@ impl Renderer {
             },
             usage: wgpu::BufferUsages::VERTEX,
         });
+        let uvs1 = if scene.uvs1.len() == scene.vertices.len() {
+            std::borrow::Cow::Borrowed(&scene.uvs1[..])
+        } else {
+            std::borrow::Cow::Owned(vec![[0.0f32; 2]; scene.vertices.len().max(8)])
+        };
+        let uv1_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("second UV set"),
+            contents: if uvs1.is_empty() {
+                &[0; 64]
+            } else {
+                bytemuck::cast_slice(&uvs1)
+            },
+            usage: wgpu::BufferUsages::VERTEX,
+        });
         let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("indices"),
             contents: if scene.indices.is_empty() {
@@ -316,6 +333,7 @@ impl Renderer {
         }
         Ok(Prepared {
             vertex_buffer,
+            uv1_buffer,
             index_buffer,
             groups,
             pipelines,
@@ -405,6 +423,7 @@ impl Renderer {
             });
             pass.set_bind_group(0, &camera_group, &[]);
             pass.set_vertex_buffer(0, prepared.vertex_buffer.slice(..));
+            pass.set_vertex_buffer(1, prepared.uv1_buffer.slice(..));
             pass.set_index_buffer(prepared.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
             for (indices, group, key) in &prepared.draws {
                 pass.set_pipeline(&prepared.pipelines[key]);
@@ -497,11 +516,18 @@ impl Renderer {
                     module: &self.shader,
                     entry_point: Some(if baked { "vs_baked" } else { "vs_source" }),
                     compilation_options: Default::default(),
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: stride,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes,
-                    })],
+                    buffers: &[
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: stride,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes,
+                        }),
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: 8,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &wgpu::vertex_attr_array![4 => Float32x2],
+                        }),
+                    ],
                 },
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleList,
@@ -552,7 +578,13 @@ impl Renderer {
                 m.occlusion_strength,
                 m.alpha_cutoff,
             ],
-            modes: [m.alpha_mode, u32::from(has_tangents), 0, 0],
+            modes: [
+                m.alpha_mode,
+                u32::from(has_tangents),
+                u32::from(m.textures[2].is_some()),
+                0,
+            ],
+            uv_rows: uv_rows(&m.uvs),
         };
         let buffer = self
             .device
@@ -705,6 +737,8 @@ impl Renderer {
 /// A scene on the device (see [`Renderer::prepare`]).
 pub struct Prepared {
     vertex_buffer: wgpu::Buffer,
+    /// The second UV set (zeros when the model has none).
+    uv1_buffer: wgpu::Buffer,
     index_buffer: wgpu::Buffer,
     /// One per material, then the default material's.
     groups: Vec<wgpu::BindGroup>,
@@ -737,6 +771,38 @@ impl Default for View {
     }
 }
 
+impl View {
+    /// Where `point` (model space) lands in a `width` x `height` image of a scene with these
+    /// [`bounds`](super::RenderScene::bounds) drawn from this view: pixel coordinates, x right
+    /// and y down from the top left corner; `None` behind the camera.
+    ///
+    /// ```
+    /// use hearth::render::View;
+    /// // The center of the bounds lands in the middle of the image.
+    /// let [x, y] = View::default().project(([0.0; 3], 1.0), 200, 100, [0.0; 3]).unwrap();
+    /// assert!((x - 100.0).abs() < 1e-3 && (y - 50.0).abs() < 1e-3);
+    /// ```
+    pub fn project(
+        &self,
+        bounds: ([f32; 3], f32),
+        width: u32,
+        height: u32,
+        point: [f32; 3],
+    ) -> Option<[f32; 2]> {
+        let (center, radius) = bounds;
+        let camera = camera(center, radius, width as f32 / height.max(1) as f32, self);
+        let clip = Mat4::from_cols_array_2d(&camera.view_proj) * Vec3::from(point).extend(1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        let (x, y) = (clip.x / clip.w, clip.y / clip.w);
+        Some([
+            (x + 1.0) * 0.5 * width as f32,
+            (1.0 - y) * 0.5 * height as f32,
+        ])
+    }
+}
+
 fn check_size(width: u32, height: u32) -> Result<(), RenderError> {
     if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
         return Err(RenderError::Input(format!(
@@ -744,6 +810,15 @@ fn check_size(width: u32, height: u32) -> Result<(), RenderError> {
         )));
     }
     Ok(())
+}
+
+/// The material uniform's UV rows: per slot, its matrix's two rows, the set in the first's `w`.
+fn uv_rows(uvs: &[TextureUv; 5]) -> [[f32; 4]; 10] {
+    std::array::from_fn(|i| {
+        let uv = &uvs[i / 2];
+        let [a, b, c] = uv.matrix[i % 2];
+        [a, b, c, if i % 2 == 0 { f32::from(uv.set) } else { 0.0 }]
+    })
 }
 
 /// A 1x1 linear RGBA8 texture.

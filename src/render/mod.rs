@@ -5,9 +5,10 @@
 //! - `.hmesh` vertices are drawn as stored: the octahedral normals and tangents are decoded in
 //!   WGSL (`shader.wgsl`); source vertices are plain floats.
 //! - `.hmat` metallic-roughness PBR: base color, metallic-roughness, normal (X, Y; Z rebuilt),
-//!   occlusion and emissive textures, OPAQUE / MASK / BLEND, double-sided. Property records
-//!   (`.hmat` v2: texture transforms kept per slot, a second UV set, the PBR extensions) are
-//!   not drawn: a preview shows the core material.
+//!   occlusion and emissive textures, OPAQUE / MASK / BLEND, double-sided; each slot samples
+//!   its own UV set (`TEXCOORD_0` or `_1`) through its own `KHR_texture_transform`
+//!   ([`TextureUv`](crate::TextureUv), as `.hmat` v2 keeps them per slot). The PBR
+//!   extensions' properties are not drawn: a preview shows the core material.
 //! - UASTC is transcoded to BC7 where the adapter samples BC, else to RGBA8; raw textures are
 //!   widened to RGBA8; GPU block formats (`texture.format`) are uploaded as they are when the
 //!   adapter has them.

@@ -7,7 +7,7 @@ use crate::format::hmat::{ALPHA_BLEND, ALPHA_OPAQUE};
 use crate::format::hmesh::{GpuVertex, FLAG_HAS_TANGENTS, NO_MATERIAL};
 use crate::format::ktx2::{self as ktx2_format, vk};
 use crate::read::ktx2::Ktx2;
-use crate::read::material::MaterialTable;
+use crate::read::material::{MaterialTable, TextureUv};
 use crate::read::mesh::{Indices, MeshView};
 use crate::read::transcode::{rgba8_image, transcode, TranscodeTarget};
 
@@ -109,6 +109,8 @@ pub struct RenderMaterial {
     pub double_sided: bool,
     /// Base color, metallic-roughness, normal, occlusion, emissive.
     pub textures: [Option<usize>; 5],
+    /// How each of the five slots reads its UVs: which set, through which transform.
+    pub uvs: [TextureUv; 5],
 }
 
 impl Default for RenderMaterial {
@@ -124,6 +126,7 @@ impl Default for RenderMaterial {
             alpha_mode: ALPHA_OPAQUE,
             double_sided: false,
             textures: [None; 5],
+            uvs: [TextureUv::IDENTITY; 5],
         }
     }
 }
@@ -152,6 +155,9 @@ pub struct RenderScene {
     pub materials: Vec<RenderMaterial>,
     /// Textures.
     pub textures: Vec<RenderTexture>,
+    /// The second UV set (`TEXCOORD_1`), parallel to the vertices; empty when the model has
+    /// none (it reads as 0, 0).
+    pub uvs1: Vec<[f32; 2]>,
     /// The vertices carry real tangents (else the shader derives a frame per pixel).
     pub has_tangents: bool,
 }
@@ -201,7 +207,7 @@ impl RenderScene {
         let mut textures = Vec::new();
         let mut by_hash: std::collections::HashMap<u64, usize> = Default::default();
         let mut render_materials = Vec::with_capacity(table.rows.len());
-        for row in table.rows.iter() {
+        for (row_index, row) in table.rows.iter().enumerate() {
             let mut slot = |hash: u64| -> Result<Option<usize>, RenderError> {
                 if hash == 0 {
                     return Ok(None);
@@ -235,6 +241,7 @@ impl RenderScene {
                     slot(row.occlusion_tex)?,
                     slot(row.emissive_tex)?,
                 ],
+                uvs: std::array::from_fn(|s| table.texture_uv(row_index as u32, s)),
             });
         }
         let indices: Vec<u32> = match &mesh.indices {
@@ -255,6 +262,7 @@ impl RenderScene {
         Ok(Self {
             has_tangents: mesh.desc.flags & FLAG_HAS_TANGENTS != 0,
             vertices: Vertices::Baked(mesh.vertices.to_vec()),
+            uvs1: mesh.uvs1().map(<[_]>::to_vec).unwrap_or_default(),
             indices,
             draws,
             materials: render_materials,
@@ -435,14 +443,21 @@ mod source {
                         texture(m.occlusion_tex, false),
                         texture(m.emissive_tex, true),
                     ],
+                    uvs: std::array::from_fn(|slot| source_uv(m, slot)),
                 })
                 .collect();
             let has_tangents = !scene.primitives.is_empty()
                 && scene.primitives.iter().all(|p| p.tangents.is_some());
             let (mut vertices, mut indices, mut draws) = (Vec::new(), Vec::new(), Vec::new());
+            let mut uvs1 = Vec::new();
+            let any_uvs1 = scene.primitives.iter().any(|p| p.uvs1.is_some());
             for primitive in &scene.primitives {
                 let first_index = indices.len() as u32;
+                let first_vertex = vertices.len();
                 append_primitive(primitive, &mut vertices, &mut indices);
+                if any_uvs1 {
+                    append_uvs1(primitive, &vertices[first_vertex..], &mut uvs1);
+                }
                 draws.push(Draw {
                     first_index,
                     index_count: indices.len() as u32 - first_index,
@@ -451,12 +466,41 @@ mod source {
             }
             Ok(Self {
                 vertices: Vertices::Source(vertices),
+                uvs1,
                 indices,
                 draws,
                 materials,
                 textures,
                 has_tangents,
             })
+        }
+    }
+
+    /// How a source material's slot reads its UVs: the importer keeps a transform per slot only
+    /// when the slots' differ (a shared one is already in the UVs), as the bake stores it.
+    fn source_uv(m: &Material, slot: usize) -> TextureUv {
+        let set = u8::from(m.second_uv_set[slot]);
+        match m.texture_transforms[slot] {
+            Some(t) => TextureUv::from_parts(set, t.offset, t.rotation, t.scale),
+            None => TextureUv {
+                set,
+                ..TextureUv::IDENTITY
+            },
+        }
+    }
+
+    /// The second UV set of the vertices `append_primitive` just appended for `p` (which,
+    /// without source normals, unshares corners: matched by position in the triangle list).
+    fn append_uvs1(p: &Primitive, appended: &[SourceVertex], uvs1: &mut Vec<[f32; 2]>) {
+        let at = |v: usize| p.uvs1.as_ref().and_then(|uv| uv.get(v)).copied();
+        if p.normals.is_some() {
+            uvs1.extend((0..appended.len()).map(|v| at(v).unwrap_or_default()));
+        } else {
+            uvs1.extend(
+                p.indices
+                    .iter()
+                    .map(|&i| at(i as usize).unwrap_or_default()),
+            );
         }
     }
 
@@ -523,6 +567,7 @@ mod tests {
             draws: vec![],
             materials: vec![],
             textures: vec![],
+            uvs1: vec![],
             has_tangents: false,
         };
         assert_eq!(scene.bounds(), ([0.0; 3], 1.0));

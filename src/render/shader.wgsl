@@ -16,8 +16,12 @@ struct Material {
     emissive: vec4<f32>,
     // metallic, roughness, occlusion strength, alpha cutoff
     params: vec4<f32>,
-    // x: alpha mode (0 opaque, 1 mask, 2 blend); y: the mesh has tangents (1) or not (0)
+    // x: alpha mode (0 opaque, 1 mask, 2 blend); y: the mesh has tangents (1) or not (0);
+    // z: the material has a normal map (1) or not (0)
     modes: vec4<u32>,
+    // Per texture slot (base color, metallic-roughness, normal, occlusion, emissive), the two
+    // rows of its UV matrix (KHR_texture_transform); the first row's w picks the UV set.
+    uv_rows: array<vec4<f32>, 10>,
 };
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -35,6 +39,7 @@ struct VertexOut {
     @location(1) normal: vec3<f32>,
     @location(2) tangent: vec4<f32>,
     @location(3) uv: vec2<f32>,
+    @location(4) uv1: vec2<f32>,
 };
 
 fn sign_not_zero(v: f32) -> f32 {
@@ -50,13 +55,14 @@ fn oct_decode(e: vec2<i32>) -> vec3<f32> {
     return normalize(vec3<f32>(xy, z));
 }
 
-fn finish(position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VertexOut {
+fn finish(position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>, uv1: vec2<f32>) -> VertexOut {
     var out: VertexOut;
     out.clip = camera.view_proj * vec4<f32>(position, 1.0);
     out.world = position;
     out.normal = normal;
     out.tangent = tangent;
     out.uv = uv;
+    out.uv1 = uv1;
     return out;
 }
 
@@ -66,10 +72,11 @@ fn vs_baked(
     @location(1) normal: vec2<i32>,
     @location(2) tangent: vec2<i32>,
     @location(3) uv: vec2<f32>,
+    @location(4) uv1: vec2<f32>,
 ) -> VertexOut {
     let handedness = select(1.0, -1.0, (tangent.x & 1) == 1);
     let t = oct_decode(vec2<i32>(tangent.x & ~1, tangent.y));
-    return finish(position, oct_decode(normal), vec4<f32>(t, handedness), uv);
+    return finish(position, oct_decode(normal), vec4<f32>(t, handedness), uv, uv1);
 }
 
 @vertex
@@ -78,8 +85,9 @@ fn vs_source(
     @location(1) normal: vec3<f32>,
     @location(2) tangent: vec4<f32>,
     @location(3) uv: vec2<f32>,
+    @location(4) uv1: vec2<f32>,
 ) -> VertexOut {
-    return finish(position, normal, tangent, uv);
+    return finish(position, normal, tangent, uv, uv1);
 }
 
 const PI: f32 = 3.14159265;
@@ -108,52 +116,72 @@ fn light(n: vec3<f32>, v: vec3<f32>, l: vec3<f32>, albedo: vec3<f32>, metallic: 
     return (diffuse + specular) * n_dot_l;
 }
 
+// Texture slot `slot`'s UVs: its set, through its matrix.
+fn slot_uv(in: VertexOut, slot: u32) -> vec2<f32> {
+    let row0 = material.uv_rows[slot * 2u];
+    let row1 = material.uv_rows[slot * 2u + 1u];
+    let uv = vec3<f32>(select(in.uv, in.uv1, row0.w > 0.5), 1.0);
+    return vec2<f32>(dot(row0.xyz, uv), dot(row1.xyz, uv));
+}
+
+// The surface normal `n` perturbed by the normal map at `normal_uv` and turned to the viewer (a
+// back face flips the whole frame), in the mesh's tangent frame, or in one from screen-space
+// derivatives when the mesh has no tangents or a degenerate one here.
+fn normal_mapped(in: VertexOut, n: vec3<f32>, normal_uv: vec2<f32>, front: bool) -> vec3<f32> {
+    let dp1 = dpdx(in.world);
+    let dp2 = dpdy(in.world);
+    // The frame of the normal map's own UVs (its set, through its transform).
+    let duv1 = dpdx(normal_uv);
+    let duv2 = dpdy(normal_uv);
+    let dp2perp = cross(dp2, n);
+    let dp1perp = cross(n, dp1);
+    let tt = dp2perp * duv1.x + dp1perp * duv2.x;
+    let bb = dp2perp * duv1.y + dp1perp * duv2.y;
+    // tt and bb are dP/du and dP/dv times the frame's determinant, whose sign depends on how
+    // the screen axes turn around n (framebuffer Y points down): take it out. Then the
+    // bitangent is -dP/dv: glTF's V points down the image, a normal map's +Y up it (as the
+    // tangents glTF ships, and the bake generates, have it).
+    let orient = select(1.0, -1.0, dot(dp1, dp2perp) < 0.0);
+    let scale = orient * inverseSqrt(max(max(dot(tt, tt), dot(bb, bb)), 1e-20));
+    var t = tt * scale;
+    var b = -bb * scale;
+    let along = in.tangent.xyz - n * dot(n, in.tangent.xyz);
+    if material.modes.y == 1u && dot(along, along) > 1e-8 {
+        t = normalize(along);
+        b = cross(n, t) * in.tangent.w;
+    }
+    let facing = select(-1.0, 1.0, front);
+    // Normal maps carry X and Y (R, G); Z is rebuilt.
+    let xy = (textureSample(normal_tex, tex_sampler, normal_uv).rg * 2.0 - 1.0) * material.emissive.a;
+    let z = sqrt(max(1.0 - dot(xy, xy), 0.0));
+    return normalize(t * xy.x + b * xy.y + n * z) * facing;
+}
+
 @fragment
 fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
-    let base = material.base_color * textureSample(base_color_tex, tex_sampler, in.uv);
+    let base_uv = slot_uv(in, 0u);
+    let orm_uv = slot_uv(in, 1u);
+    let normal_uv = slot_uv(in, 2u);
+    let occlusion_uv = slot_uv(in, 3u);
+    let emissive_uv = slot_uv(in, 4u);
+    let base = material.base_color * textureSample(base_color_tex, tex_sampler, base_uv);
     if material.modes.x == 1u && base.a < material.params.w {
         discard;
     }
-    let orm = textureSample(metallic_roughness_tex, tex_sampler, in.uv);
+    let orm = textureSample(metallic_roughness_tex, tex_sampler, orm_uv);
     let metallic = clamp(material.params.x * orm.b, 0.0, 1.0);
     let roughness = clamp(material.params.y * orm.g, 0.04, 1.0);
-    let occlusion = 1.0 + material.params.z * (textureSample(occlusion_tex, tex_sampler, in.uv).r - 1.0);
-    let emissive = material.emissive.rgb * textureSample(emissive_tex, tex_sampler, in.uv).rgb;
+    let occlusion = 1.0 + material.params.z * (textureSample(occlusion_tex, tex_sampler, occlusion_uv).r - 1.0);
+    let emissive = material.emissive.rgb * textureSample(emissive_tex, tex_sampler, emissive_uv).rgb;
 
+    // Only a normal-mapped material needs a tangent frame (a mesh's tangents may be
+    // placeholders where its material has no normal map).
     var n = normalize(in.normal);
-    // Tangent frame: the mesh's tangents, else one from screen-space derivatives.
-    var t: vec3<f32>;
-    var b: vec3<f32>;
-    if material.modes.y == 1u {
-        t = normalize(in.tangent.xyz - n * dot(n, in.tangent.xyz));
-        b = cross(n, t) * in.tangent.w;
-    } else {
-        let dp1 = dpdx(in.world);
-        let dp2 = dpdy(in.world);
-        let duv1 = dpdx(in.uv);
-        let duv2 = dpdy(in.uv);
-        let dp2perp = cross(dp2, n);
-        let dp1perp = cross(n, dp1);
-        let tt = dp2perp * duv1.x + dp1perp * duv2.x;
-        let bb = dp2perp * duv1.y + dp1perp * duv2.y;
-        // tt and bb are dP/du and dP/dv times the frame's determinant, whose sign depends on how
-        // the screen axes turn around n (framebuffer Y points down): take it out. Then the
-        // bitangent is -dP/dv: glTF's V points down the image, a normal map's +Y up it (as the
-        // tangents glTF ships, and the bake generates, have it).
-        let orient = select(1.0, -1.0, dot(dp1, dp2perp) < 0.0);
-        let scale = orient * inverseSqrt(max(max(dot(tt, tt), dot(bb, bb)), 1e-20));
-        t = tt * scale;
-        b = -bb * scale;
-    }
-    if !front {
+    if material.modes.z == 1u {
+        n = normal_mapped(in, n, normal_uv, front);
+    } else if !front {
         n = -n;
-        t = -t;
-        b = -b;
     }
-    // Normal maps carry X and Y (R, G); Z is rebuilt.
-    let xy = (textureSample(normal_tex, tex_sampler, in.uv).rg * 2.0 - 1.0) * material.emissive.a;
-    let z = sqrt(max(1.0 - dot(xy, xy), 0.0));
-    n = normalize(t * xy.x + b * xy.y + n * z);
 
     let v = normalize(camera.eye.xyz - in.world);
     let albedo = base.rgb;

@@ -165,7 +165,7 @@ fn every_corpus_model_bakes_or_is_rejected_clearly() {
     let report = Baker::new(manifest_path.as_path(), out.path())
         .run()
         .unwrap();
-    assert_eq!(report.assets, 14);
+    assert_eq!(report.assets, 15);
     // The corpus loses nothing it carries (morph targets, COLOR_0, TEXCOORD_1,
     // KHR_texture_transform, the KHR_materials extensions are all kept): no warning at all.
     assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
@@ -175,7 +175,7 @@ fn every_corpus_model_bakes_or_is_rejected_clearly() {
         .iter()
         .filter(|e| e.kind == hearth::AssetKind::MESH)
         .collect();
-    assert_eq!(meshes.len(), 14);
+    assert_eq!(meshes.len(), 15);
     for entry in meshes {
         assert_eq!(
             entry.hash,
@@ -570,6 +570,38 @@ fn generated_tangents_match_the_shipped_ones() {
             share * 100.0
         );
     }
+}
+
+/// MTL's PBR `norm` names the normal map (tobj leaves it among the unknown keys): the baked
+/// material has a normal texture and the mesh tangents, as with `map_Bump`.
+#[test]
+fn an_mtl_norm_map_is_the_normal_texture() {
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(4, 4, image::Rgba([128, 128, 255, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let obj = "mtllib m.mtl\nusemtl tiles\nv 0 0 0\nv 1 0 0\nv 0 1 0\n\
+               vt 0 0\nvt 1 0\nvt 0 1\nvn 0 0 1\nf 1/1/1 2/2/1 3/3/1\n";
+    let src = tempfile::tempdir().unwrap();
+    common::write_files(
+        src.path(),
+        &[
+            ("m.obj", obj.as_bytes()),
+            ("m.mtl", b"newmtl tiles\nnorm flat.png\n"),
+            ("flat.png", &png),
+        ],
+    );
+    let (out, report) = bake_dir(src.path(), "\"*.obj\"", "");
+    report.unwrap();
+    let materials = std::fs::read(out.path().join("m.hmat")).unwrap();
+    let table = hearth::MaterialTable::parse(&materials).unwrap();
+    assert_ne!(table.rows[0].normal_tex, 0, "norm is the normal texture");
+    let mesh = std::fs::read(out.path().join("m.hmesh")).unwrap();
+    assert_eq!(
+        MeshView::parse(&mesh).unwrap().desc.flags & 1,
+        1,
+        "tangents generated"
+    );
 }
 
 #[test]

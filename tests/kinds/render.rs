@@ -68,6 +68,10 @@ const MODELS: &[(&str, &str)] = &[
         "gltf/TextureTransformTest/TextureTransformTest.hmesh",
     ),
     (
+        "gltf/TextureTransformBoard/TextureTransformBoard.gltf",
+        "gltf/TextureTransformBoard/TextureTransformBoard.hmesh",
+    ),
+    (
         "gltf/Triangle/Triangle.gltf",
         "gltf/Triangle/Triangle.hmesh",
     ),
@@ -495,6 +499,7 @@ fn oversized_textures_and_degenerate_models_do_not_panic() {
             format: TextureFormat::Rgba8 { srgb: true },
             levels: levels.clone(),
         }],
+        uvs1: vec![],
         has_tangents: false,
     };
     let triangle = quad([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
@@ -562,4 +567,117 @@ fn gpu_format_bakes_draw_or_say_what_the_adapter_lacks() {
             }
         }
     }
+}
+
+/// The mean sRGB color of `image` over the inner half of TextureTransformBoard's cell at
+/// (`row`, `column`) (see its `generate.py`: 0.2-wide quads at x = (column - 1) 0.26,
+/// y = (2.5 - row) 0.26), sampled at 7 x 7 points projected with the renderer's camera.
+fn board_cell(
+    image: &hearth::render::Image,
+    bounds: ([f32; 3], f32),
+    row: usize,
+    column: usize,
+) -> [f32; 3] {
+    let center = [(column as f32 - 1.0) * 0.26, (2.5 - row as f32) * 0.26];
+    let mut sum = [0.0f32; 3];
+    let mut count = 0.0;
+    for i in 0..7 {
+        for j in 0..7 {
+            let at = |k: i32| (k as f32 - 3.0) / 3.0 * 0.05;
+            let point = [center[0] + at(i), center[1] + at(j), 0.0];
+            let [x, y] = hearth::render::View::default()
+                .project(bounds, image.width, image.height, point)
+                .expect("in front of the camera");
+            let pixel = (y as u32 * image.width + x as u32) as usize * 4;
+            for (c, total) in sum.iter_mut().enumerate() {
+                *total += image.rgba[pixel + c] as f32;
+            }
+            count += 1.0;
+        }
+    }
+    sum.map(|c| c / count)
+}
+
+fn color_distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    (0..3).map(|c| (a[c] - b[c]).abs()).fold(0.0, f32::max)
+}
+
+/// TextureTransformBoard drawn from its pack and from its source: in every texture slot's row,
+/// the cell sampling TEXCOORD_1 through a transform looks as its TEXCOORD_0 neighbour and
+/// clearly not as the cell that ignores the transform; the mixed material (two transforms on
+/// two UV sets) looks as its factor-only reference. Also pack and source agree.
+#[test]
+fn texture_transforms_and_the_second_uv_set_draw_in_every_slot() {
+    const SIDE: u32 = 512;
+    /// Largest per-channel difference (sRGB, 0-255) between two cells drawn alike: the pack's
+    /// UASTC textures and the cells' slightly different view angles stay well under it
+    /// (measured: at most 1).
+    const ALIKE: f32 = 4.0;
+    /// Smallest difference between a cell drawn right and one that ignores the transform
+    /// (measured: 12 in the occlusion row, whose texture darkens only the ambient light; 39
+    /// and more in the others).
+    const UNLIKE: f32 = 8.0;
+    let renderer = Renderer::new().unwrap_or_else(|e| panic!("{e}"));
+    let src = tempfile::tempdir().unwrap();
+    copy_dir(
+        &corpus("gltf/TextureTransformBoard"),
+        &src.path().join("board"),
+    );
+    let manifest = src.path().join("hearth.toml");
+    std::fs::write(&manifest, "[[content.group]]\nassets = [\"**/*.gltf\"]\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = hearth::bake::Baker::new(manifest.as_path(), out.path())
+        .run()
+        .unwrap();
+    assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
+    let pack = hearth::PakReader::open(&report.pack_path).unwrap();
+    let mesh = "board/TextureTransformBoard.hmesh";
+    let baked = RenderScene::from_pack(&pack, mesh, renderer.samples_bc()).unwrap();
+    let source =
+        RenderScene::from_source(&src.path().join("board/TextureTransformBoard.gltf")).unwrap();
+    let images = image_dir();
+    let mut drawn = Vec::new();
+    for (name, scene) in [("pack", &baked), ("source", &source)] {
+        let image = renderer.render(scene, SIDE, SIDE).unwrap();
+        image
+            .save_png(images.join(format!("TextureTransformBoard.{name}.png")))
+            .unwrap();
+        let bounds = scene.bounds();
+        let cell = |row, column| board_cell(&image, bounds, row, column);
+        for (row, slot) in [
+            "base color",
+            "emissive",
+            "normal",
+            "metal-rough",
+            "occlusion",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (uv0, uv1, ignored) = (cell(row, 0), cell(row, 1), cell(row, 2));
+            println!("{name} {slot}: uv0 {uv0:?} uv1 {uv1:?} not applied {ignored:?}");
+            assert!(
+                color_distance(uv0, uv1) <= ALIKE,
+                "{name}, {slot}: the TEXCOORD_1 cell {uv1:?} differs from the TEXCOORD_0 one {uv0:?}"
+            );
+            assert!(
+                color_distance(uv0, ignored) >= UNLIKE,
+                "{name}, {slot}: the transformed cell {uv0:?} looks as the untransformed {ignored:?}"
+            );
+        }
+        let (mixed, reference, ignored) = (cell(5, 0), cell(5, 1), cell(5, 2));
+        println!("{name} mixed: {mixed:?} reference {reference:?} not applied {ignored:?}");
+        assert!(
+            color_distance(mixed, reference) <= ALIKE,
+            "{name}: the mixed material {mixed:?} differs from its reference {reference:?}"
+        );
+        assert!(
+            color_distance(mixed, ignored) >= UNLIKE,
+            "{name}: {mixed:?} vs {ignored:?}"
+        );
+        drawn.push(image);
+    }
+    let db = drawn[0].psnr(&drawn[1]).unwrap();
+    println!("pack vs source: {db:.2} dB");
+    assert!(db >= MIN_PSNR, "pack and source renders differ: {db:.2} dB");
 }

@@ -137,12 +137,13 @@ fn material(
     };
     let diffuse = m.diffuse.unwrap_or([1.0; 3]);
     let alpha = m.dissolve.unwrap_or(1.0);
-    let bump = m.normal_texture.clone().or_else(|| {
-        m.unknown_param
-            .get("map_Bump")
-            .or(m.unknown_param.get("bump"))
-            .cloned()
-    });
+    // tobj reads `map_Bump` and `bump` into `normal_texture` and leaves the PBR extension's
+    // `norm` (the normal map proper, so it wins) among the unknown keys.
+    let bump = m
+        .unknown_param
+        .get("norm")
+        .cloned()
+        .or_else(|| m.normal_texture.clone());
     let emissive_map = m.unknown_param.get("map_Ke").cloned();
     Material {
         name: m.name.clone(),

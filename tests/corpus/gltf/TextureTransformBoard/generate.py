@@ -44,7 +44,7 @@ def in_square(x, y):
 RIGHT_COLOR, WRONG_COLOR = (40, 200, 60, 255), (200, 30, 30, 255)
 RIGHT_NORMAL, WRONG_NORMAL = (128, 128, 255, 255), (232, 128, 200, 255)
 # occlusion R, roughness G, metallic B
-RIGHT_ORM, WRONG_ORM = (255, 255, 0, 255), (30, 40, 255, 255)
+RIGHT_ORM, WRONG_ORM = (255, 255, 0, 255), (0, 40, 255, 255)
 
 png("color.png", lambda x, y: RIGHT_COLOR if in_square(x, y) else WRONG_COLOR)
 png("normal.png", lambda x, y: RIGHT_NORMAL if in_square(x, y) else WRONG_NORMAL)
