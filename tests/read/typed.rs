@@ -394,3 +394,58 @@ fn background_loads_become_ready_report_progress_and_cancel() {
     };
     assert_eq!(ready.unwrap().view().width(), 64);
 }
+
+/// `ModelMaterial::uvs` says which UV set and transform each slot reads, as the `.hmat` keeps
+/// them: none where the bake moved a shared transform into the mesh's UVs, the transform and
+/// set 1 for a slot on TEXCOORD_1, and two different ones in one material
+/// (`TextureTransformBoard`, see its `generate.py`).
+#[test]
+fn model_materials_say_which_uv_set_and_transform_each_slot_reads() {
+    use hearth::TextureUv;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    crate::common::copy_dir(&corpus("gltf/TextureTransformBoard"), &src.join("board"));
+    std::fs::write(
+        src.join("hearth.toml"),
+        "[[content.group]]\nassets = [\"**/*.gltf\"]\n",
+    )
+    .unwrap();
+    let report = hearth::bake::Baker::new(src.join("hearth.toml"), out(&dir))
+        .run()
+        .unwrap();
+    let pak = PakReader::open(&report.pack_path).unwrap();
+    let model = Model::load_by_name(&pak, "TextureTransformBoard").unwrap();
+    let slot = |name: &str| {
+        model
+            .material_slots
+            .iter()
+            .find(|m| m.name.ends_with(&format!("#{name}")))
+            .unwrap_or_else(|| panic!("no material {name}"))
+            .uvs
+    };
+    let t = |set| TextureUv::from_parts(set, [0.6, 0.4], std::f32::consts::FRAC_PI_2, [0.3, 0.3]);
+    let b = TextureUv::from_parts(1, [0.0, -0.5], 0.0, [0.3, 0.3]);
+    let close = |a: TextureUv, b: TextureUv| {
+        a.set == b.set
+            && (0..2).all(|r| (0..3).all(|c| (a.matrix[r][c] - b.matrix[r][c]).abs() < 1e-6))
+    };
+    assert_eq!(
+        slot("emissive_uv0")[4],
+        TextureUv::IDENTITY,
+        "baked into the UVs"
+    );
+    assert!(
+        close(slot("emissive_uv1")[4], t(1)),
+        "{:?}",
+        slot("emissive_uv1")
+    );
+    assert!(close(slot("normal_uv1")[2], t(1)));
+    let mixed = slot("mixed");
+    for (texture_slot, expected) in [(0, t(0)), (1, b), (2, t(0)), (3, t(0)), (4, b)] {
+        assert!(
+            close(mixed[texture_slot], expected),
+            "slot {texture_slot}: {:?}",
+            mixed[texture_slot]
+        );
+    }
+}
