@@ -13,6 +13,7 @@ mod links;
 mod names;
 mod pack_only;
 mod pipeline;
+mod readme;
 mod repack;
 mod report;
 mod shards;
