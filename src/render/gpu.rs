@@ -206,7 +206,12 @@ impl Renderer {
         }
     }
 
-    fn prepare_unscoped(&self, scene: &RenderScene) -> Result<Prepared, RenderError> {
+    /// The scene's vertex, second-UV-set and index buffers (checked against each other and
+    /// the adapter's limits), and whether the vertices are baked ones.
+    fn geometry_buffers(
+        &self,
+        scene: &RenderScene,
+    ) -> Result<([wgpu::Buffer; 3], bool), RenderError> {
         if let Some(bad) = scene
             .indices
             .iter()
@@ -279,7 +284,11 @@ impl Renderer {
             },
             usage: wgpu::BufferUsages::INDEX,
         });
+        Ok(([vertex_buffer, uv1_buffer, index_buffer], baked))
+    }
 
+    fn prepare_unscoped(&self, scene: &RenderScene) -> Result<Prepared, RenderError> {
+        let ([vertex_buffer, uv1_buffer, index_buffer], baked) = self.geometry_buffers(scene)?;
         let textures = scene
             .textures
             .iter()
