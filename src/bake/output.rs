@@ -3,7 +3,7 @@
 
 use crate::bake::error::BakeError;
 use crate::read::pak::{Limits, PakReader};
-use crate::read::regular_file::{open_regular, read_regular, Links};
+use crate::read::regular_file::{open_regular, Links};
 use std::fs::{self, File};
 use std::path::Path;
 
@@ -27,8 +27,28 @@ pub(crate) fn same_file_bytes(path: &Path, bytes: &[u8]) -> bool {
     fs::symlink_metadata(path).is_ok_and(|meta| {
         meta.is_file()
             && meta.len() == bytes.len() as u64
-            && read_regular(path, bytes.len() as u64).is_ok_and(|old| old == bytes)
+            && open_regular(path, fs::OpenOptions::new().read(true), Links::Refuse)
+                .is_ok_and(|file| reads_as(file, bytes))
     })
+}
+
+/// Whether `file` holds exactly `bytes`, read a chunk at a time and given up at the first
+/// chunk that differs: a re-packed pack of the old one's size differs in its table, at the
+/// front, so the rest is not read (30 ms of a 53 MB pack's re-bake when it was).
+fn reads_as(mut file: File, mut bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let mut chunk = vec![0u8; (1 << 20).min(bytes.len().max(1))];
+    loop {
+        let want = chunk.len().min(bytes.len());
+        if want == 0 {
+            // Nothing left to match: the file must end here too.
+            return matches!(file.read(&mut chunk[..1]), Ok(0));
+        }
+        if file.read_exact(&mut chunk[..want]).is_err() || chunk[..want] != bytes[..want] {
+            return false;
+        }
+        bytes = &bytes[want..];
+    }
 }
 
 /// Makes the renames inside `dir` durable (a no-op where folders cannot be synced).
@@ -132,6 +152,22 @@ mod tests {
         assert!(remove_stale(dir.path(), "sub/a.bin").unwrap());
         assert!(!dir.path().join("sub").exists(), "empty folder pruned");
         assert!(!remove_stale(dir.path(), "sub/a.bin").unwrap());
+    }
+
+    #[test]
+    fn files_of_several_chunks_compare_to_the_last_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        let bytes: Vec<u8> = (0..(5 << 20) / 2 + 7).map(|i| (i % 251) as u8).collect();
+        fs::write(&path, &bytes).unwrap();
+        assert!(same_file_bytes(&path, &bytes));
+        for at in [0, 1 << 20, bytes.len() - 1] {
+            let mut other = bytes.clone();
+            other[at] ^= 1;
+            assert!(!same_file_bytes(&path, &other), "a difference at {at}");
+        }
+        fs::write(&path, b"").unwrap();
+        assert!(same_file_bytes(&path, b""));
     }
 }
 
