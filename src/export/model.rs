@@ -9,6 +9,7 @@
 use crate::export::layer::{identifier, token, unique_name, Attribute, Layer, Prim, Value};
 use crate::export::texture::png_of;
 use crate::format::hmat::AlphaMode;
+use crate::read::material::TextureUv;
 use crate::read::model::{Model, ModelMaterial, ModelSubmesh, ModelTexture};
 use std::collections::{HashMap, HashSet};
 
@@ -163,6 +164,10 @@ fn mesh_prim(model: &Model, material_paths: &[String]) -> Result<Prim, String> {
         .set("points", "point3f[]", Value::Float3Array(points))
         .set_vertex("primvars:st", "texCoord2f[]", Value::Float2Array(st))
         .set_uniform("subdivisionScheme", "token", token("none"));
+    if let Some(uvs1) = view.uvs1() {
+        let st1 = uvs1.iter().map(|&[u, v]| [u, 1.0 - v]).collect();
+        mesh.set_vertex("primvars:st1", "texCoord2f[]", Value::Float2Array(st1));
+    }
     if let Some(colors) = view.colors_f32() {
         let (rgb, alpha): (Vec<[f32; 3]>, Vec<f32>) =
             colors.map(|[r, g, b, a]| ([r, g, b], a)).unzip();
@@ -216,6 +221,8 @@ struct Surface<'a, 'b> {
     surface: Prim,
     shaders: Vec<Prim>,
     textures: &'a mut Textures<'b>,
+    /// Which UV sets' primvar readers the texture shaders read (`st`, `st1`).
+    readers: [bool; 2],
 }
 
 impl Surface<'_, '_> {
@@ -230,15 +237,18 @@ impl Surface<'_, '_> {
     }
 
     /// Adds a `UsdUVTexture` named `name` reading `texture` (its PNG `normal`-rebuilt when
-    /// asked), `scale * texel + bias`, with `outputs`; returns `name` for `input`'s link.
+    /// asked) at the UVs `uv` says, `scale * texel + bias`, with `outputs`; returns `name` for
+    /// `input`'s link.
     fn texture<'n>(
         &mut self,
         name: &'n str,
         (texture, normal, srgb): (&ModelTexture, bool, bool),
+        uv: TextureUv,
         (scale, bias): ([f32; 4], [f32; 4]),
         outputs: &[(&str, &str)],
     ) -> Result<&'n str, String> {
         let file = self.textures.file(texture, normal)?;
+        let st = self.coordinates(name, uv);
         let mut shader = Prim::def(name, "Shader");
         shader
             .set_uniform("info:id", "token", token("UsdUVTexture"))
@@ -250,10 +260,7 @@ impl Surface<'_, '_> {
                 "token",
                 token(if srgb { "sRGB" } else { "raw" }),
             )
-            .attr(
-                Attribute::declared("inputs:st", "float2")
-                    .connected(format!("{}/TexCoordReader.outputs:result", self.path)),
-            )
+            .attr(Attribute::declared("inputs:st", "float2").connected(st))
             .set("inputs:wrapS", "token", token("repeat"))
             .set("inputs:wrapT", "token", token("repeat"));
         for (output, type_name) in outputs {
@@ -262,6 +269,48 @@ impl Surface<'_, '_> {
         self.shaders.push(shader);
         Ok(name)
     }
+
+    /// The output a texture shader `name` reads its coordinates from: its UV set's primvar
+    /// reader, through a `UsdTransform2d` of its own when the slot has a transform.
+    fn coordinates(&mut self, name: &str, uv: TextureUv) -> String {
+        let set = usize::from(uv.set.min(1));
+        self.readers[set] = true;
+        let reader = format!("{}/{}.outputs:result", self.path, READERS[set].0);
+        if uv.is_identity() {
+            return reader;
+        }
+        let (scale, rotation, translation) = usd_transform2d(&uv);
+        let transform_name = format!("{name}Transform");
+        let mut transform = Prim::def(&transform_name, "Shader");
+        transform
+            .set_uniform("info:id", "token", token("UsdTransform2d"))
+            .attr(Attribute::declared("inputs:in", "float2").connected(reader))
+            .set("inputs:rotation", "float", Value::Float(rotation))
+            .set("inputs:scale", "float2", Value::Float2(scale))
+            .set("inputs:translation", "float2", Value::Float2(translation))
+            .attr(Attribute::declared("outputs:result", "float2"));
+        self.shaders.push(transform);
+        format!("{}/{transform_name}.outputs:result", self.path)
+    }
+}
+
+/// The primvar readers of a material, per UV set: the shader's name and the primvar it reads.
+const READERS: [(&str, &str); 2] = [("TexCoordReader", "st"), ("TexCoordReader1", "st1")];
+
+/// A slot's UV transform as `UsdTransform2d` inputs (scale, rotation in degrees
+/// counter-clockwise, translation), in USD's `st` space, whose V runs up where glTF's runs
+/// down: the glTF matrix `M` conjugated by the flip `F(u, v) = (u, 1 - v)`, which
+/// `KHR_texture_transform`'s translation · rotation · scale (no shear) always decomposes into.
+fn usd_transform2d(uv: &TextureUv) -> ([f32; 2], f32, [f32; 2]) {
+    let [[a, b, c], [d, e, f]] = uv.matrix;
+    // F·M·F: linear part [[a, -b], [-d, e]], translation (b + c, 1 - e - f).
+    let (column0, column1) = ([a, -d], [-b, e]);
+    let angle = column0[1].atan2(column0[0]);
+    let (sin, cos) = angle.sin_cos();
+    let scale_u = column0[0].hypot(column0[1]);
+    // Signed, so a mirrored axis stays mirrored.
+    let scale_v = -sin * column1[0] + cos * column1[1];
+    ([scale_u, scale_v], angle.to_degrees(), [b + c, 1.0 - e - f])
 }
 
 /// The inputs glTF's metallic-roughness model maps to: base colour and alpha, metallic and
@@ -273,6 +322,7 @@ fn pbr_inputs(s: &mut Surface<'_, '_>, m: &ModelMaterial) -> Result<(), String> 
         Some(t) => Some(s.texture(
             "BaseColorTexture",
             (t, false, true),
+            m.uvs[0],
             ([r, g, b, a], ZERO),
             &[("rgb", "float3"), ("a", "float")],
         )?),
@@ -301,6 +351,7 @@ fn pbr_inputs(s: &mut Surface<'_, '_>, m: &ModelMaterial) -> Result<(), String> 
             Some(s.texture(
                 "MetallicRoughnessTexture",
                 (t, false, false),
+                m.uvs[1],
                 (scale, ZERO),
                 &[("g", "float"), ("b", "float")],
             )?)
@@ -324,6 +375,7 @@ fn pbr_inputs(s: &mut Surface<'_, '_>, m: &ModelMaterial) -> Result<(), String> 
         Some(t) => Some(s.texture(
             "EmissiveTexture",
             (t, false, true),
+            m.uvs[4],
             ([er, eg, eb, 1.0], ZERO),
             &[("rgb", "float3")],
         )?),
@@ -353,6 +405,7 @@ fn material_prim(
         surface,
         shaders: Vec::new(),
         textures,
+        readers: [false; 2],
     };
     pbr_inputs(&mut s, m)?;
     if let Some(t) = &m.normal {
@@ -362,6 +415,7 @@ fn material_prim(
         let shader = s.texture(
             "NormalTexture",
             (t, true, false),
+            m.uvs[2],
             scale_bias,
             &[("rgb", "float3")],
         )?;
@@ -379,6 +433,7 @@ fn material_prim(
         let shader = s.texture(
             "OcclusionTexture",
             (t, false, false),
+            m.uvs[3],
             scale_bias,
             &[("r", "float")],
         )?;
@@ -398,14 +453,16 @@ fn material_prim(
             .connected(format!("{path}/PreviewSurface.outputs:surface")),
     );
     material.children.push(s.surface);
-    if !s.shaders.is_empty() {
-        let mut reader = Prim::def("TexCoordReader", "Shader");
-        reader
-            .set_uniform("info:id", "token", token("UsdPrimvarReader_float2"))
-            .set("inputs:varname", "string", Value::String("st".into()))
-            .attr(Attribute::declared("outputs:result", "float2"));
-        material.children.push(reader);
-        material.children.extend(s.shaders);
+    for (used, (reader_name, primvar)) in s.readers.iter().zip(READERS) {
+        if *used {
+            let mut reader = Prim::def(reader_name, "Shader");
+            reader
+                .set_uniform("info:id", "token", token("UsdPrimvarReader_float2"))
+                .set("inputs:varname", "string", Value::String(primvar.into()))
+                .attr(Attribute::declared("outputs:result", "float2"));
+            material.children.push(reader);
+        }
     }
+    material.children.extend(s.shaders);
     Ok(material)
 }

@@ -3,6 +3,7 @@
 # triangles, UVs and bindings, each material's PreviewSurface inputs and textures, and the
 # skeleton and animation counts. Run by tests/kinds/usd_export.rs.
 import json
+import math
 import sys
 
 try:
@@ -29,6 +30,30 @@ def input_value(shader, name):
     if hasattr(v, "__len__") and not isinstance(v, str):
         return list(v)
     return v if not isinstance(v, Sdf.AssetPath) else v.path
+
+
+# Where a texture shader reads at st = (0.25, 0.75) and (1, 0): the primvar its `st` comes
+# from, through a UsdTransform2d as UsdPreviewSurface's specification defines it (in * scale,
+# rotated counter-clockwise by `rotation` degrees, + translation).
+SAMPLES = [(0.25, 0.75), (1.0, 0.0)]
+
+
+def coordinates(texture):
+    source = texture.GetInput("st").GetConnectedSource()
+    if not source:
+        return None
+    shader = UsdShade.Shader(source[0].GetPrim())
+    mapped = list(SAMPLES)
+    if shader.GetIdAttr().Get() == "UsdTransform2d":
+        scale = shader.GetInput("scale").Get() or (1.0, 1.0)
+        angle = math.radians(shader.GetInput("rotation").Get() or 0.0)
+        move = shader.GetInput("translation").Get() or (0.0, 0.0)
+        c, s = math.cos(angle), math.sin(angle)
+        mapped = [(c * u * scale[0] - s * v * scale[1] + move[0],
+                   s * u * scale[0] + c * v * scale[1] + move[1]) for u, v in SAMPLES]
+        shader = UsdShade.Shader(shader.GetInput("in").GetConnectedSource()[0].GetPrim())
+    assert shader.GetIdAttr().Get() == "UsdPrimvarReader_float2", shader.GetPath()
+    return {"primvar": shader.GetInput("varname").Get(), "mapped": [list(m) for m in mapped]}
 
 
 path = sys.argv[1]
@@ -73,6 +98,8 @@ for prim in stage.Traverse():
             "counts": list(mesh.GetFaceVertexCountsAttr().Get()),
             "indices": list(mesh.GetFaceVertexIndicesAttr().Get()),
             "st": floats(st.Get()) if st else None,
+            "st1": floats(UsdGeom.PrimvarsAPI(prim).GetPrimvar("st1").Get())
+            if UsdGeom.PrimvarsAPI(prim).GetPrimvar("st1") else None,
             "st_interpolation": st.GetInterpolation() if st else None,
             "binding": str(m.GetPath()) if m else None,
             "subsets": subsets,
@@ -94,6 +121,7 @@ for prim in stage.Traverse():
                 "scale": input_value(shader, "scale"),
                 "bias": input_value(shader, "bias"),
                 "sourceColorSpace": input_value(shader, "sourceColorSpace"),
+                "coordinates": coordinates(shader),
             }
     elif prim.IsA(UsdSkel.Skeleton):
         skel = UsdSkel.Skeleton(prim)

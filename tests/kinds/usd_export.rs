@@ -596,3 +596,52 @@ fn usd_export_round_trips_through_the_importer() {
         }
     }
 }
+
+/// Texture transforms and the second UV set survive the export (TextureTransformBoard): the
+/// mesh carries `primvars:st1`, and each texture shader reads the primvar of its slot's UV set
+/// through a `UsdTransform2d` that, as usd-core's reading of the specification computes it,
+/// maps `st` where the baked material's transform does (in USD's V-up `st` space).
+#[test]
+fn usd_export_keeps_texture_transforms_and_the_second_uv_set() {
+    let (tree, mesh) = bake("gltf/TextureTransformBoard", "TextureTransformBoard.gltf");
+    let dest = tempfile::tempdir().unwrap();
+    let written = export(tree.path(), &mesh, &dest.path().join("board.usdc"));
+    let report = usd_check(&written[0]);
+    let usd_mesh = &report["meshes"][0];
+    assert!(usd_mesh["st1"].is_array(), "primvars:st1 is written");
+    let model = Model::load(&Assets::open(tree.path()).unwrap(), &mesh).unwrap();
+    let names = [
+        "BaseColorTexture",
+        "MetallicRoughnessTexture",
+        "NormalTexture",
+        "OcclusionTexture",
+        "EmissiveTexture",
+    ];
+    let flip = |[u, v]: [f32; 2]| [u, 1.0 - v];
+    let mut checked = 0;
+    for material in &model.material_slots {
+        let label = material.name.rsplit('#').next().unwrap();
+        for (slot, texture_name) in names.iter().enumerate() {
+            let key = format!("/TextureTransformBoard/Materials/{label}/{texture_name}");
+            let Some(texture) = report["textures"].get(&key) else {
+                continue;
+            };
+            let uv = material.uvs[slot];
+            let coordinates = &texture["coordinates"];
+            let primvar = if uv.set == 1 { "st1" } else { "st" };
+            assert_eq!(coordinates["primvar"], primvar, "{key}");
+            let mapped = coordinates["mapped"].as_array().unwrap();
+            for (sample, got) in [[0.25, 0.75], [1.0, 0.0]].into_iter().zip(mapped) {
+                let expected = flip(uv.apply(flip(sample)));
+                let got = f32s(got);
+                assert!(
+                    (got[0] - expected[0]).abs() < 1e-5 && (got[1] - expected[1]).abs() < 1e-5,
+                    "{key} at {sample:?}: usd-core {got:?}, the baked transform {expected:?}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    // 15 one-slot cells, the mixed material's five slots twice (with and without transforms).
+    assert_eq!(checked, 25);
+}
