@@ -307,6 +307,78 @@ fn bake_texture_and_mesh(dir: &Path) {
     assert_eq!(code, 0, "{out}{err}");
 }
 
+/// `hearth get --json` prints the entry's metadata as one object, not its bytes (issue 42,
+/// item 10): from the tree and the pack, by path, hash and name; a pack entry has its codec,
+/// an entry read through a patch its layer.
+#[test]
+fn get_json_prints_the_entry_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    bake_texture_and_mesh(dir.path());
+    let hash = format!("0x{:016x}", hearth::hash_runtime_path("tex/wall.ktx2"));
+    let size = std::fs::metadata(dir.path().join("out/tex/wall.ktx2"))
+        .unwrap()
+        .len();
+    let pack = "out/assets.hpack";
+    for source in ["out", pack] {
+        for entry in [&["tex/wall.ktx2"][..], &[&hash], &["--name", "wall"]] {
+            let args = [&["get", source], entry, &["--json"]].concat();
+            let (code, json, err) = hearth_json(&args, dir.path());
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert_eq!(json["source"], source);
+            assert_eq!(json["path"], "tex/wall.ktx2");
+            assert_eq!(json["hash"].as_str(), Some(&hash[2..]));
+            assert_eq!(json["kind"], "texture");
+            assert_eq!(json["size"].as_u64(), Some(size));
+            assert_eq!(
+                (json["width"].as_u64(), json["height"].as_u64()),
+                (Some(16), Some(8)),
+                "{json}"
+            );
+            assert_eq!(json["names"][0]["name"], "wall", "{json}");
+            let in_pack = source.ends_with(".hpack");
+            assert_eq!(json["codec"].is_string(), in_pack, "{json}");
+            assert_eq!(json["stored_size"].is_u64(), in_pack, "{json}");
+        }
+    }
+    let (code, json, err) = hearth_json(&["get", "out", "models/quad.hmesh", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["kind"], "mesh");
+    assert_eq!(json["indices"].as_u64(), Some(6), "{json}");
+    // Through a patch: the entry and the file it came from.
+    let (code, out, err) = hearth(&["get", "out", "nope.txt", "--json"], dir.path());
+    assert!(
+        code == 1 && out.is_empty() && err.contains("no entry `nope.txt`"),
+        "{err}"
+    );
+    std::fs::copy(dir.path().join(pack), dir.path().join("old.hpack")).unwrap();
+    std::fs::write(dir.path().join("notes/readme.txt"), b"hello, patched").unwrap();
+    let (code, out, err) = hearth(&["bake", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = hearth(
+        &["diff", "old.hpack", pack, "-o", "patch.hpack"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let args = [
+        "get",
+        "old.hpack",
+        "notes/readme.txt",
+        "--over",
+        "patch.hpack",
+        "--json",
+    ];
+    let (code, json, err) = hearth_json(&args, dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["size"].as_u64(), Some(14), "{json}");
+    assert_eq!(json["layer"], "patch.hpack", "{json}");
+    // Bytes and metadata are one or the other.
+    let (code, _, err) = hearth(
+        &["get", "out", "tex/wall.ktx2", "--json", "-o", "x"],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
 #[test]
 fn pack_info_json_lists_every_entry_with_numeric_kinds() {
     let dir = tempfile::tempdir().unwrap();
