@@ -307,6 +307,107 @@ fn bake_texture_and_mesh(dir: &Path) {
     assert_eq!(code, 0, "{out}{err}");
 }
 
+/// Runs one command line through `sh` in `dir`, with `hearth`'s folder first on PATH.
+fn shell(line: &str, dir: &Path) -> (bool, String) {
+    let exe = Path::new(env!("CARGO_BIN_EXE_hearth"));
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::iter::once(exe.parent().unwrap().to_path_buf())
+        .chain(std::env::split_paths(&inherited));
+    let output = Command::new("sh")
+        .args(["-c", line])
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+/// The command lines a bake summary's `next:` block prints.
+fn next_lines(summary: &str) -> Vec<String> {
+    let (_, next) = summary
+        .split_once("next:\n")
+        .unwrap_or_else(|| panic!("no `next:` lines: {summary}"));
+    next.lines()
+        .take_while(|line| line.starts_with("  "))
+        .map(|line| line.trim().to_owned())
+        .collect()
+}
+
+/// The bake summary's `next:` lines run as printed from where the bake ran (issue 42, item
+/// 2): `cargo run` puts no `hearth` on PATH, so a binary run by its path says that path, and
+/// one the shell found on PATH says `hearth`; an output folder with a space is quoted.
+#[test]
+fn the_bake_summarys_next_lines_run_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let exe = env!("CARGO_BIN_EXE_hearth");
+    for (program, shown) in [(exe, exe), ("hearth", "hearth")] {
+        let (ok, summary) = shell(&format!("{program} bake -o 'my out'"), dir.path());
+        assert!(ok, "{summary}");
+        let lines = next_lines(&summary);
+        assert_eq!(lines.len(), 3, "{summary}");
+        for line in lines {
+            assert!(
+                line.starts_with(&format!("{shown} ")) && line.contains(" 'my out"),
+                "{line}"
+            );
+            let (ok, text) = shell(&line, dir.path());
+            assert!(ok, "`{line}` failed:\n{text}");
+        }
+        assert!(dir.path().join("report.html").is_file());
+        std::fs::remove_file(dir.path().join("report.html")).unwrap();
+    }
+}
+
+/// The README's `cargo run --features cli -- …` commands, run in order (with this test's
+/// binary for `cargo run --features cli --`) in a copy of the example content, succeed, and
+/// so do the `next:` lines their bake prints (issue 42, item 2).
+#[test]
+fn the_readmes_cli_commands_and_their_next_lines_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let prefix = "cargo run --features cli -- ";
+    // Code: the lines of fenced blocks and the spans between backticks.
+    let mut code: Vec<&str> = Vec::new();
+    let mut fenced = false;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if fenced {
+            code.push(line);
+        } else {
+            code.extend(line.split('`').skip(1).step_by(2));
+        }
+    }
+    let commands: Vec<&str> = code
+        .iter()
+        .filter_map(|code| code.strip_prefix(prefix))
+        .map(|command| command.split(" #").next().unwrap().trim())
+        .collect();
+    assert!(
+        commands.len() >= 2 && commands[0].starts_with("bake "),
+        "the README's first command bakes, and another one looks: {commands:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(
+        &root.join("examples/content"),
+        &dir.path().join("examples/content"),
+    );
+    let exe = env!("CARGO_BIN_EXE_hearth");
+    for command in commands {
+        let (ok, text) = shell(&format!("{exe} {command}"), dir.path());
+        assert!(ok, "`{prefix}{command}` failed:\n{text}");
+        if command.starts_with("bake ") {
+            for line in next_lines(&text) {
+                let (ok, text) = shell(&line, dir.path());
+                assert!(ok, "`{line}` failed:\n{text}");
+            }
+        }
+    }
+}
+
 /// `hearth get --json` prints the entry's metadata as one object, not its bytes (issue 42,
 /// item 10): from the tree and the pack, by path, hash and name; a pack entry has its codec,
 /// an entry read through a patch its layer.
