@@ -12,6 +12,7 @@ mod containment;
 mod links;
 mod names;
 mod pack_only;
+mod package;
 mod pipeline;
 mod repack;
 mod report;
