@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod api_docs;
 mod bake;
 mod cargo;
 mod cli;
