@@ -131,3 +131,58 @@ fn the_package_holds_what_users_need_and_no_repository_only_files() {
         .collect();
     assert!(missing.is_empty(), "needed but not published: {missing:?}");
 }
+
+/// Cargo builds every dev-dependency for any example, so `cargo run --example load_model`
+/// built the benches' criterion and meshoptimizer (issue 42, item 4): the benches are the
+/// `hearth-benches` package, and this one's dev-dependencies hold neither.
+#[test]
+fn the_benches_dependencies_are_not_dev_dependencies_of_the_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let package = |name: &str| {
+        packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no package {name}"))
+    };
+    let dev_dependencies: Vec<&str> = package("hearth-assets")["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "dev")
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    for heavy in ["criterion", "meshopt"] {
+        assert!(
+            !dev_dependencies.contains(&heavy),
+            "{heavy}: {dev_dependencies:?}"
+        );
+    }
+    let has_target = |package: &serde_json::Value, kind: &str| {
+        package["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["kind"][0] == kind)
+    };
+    assert!(!has_target(package("hearth-assets"), "bench"));
+    assert!(has_target(package("hearth-benches"), "bench"));
+}
