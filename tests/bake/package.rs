@@ -133,10 +133,11 @@ fn the_package_holds_what_users_need_and_no_repository_only_files() {
 }
 
 /// Cargo builds every dev-dependency for any example, so `cargo run --example load_model`
-/// built the benches' criterion and meshoptimizer (issue 42, item 4): the benches are the
-/// `hearth-benches` package, and this one's dev-dependencies hold neither.
+/// built the benches' criterion and meshoptimizer and the preview's window crates (issue 42,
+/// item 4): the benches are the `hearth-benches` package, the preview example the
+/// `hearth-preview` one, and this one's dev-dependencies hold none of them.
 #[test]
-fn the_benches_dependencies_are_not_dev_dependencies_of_the_crate() {
+fn the_benches_and_previews_dependencies_are_not_dev_dependencies_of_the_crate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
@@ -170,7 +171,7 @@ fn the_benches_dependencies_are_not_dev_dependencies_of_the_crate() {
         .filter(|d| d["kind"] == "dev")
         .map(|d| d["name"].as_str().unwrap())
         .collect();
-    for heavy in ["criterion", "meshopt"] {
+    for heavy in ["criterion", "meshopt", "winit", "softbuffer"] {
         assert!(
             !dev_dependencies.contains(&heavy),
             "{heavy}: {dev_dependencies:?}"
@@ -185,4 +186,5 @@ fn the_benches_dependencies_are_not_dev_dependencies_of_the_crate() {
     };
     assert!(!has_target(package("hearth-assets"), "bench"));
     assert!(has_target(package("hearth-benches"), "bench"));
+    assert!(has_target(package("hearth-preview"), "example"));
 }
