@@ -98,6 +98,7 @@ fn the_package_holds_what_users_need_and_no_repository_only_files() {
         ".cargo/",
         "examples/content/",
         "examples/game/",
+        "examples/preview",
         "docs/renders/",
         "bevy_hearth/",
     ];
