@@ -2,7 +2,7 @@
 //! full cold `Baker` bake of ~2000 generated files with 1 and 2 worker threads, and a no-op
 //! re-bake of 10k files against `find` stat-ing the same tree (the floor).
 //!
-//! `cargo bench --features bake --bench bake`
+//! `cargo bench -p hearth-benches --bench bake`
 
 mod data;
 

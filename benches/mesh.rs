@@ -10,8 +10,8 @@
 //! it prints each shape's 10 N / N time ratio (medians of the measured samples): linear
 //! import and processing give about 10.
 //!
-//! `cargo bench --features bake --bench mesh`
-//! `cargo bench --features bake --bench mesh -- mesh_scale` (the scale group alone;
+//! `cargo bench -p hearth-benches --bench mesh`
+//! `cargo bench -p hearth-benches --bench mesh -- mesh_scale` (the scale group alone;
 //! `MESH_SCALE_N=10000` in the environment bakes 10k and 100k instead of 1k and 10k)
 
 #[path = "../tests/common/corpus.rs"]

@@ -2,7 +2,7 @@
 //! and by hash, read-all throughput per codec against each codec's own decoder, and the time
 //! to a 4K texture's first visible levels (its mip tail) against reading all of it.
 //!
-//! `cargo bench --features bake --bench reader` (`-- names`: lookup by asset name at 100k
+//! `cargo bench -p hearth-benches --bench reader` (`-- names`: lookup by asset name at 100k
 //! names; `-- layers`: a read through a base + patch mount against one pack, and the size of
 //! a patch for an update of the example content).
 
@@ -559,7 +559,7 @@ fn example_patch_size() {
     let dir = tempfile::tempdir().unwrap();
     let content = dir.path().join("content");
     copy_tree(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/content"),
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/content"),
         &content,
     );
     let manifest = content.join("hearth.toml");

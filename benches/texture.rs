@@ -3,7 +3,7 @@
 //! directly on the same pixels at the same settings; and a bake of several textures with
 //! one worker thread against all of them.
 //!
-//! `cargo bench --features bake --bench texture`
+//! `cargo bench -p hearth-benches --bench texture`
 
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,

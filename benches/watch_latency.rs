@@ -4,7 +4,7 @@
 //! the reloaded pack returns the new bytes, so it covers notify, the debounce, the
 //! incremental bake, the commit, the reload and the read.
 //!
-//! `cargo bench --features bake,watch --bench watch_latency`
+//! `cargo bench -p hearth-benches --bench watch_latency`
 //!
 //! Prints p50/p95/max over 25 edits of a small blob, and over 21 edits of a 1024² texture next
 //! to the same texture's encoder time alone (a cold bake of that one file, same settings).
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 const BLOB_EDITS: usize = 25;
 const TEXTURE_EDITS: usize = 21;
 const FILES: usize = 500;
-const TEXTURE: &str = "examples/content/models/spot/spot_texture.png";
+const TEXTURE: &str = "../examples/content/models/spot/spot_texture.png";
 const MANIFEST: &str = "[content]\nname = \"bench\"\ncompression = \"zstd\"\n\
     [[content.group]]\nassets = [\"data/*.txt\", \"textures/*.png\"]\n\
     [default]\ntexture = { quality = \"fastest\" }\n";

@@ -1,7 +1,7 @@
 //! A windowed viewer over hearth's preview renderer: open a pack (or a baked runtime tree),
 //! pick a model, orbit it.
 //!
-//! `cargo run --release --features render --example preview -- PACK_OR_TREE [MESH_PATH]`
+//! `cargo run -p hearth-preview --release --example preview -- PACK_OR_TREE [MESH_PATH]`
 //!
 //! Keys: Right / Left (or N / P) next and previous mesh, R resets the view, Escape quits;
 //! drag with the left button to orbit, scroll to zoom. The renderer draws offscreen

@@ -22,6 +22,25 @@
 //! # Ok::<(), hearth::ReadError>(())
 //! ```
 //!
+//! A game's `main` usually opens its pack with [`load_pak!`], which maps the pack from disk
+//! in a debug build (a re-bake needs no recompile) and embeds it in a release build, and
+//! reads a whole model (mesh, material table, textures, clips) with [`Model::load`]:
+//!
+//! ```no_run
+//! # // build.rs sets HEARTH_PACK for the game; in this doc-test a path stands in for it.
+//! # macro_rules! env { ($name:literal) => { "assets.hpack" } }
+//! let pak = hearth::load_pak!(env!("HEARTH_PACK"))?;
+//! let model = hearth::Model::load(&pak, "models/chair.hmesh")?;
+//! println!("{} vertices", model.mesh.view().vertex_count());
+//! for part in &model.submeshes {
+//!     let Some(material) = &part.material else { continue };
+//!     if let Some(base) = &material.base_color {
+//!         println!("{}: base colour {}", material.name, base.path);
+//!     }
+//! }
+//! # Ok::<(), hearth::ReadError>(())
+//! ```
+//!
 //! Environment variables read: by the baker, `NUM_JOBS` (thread count when none is set); in
 //! build-script mode also `CARGO_MANIFEST_DIR`, `OUT_DIR`, `PROFILE`,
 //! `CARGO_PKG_RUST_VERSION`, `HEARTH_PRESET`, `HEARTH_OUT_DIR` and the variable passed to

@@ -11,6 +11,24 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Why a pack, manifest or other baked file could not be read.
+///
+/// ```
+/// use hearth::{PakReader, ReadError};
+/// match PakReader::open("no/such.hpack") {
+///     Err(ReadError::Io(error)) => assert_eq!(error.kind(), std::io::ErrorKind::NotFound),
+///     other => panic!("{other:?}"),
+/// }
+/// let error = PakReader::from_bytes([b'x'; 256]).unwrap_err();
+/// assert!(matches!(error, ReadError::BadMagic { .. }), "{error}");
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = PakReader::open(game_hpack)?;
+/// // A missing asset is `NotFound`; any other error of a load names the asset.
+/// let missing = pak.load::<hearth::Mesh>("absent.hmesh");
+/// assert!(matches!(missing, Err(ReadError::NotFound { .. })));
+/// let error = pak.load::<hearth::Mesh>("hello.txt").unwrap_err();
+/// assert!(error.to_string().contains("hello.txt"), "{error}");
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ReadError {

@@ -39,6 +39,13 @@ pub fn canonical_ref(runtime_path: &str) -> &str {
 }
 
 /// The asset hash of a runtime path: `hash_asset_ref(canonical_ref(path))`.
+///
+/// ```
+/// use hearth::{hash_asset_ref, hash_runtime_path};
+/// // A texture's `.ktx2` is not part of its ref: a material that names `ui/logo` finds it.
+/// assert_eq!(hash_runtime_path("ui/logo.ktx2"), hash_asset_ref("ui/logo"));
+/// assert_eq!(hash_runtime_path("levels/one.json"), hash_asset_ref("levels/one.json"));
+/// ```
 pub fn hash_runtime_path(runtime_path: &str) -> u64 {
     hash_asset_ref(canonical_ref(runtime_path))
 }

@@ -25,6 +25,17 @@ pub const MANIFEST_PATH: &str = "assets.hman";
 pub use super::kind::AssetKind;
 
 /// The color space a manifest entry records (0 linear, 1 sRGB).
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// for row in pak.manifest()? {
+///     // An sRGB texture is uploaded with an `*_SRGB` format, so that sampling decodes it.
+///     let srgb = row.color_space == hearth::ColorSpace::Srgb;
+///     println!("{} {} {}", row.kind, row.path, if srgb { "sRGB" } else { "linear" });
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum ColorSpace {

@@ -48,6 +48,19 @@ pub const ALPHA_MASK: u32 = 1;
 pub const ALPHA_BLEND: u32 = 2;
 
 /// One material row (96 B).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let table: hearth::Materials = pak.load("models/chair.hmat")?;
+/// let row: &hearth::GpuMaterial = table.view().get(0).expect("slot 0");
+/// print!("base colour {:?}, {:?}", row.base_color_factor, row.alpha());
+/// // Textures are asset hashes (0: none), resolved through `assets.hman`.
+/// if let Some(texture) = pak.resolve(row.base_color_tex)? {
+///     print!(", base colour texture {}", texture.path);
+/// }
+/// println!();
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct GpuMaterial {
@@ -160,6 +173,16 @@ pub mod property {
 
 /// One `.hmat` v2 property record (32 B): a value and texture of a row that the 96-byte row
 /// has no field for.
+///
+/// ```no_run
+/// use hearth::format::hmat::property;
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let table: hearth::Materials = pak.load("models/car.hmat")?;
+/// if let Some(clearcoat) = table.view().property(0, property::CLEARCOAT) {
+///     println!("clearcoat {} (texture {:#x})", clearcoat.value[0], clearcoat.texture);
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
 pub struct MaterialProperty {
@@ -175,6 +198,21 @@ pub struct MaterialProperty {
 const _: () = assert!(std::mem::size_of::<MaterialProperty>() == PROPERTY_SIZE);
 
 /// How a material's alpha is used (glTF's `alphaMode`).
+///
+/// ```no_run
+/// use hearth::AlphaMode;
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let model = hearth::Model::load(&pak, "models/fox.hmesh")?;
+/// for material in &model.material_slots {
+///     match material.alpha_mode {
+///         AlphaMode::Opaque => {}
+///         AlphaMode::Mask => println!("{}: alpha test at {}", material.name, material.alpha_cutoff),
+///         AlphaMode::Blend => println!("{}: sorted and blended", material.name),
+///         _ => {} // (non-exhaustive: glTF may add modes)
+///     }
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AlphaMode {

@@ -111,6 +111,16 @@ pub struct ChunkEntry {
 const _: () = assert!(std::mem::size_of::<ChunkEntry>() == CHUNK_ENTRY_SIZE);
 
 /// DESC: the mesh descriptor (32 B).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let mesh: hearth::Mesh = pak.load("models/chair.hmesh")?;
+/// let view = mesh.view();
+/// let desc: hearth::MeshDesc = view.desc;
+/// let tangents = desc.flags & 1 != 0;
+/// println!("{} vertices, {}-byte indices, tangents: {tangents}", desc.vertex_count, desc.index_width);
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq, Default)]
 pub struct MeshDesc {
@@ -138,6 +148,15 @@ pub struct MeshDesc {
 const _: () = assert!(std::mem::size_of::<MeshDesc>() == 32);
 
 /// BNDS and per-submesh bounds (40 B).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let mesh: hearth::Mesh = pak.load("models/chair.hmesh")?;
+/// let view = mesh.view();
+/// let bounds: hearth::MeshBounds = view.bounds;
+/// println!("box {:?} to {:?}, sphere radius {}", bounds.aabb_min, bounds.aabb_max, bounds.sphere_radius);
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
 pub struct MeshBounds {
@@ -153,6 +172,19 @@ pub struct MeshBounds {
 const _: () = assert!(std::mem::size_of::<MeshBounds>() == 40);
 
 /// VTXS element (28 B).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let mesh: hearth::Mesh = pak.load("models/chair.hmesh")?;
+/// let view = mesh.view();
+/// // 28 bytes each, in the layout a vertex buffer takes as is.
+/// let vertices: &[hearth::GpuVertex] = &view.vertices;
+/// println!("first at {:?}, uv {:?}", vertices[0].position, vertices[0].uv);
+/// // The normals and tangents decoded (they are stored octahedral).
+/// let normal: Option<[f32; 3]> = view.normals().next();
+/// # let _ = normal;
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
 pub struct GpuVertex {
@@ -201,6 +233,18 @@ const _: () = assert!(std::mem::size_of::<MeshletBounds>() == 32);
 pub type MeshletTriangle = [u8; 3];
 
 /// SUBM element (64 B).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let mesh: hearth::Mesh = pak.load("models/chair.hmesh")?;
+/// let view = mesh.view();
+/// for part in view.submeshes.iter() {
+///     // One draw per submesh: its range of the index buffer and its material slot.
+///     let end = part.first_index + part.index_count;
+///     println!("indices {}..{end}, material slot {}", part.first_index, part.material_slot);
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
 pub struct SubMesh {
@@ -222,6 +266,17 @@ pub struct SubMesh {
 const _: () = assert!(std::mem::size_of::<SubMesh>() == 64);
 
 /// SKIN element (24 B).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let mesh: hearth::Mesh = pak.load("models/fox.hmesh")?;
+/// // Parallel to the vertices, for skinned meshes only.
+/// if let Some(skin) = mesh.view().skin() {
+///     let first: &hearth::GpuSkinVertex = &skin[0];
+///     println!("joints {:?}, weights {:?}", first.joints, first.weights);
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
 pub struct GpuSkinVertex {

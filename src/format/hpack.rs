@@ -160,6 +160,16 @@ impl PackKind {
 }
 
 /// How a v3 entry's payload is stored.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let entry = pak.find("notes/long.txt")?.expect("in the pack");
+/// assert_eq!(entry.codec(), hearth::Codec::Zstd);
+/// assert_eq!((entry.size(), entry.stored_size()), (6000, 180));
+/// assert_eq!(pak.find("hello.txt")?.unwrap().codec(), hearth::Codec::None); // zero-copy
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(u8)]
 pub enum Codec {

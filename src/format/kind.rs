@@ -8,6 +8,15 @@
 /// [`AssetKind::game`]). Every value is valid in a file: an entry of a kind a reader does not
 /// know is an opaque, readable entry, so a new kind never makes an older reader reject a whole
 /// manifest or pack.
+///
+/// ```
+/// use hearth::AssetKind;
+/// assert_eq!(AssetKind::from_path("models/chair.hmesh"), AssetKind::MESH);
+/// assert_eq!(AssetKind::TEXTURE.to_string(), "texture");
+/// // The game's own kinds (a pipeline of its own) are 128..=255.
+/// let level = AssetKind::game(140).expect("in the game's range");
+/// assert!(level.is_game() && AssetKind::game(3).is_none());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(transparent)]
 pub struct AssetKind(pub u8);

@@ -8,6 +8,15 @@ struct Block([u8; 16]);
 
 /// An owned byte buffer whose start is 16-byte aligned, so zero-copy views of pack payloads
 /// (which are 16-aligned within the pack) stay aligned. `Vec<u8>` only promises alignment 1.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let bytes = std::fs::read(game_hpack)?;
+/// let aligned = hearth::AlignedBytes::copy_from(&bytes);
+/// assert_eq!(aligned.as_slice(), &bytes[..]);
+/// assert_eq!(aligned.as_slice().as_ptr() as usize % 16, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct AlignedBytes {
     blocks: Vec<Block>,

@@ -8,6 +8,18 @@ use crate::read::error::ReadError;
 use std::sync::Arc;
 
 /// Animation clips, validated against a skeleton's joint count and a mesh's morph targets.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let model = hearth::Model::load(&pak, "models/fox.hmesh")?;
+/// if let Some(animations) = &model.animations {
+///     let clips: &hearth::AnimClips = animations.clips();
+///     for clip in &clips.clips {
+///         println!("{}: {} s, {} channels", clip.name, clip.duration, clip.channels.len());
+///     }
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct AnimClips {
     /// The clips.

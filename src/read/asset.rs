@@ -78,6 +78,18 @@ impl Storage {
 /// From a stored entry of a mapped or embedded pack it is zero-copy (the pack's mapping stays
 /// alive while any `AssetBytes` of it does); from a compressed entry, the decompressed bytes;
 /// from a loose tree, the file's bytes.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let hello: hearth::AssetBytes = pak.load("hello.txt")?;
+/// let long: hearth::AssetBytes = pak.load("notes/long.txt")?;
+/// drop(pak); // both outlive the reader
+/// assert!(hello.is_shared_with_pack()); // stored: the pack's own bytes, no copy
+/// assert!(!long.is_shared_with_pack()); // zstd: decompressed once, at the load
+/// assert_eq!(long.len(), 6000);
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Clone)]
 pub struct AssetBytes {
     storage: Arc<Storage>,
@@ -156,6 +168,28 @@ impl std::fmt::Debug for AssetBytes {
 
 /// A type that a reader's `load` calls build from an asset's bytes: [`AssetBytes`] itself
 /// and the typed assets of this module.
+///
+/// ```
+/// use hearth::{AssetBytes, LoadAsset, ReadError};
+///
+/// /// A game's own asset: a level, here a UTF-8 text file.
+/// struct Level {
+///     text: String,
+/// }
+///
+/// impl LoadAsset for Level {
+///     fn from_asset(_path: &str, bytes: AssetBytes) -> Result<Self, ReadError> {
+///         let text = std::str::from_utf8(&bytes)
+///             .map_err(|_| ReadError::Invalid { what: "level (not UTF-8)" })?;
+///         Ok(Level { text: text.to_owned() })
+///     }
+/// }
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let level: Level = pak.load("hello.txt")?; // and `load_by_hash`, `load_by_name`
+/// assert!(level.text.starts_with("hello"));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 pub trait LoadAsset: Sized {
     /// The kind a load by name picks when several kinds share the name (a model's mesh,
     /// material table and clips are all `Chair`); `None`: the name's first row.
@@ -246,6 +280,23 @@ pub(crate) use owned_view;
 /// What a typed load reads from: a pack, a loose tree, either ([`Assets`](crate::Assets)), or
 /// a hot-reloaded pack's current generation. Implemented by the readers; a game calls their
 /// `load*` methods, or [`Model::load`](crate::Model::load) with any of them.
+///
+/// ```
+/// use hearth::{AssetSource, ReadError};
+///
+/// /// A text file from any reader: a pack, a tree, `Assets`, a hot-reloaded pack.
+/// fn read_text(source: &impl AssetSource, path: &str) -> Result<Option<String>, ReadError> {
+///     let bytes = source.asset_bytes(path)?;
+///     Ok(bytes.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+/// }
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let text = read_text(&pak, "hello.txt")?;
+/// assert_eq!(text.as_deref(), Some("hello from the fixture pack\n"));
+/// let hash = hearth::hash_runtime_path("hello.txt");
+/// assert_eq!(pak.path_of_hash(hash)?.as_deref(), Some("hello.txt"));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 pub trait AssetSource {
     /// The bytes at runtime path `path`, owned (`None` when there is no such asset).
     fn asset_bytes(&self, path: &str) -> Result<Option<AssetBytes>, ReadError>;

@@ -15,6 +15,15 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One entry of a pack or tree, as [`Assets::entries`] lists it.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let assets = hearth::Assets::open(game_hpack)?;
+/// let info: hearth::AssetInfo = assets.find("notes/long.txt")?.expect("in the pack");
+/// assert_eq!((info.kind, info.size), (hearth::AssetKind::BLOB, 6000));
+/// assert_eq!(info.hash, hearth::hash_runtime_path("notes/long.txt"));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssetInfo {
     /// Runtime path, `/`-separated.
@@ -52,6 +61,18 @@ impl AssetInfo {
 /// never does. Hot reload therefore follows the pack (`read::hot`). A bake killed after its
 /// commit point leaves such a mix until its journal is finished: [`open`](Self::open)
 /// refuses a tree whose commit is pending (`hearth check` or the next bake finishes it).
+///
+/// ```no_run
+/// // The folder a bake wrote (`Assets::open` of a folder opens it this way).
+/// let tree = hearth::TreeReader::open("target/assets")?;
+/// let level = tree.get("levels/one.json")?.expect("baked");
+/// for entry in tree.entries() {
+///     println!("{} {}: {} bytes", entry.kind, entry.path, entry.size);
+/// }
+/// let chair: hearth::Mesh = tree.load("models/chair.hmesh")?;
+/// # let _ = (level, chair);
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug)]
 pub struct TreeReader {
     root: PathBuf,

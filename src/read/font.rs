@@ -8,6 +8,17 @@ use crate::format::hfont::{
 };
 
 /// A validated `.hfont`, read in place.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let bytes = pak.get("fonts/ui.hfont")?.expect("baked");
+/// let font = hearth::FontView::parse(&bytes)?;
+/// // The width of "AV": the advances, and the pair's kerning.
+/// let advance = |c: char| font.glyph(c as u32).map_or(0, |glyph| i32::from(glyph.x_advance));
+/// let width = advance('A') + advance('V') + i32::from(font.kerning('A' as u32, 'V' as u32));
+/// println!("\"AV\" is {width} px wide; lines are {} px apart", font.header.line_height);
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct FontView<'a> {
     /// Font-wide values.

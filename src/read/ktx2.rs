@@ -9,6 +9,20 @@ use std::borrow::Cow;
 
 /// A validated KTX2 file: dimensions, format, levels, faces and layers, color space, and
 /// each level's bytes (zstd-decompressed on demand).
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let bytes = pak.get("textures/bricks.ktx2")?.expect("baked");
+/// let ktx = hearth::Ktx2::parse(&bytes)?;
+/// let space = if ktx.is_srgb() { "sRGB" } else { "linear" };
+/// println!("{}x{}, VkFormat {} ({space})", ktx.width(), ktx.height(), ktx.vk_format());
+/// for level in 0..ktx.level_count() {
+///     let (width, height, _) = ktx.level_dimensions(level);
+///     let texels = ktx.level(level)?; // inflated when supercompressed
+///     println!("level {level}: {width}x{height}, {} bytes to upload", texels.len());
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Ktx2<'a> {
     bytes: &'a [u8],
@@ -194,6 +208,14 @@ impl<'a> Ktx2<'a> {
 }
 
 /// One mip level handed out by [`TextureStream`]: its index, size and bytes.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let stream = hearth::TextureStream::open(&pak, "textures/bricks.ktx2")?.expect("baked");
+/// let smallest: hearth::MipLevel = stream.level(stream.level_count() - 1)?;
+/// println!("level {}: {}x{}, {} bytes", smallest.level, smallest.width, smallest.height, smallest.bytes.len());
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MipLevel<'a> {
     /// Level index (0 is the full size).

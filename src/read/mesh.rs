@@ -254,6 +254,17 @@ impl<'a> MorphTargets<'a> {
 
 /// The `SHDW` chunk: welded positions (and skinning) with their own triangle list; see
 /// [`ShadowDesc`].
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let mesh: hearth::Mesh = pak.load("models/chair.hmesh")?;
+/// let view = mesh.view();
+/// if let Some(shadow) = &view.shadow {
+///     // The shadow pass draws welded positions alone: fewer vertices than the colour pass.
+///     println!("{} shadow vertices (of {})", shadow.positions.len(), view.vertex_count());
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ShadowGeometry<'a> {
     /// Each submesh's range of [`indices`](Self::indices), in SUBM order.

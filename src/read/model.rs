@@ -22,6 +22,18 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A texture a material slot uses: where it lives, and the texture itself.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let model = hearth::Model::load(&pak, "models/chair.hmesh")?;
+/// let base = model.material_slots.first().and_then(|material| material.base_color.as_ref());
+/// if let Some(base) = base {
+///     let texture: &hearth::ModelTexture = base;
+///     let ktx = texture.texture.view();
+///     println!("{} ({:#018x}): {}x{}", texture.path, texture.hash, ktx.width(), ktx.height());
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ModelTexture {
     /// Runtime path of the `.ktx2`.
@@ -33,6 +45,27 @@ pub struct ModelTexture {
 }
 
 /// One material of a model, resolved: its factors and each slot's texture.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let model = hearth::Model::load(&pak, "models/chair.hmesh")?;
+/// for material in &model.material_slots {
+///     let material: &hearth::ModelMaterial = material;
+///     println!(
+///         "slot {} {}: base colour {:?}, metallic {}, roughness {}, {}",
+///         material.slot,
+///         material.name,
+///         material.base_color_factor,
+///         material.metallic_factor,
+///         material.roughness_factor,
+///         material.alpha_mode.name()
+///     );
+///     if let Some(normal) = &material.normal {
+///         println!("  normal map {}", normal.path);
+///     }
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ModelMaterial {
@@ -75,6 +108,19 @@ pub struct ModelMaterial {
 }
 
 /// One submesh and its material.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let model = hearth::Model::load(&pak, "models/chair.hmesh")?;
+/// for part in &model.submeshes {
+///     let part: &hearth::ModelSubmesh = part;
+///     let start = part.submesh.first_index;
+///     let end = start + part.submesh.index_count;
+///     let material = part.material.as_ref().map_or("no material", |m| &*m.name);
+///     println!("draw indices {start}..{end} with {material}");
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ModelSubmesh {
     /// The submesh as stored: its index range, meshlets, bounds and material slot.

@@ -13,6 +13,15 @@ use std::sync::Arc;
 pub use crate::format::hnames::{NameRow as NameRef, NAMES_PATH};
 
 /// An owned row of the name table.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let record: hearth::NameRecord = pak.lookup_name("long")?.expect("named");
+/// assert_eq!(&*record.path, "notes/long.txt");
+/// assert_eq!((record.kind, record.sub), (hearth::AssetKind::BLOB, None));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NameRecord {
     /// The name (`Rock`, `Rock^a`, `Fox#Survey`).
@@ -42,6 +51,18 @@ impl From<NameRow<'_>> for NameRecord {
 /// A name table read in place from its bytes. From a reader ([`Names`]), lookups by name go
 /// through an in-memory hash index (one probe, then the row); from [`parse`](Self::parse)
 /// alone, a binary search over the rows.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let names: hearth::NameTable = pak.names()?;
+/// assert_eq!(names.len(), 2);
+/// assert_eq!(names.lookup("hello").expect("named").path, "hello.txt");
+/// for row in names.iter() {
+///     println!("{} {} {}", row.name, row.kind, row.path);
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct NameTable<'a> {
     view: NamesView<'a>,

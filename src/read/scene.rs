@@ -25,6 +25,21 @@ fn f32s<const N: usize>(b: &[u8], at: usize) -> [f32; N] {
 }
 
 /// A validated `.hscene`, read in place.
+///
+/// ```no_run
+/// let pak = hearth::PakReader::open("game.hpack")?;
+/// let bytes = pak.get("levels/one.hscene")?.expect("baked");
+/// let scene = hearth::SceneView::parse(&bytes)?;
+/// for node in scene.refs() {
+///     // A reference's mesh is an asset hash, resolved through `assets.hman`.
+///     let mesh = match node.mesh() {
+///         Some(hash) => pak.resolve(hash)?.map(|row| row.path.clone()),
+///         None => None,
+///     };
+///     println!("{} at {:?}: {mesh:?}", node.id(), node.translation());
+/// }
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct SceneView<'a> {
     refs: &'a [u8],

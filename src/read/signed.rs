@@ -15,6 +15,21 @@ use crate::format::hpack::{V3Layout, V5_DIGEST_SIZE, V5_SIGNATURE_CONTEXT};
 use crate::format::key;
 
 /// An Ed25519 public key that packs are checked against.
+///
+/// ```
+/// use hearth::{PakReader, PublicKey};
+/// // In a game, the `KEY.pub` that `hearth keygen` wrote, built in:
+/// // `PublicKey::parse(include_str!("../keys/release.pub"))?`.
+/// let key = PublicKey::parse(
+///     "hearth-public-key-v1 ea4a6c63e29c520abef5507b132ec5f9954776aebebe7b92421eea691446d22c",
+/// )?;
+/// # let signed_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny-v5.hpack");
+/// // The signature is checked at open, each entry's digest when the entry is read.
+/// let pak = PakReader::open_signed(signed_hpack, &key)?;
+/// assert!(pak.is_signed());
+/// assert_eq!(pak.signer_key(), Some(key.to_bytes()));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PublicKey(ed25519_dalek::VerifyingKey);
 

@@ -307,6 +307,179 @@ fn bake_texture_and_mesh(dir: &Path) {
     assert_eq!(code, 0, "{out}{err}");
 }
 
+/// Runs one command line through `sh` in `dir`, with `hearth`'s folder first on PATH.
+fn shell(line: &str, dir: &Path) -> (bool, String) {
+    let exe = Path::new(env!("CARGO_BIN_EXE_hearth"));
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::iter::once(exe.parent().unwrap().to_path_buf())
+        .chain(std::env::split_paths(&inherited));
+    let output = Command::new("sh")
+        .args(["-c", line])
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+/// The command lines a bake summary's `next:` block prints.
+fn next_lines(summary: &str) -> Vec<String> {
+    let (_, next) = summary
+        .split_once("next:\n")
+        .unwrap_or_else(|| panic!("no `next:` lines: {summary}"));
+    next.lines()
+        .take_while(|line| line.starts_with("  "))
+        .map(|line| line.trim().to_owned())
+        .collect()
+}
+
+/// The bake summary's `next:` lines run as printed from where the bake ran (issue 42, item
+/// 2): `cargo run` puts no `hearth` on PATH, so a binary run by its path says that path, and
+/// one the shell found on PATH says `hearth`; an output folder with a space is quoted.
+#[test]
+fn the_bake_summarys_next_lines_run_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    common::sample_content(dir.path(), "");
+    let exe = env!("CARGO_BIN_EXE_hearth");
+    for (program, shown) in [(exe, exe), ("hearth", "hearth")] {
+        let (ok, summary) = shell(&format!("{program} bake -o 'my out'"), dir.path());
+        assert!(ok, "{summary}");
+        let lines = next_lines(&summary);
+        assert_eq!(lines.len(), 3, "{summary}");
+        for line in lines {
+            assert!(
+                line.starts_with(&format!("{shown} ")) && line.contains(" 'my out"),
+                "{line}"
+            );
+            let (ok, text) = shell(&line, dir.path());
+            assert!(ok, "`{line}` failed:\n{text}");
+        }
+        assert!(dir.path().join("report.html").is_file());
+        std::fs::remove_file(dir.path().join("report.html")).unwrap();
+    }
+}
+
+/// The README's `cargo run --features cli -- …` commands, run in order (with this test's
+/// binary for `cargo run --features cli --`) in a copy of the example content, succeed, and
+/// so do the `next:` lines their bake prints (issue 42, item 2).
+#[test]
+fn the_readmes_cli_commands_and_their_next_lines_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let prefix = "cargo run --features cli -- ";
+    // Code: the lines of fenced blocks and the spans between backticks.
+    let mut code: Vec<&str> = Vec::new();
+    let mut fenced = false;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if fenced {
+            code.push(line);
+        } else {
+            code.extend(line.split('`').skip(1).step_by(2));
+        }
+    }
+    let commands: Vec<&str> = code
+        .iter()
+        .filter_map(|code| code.strip_prefix(prefix))
+        .map(|command| command.split(" #").next().unwrap().trim())
+        .collect();
+    assert!(
+        commands.len() >= 2 && commands[0].starts_with("bake "),
+        "the README's first command bakes, and another one looks: {commands:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(
+        &root.join("examples/content"),
+        &dir.path().join("examples/content"),
+    );
+    let exe = env!("CARGO_BIN_EXE_hearth");
+    for command in commands {
+        let (ok, text) = shell(&format!("{exe} {command}"), dir.path());
+        assert!(ok, "`{prefix}{command}` failed:\n{text}");
+        if command.starts_with("bake ") {
+            for line in next_lines(&text) {
+                let (ok, text) = shell(&line, dir.path());
+                assert!(ok, "`{line}` failed:\n{text}");
+            }
+        }
+    }
+}
+
+/// `hearth get --json` prints the entry's metadata as one object, not its bytes (issue 42,
+/// item 10): from the tree and the pack, by path, hash and name; a pack entry has its codec,
+/// an entry read through a patch its layer.
+#[test]
+fn get_json_prints_the_entry_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    bake_texture_and_mesh(dir.path());
+    let hash = format!("0x{:016x}", hearth::hash_runtime_path("tex/wall.ktx2"));
+    let size = std::fs::metadata(dir.path().join("out/tex/wall.ktx2"))
+        .unwrap()
+        .len();
+    let pack = "out/assets.hpack";
+    for source in ["out", pack] {
+        for entry in [&["tex/wall.ktx2"][..], &[&hash], &["--name", "wall"]] {
+            let args = [&["get", source], entry, &["--json"]].concat();
+            let (code, json, err) = hearth_json(&args, dir.path());
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert_eq!(json["source"], source);
+            assert_eq!(json["path"], "tex/wall.ktx2");
+            assert_eq!(json["hash"].as_str(), Some(&hash[2..]));
+            assert_eq!(json["kind"], "texture");
+            assert_eq!(json["size"].as_u64(), Some(size));
+            assert_eq!(
+                (json["width"].as_u64(), json["height"].as_u64()),
+                (Some(16), Some(8)),
+                "{json}"
+            );
+            assert_eq!(json["names"][0]["name"], "wall", "{json}");
+            let in_pack = source.ends_with(".hpack");
+            assert_eq!(json["codec"].is_string(), in_pack, "{json}");
+            assert_eq!(json["stored_size"].is_u64(), in_pack, "{json}");
+        }
+    }
+    let (code, json, err) = hearth_json(&["get", "out", "models/quad.hmesh", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["kind"], "mesh");
+    assert_eq!(json["indices"].as_u64(), Some(6), "{json}");
+    // Through a patch: the entry and the file it came from.
+    let (code, out, err) = hearth(&["get", "out", "nope.txt", "--json"], dir.path());
+    assert!(
+        code == 1 && out.is_empty() && err.contains("no entry `nope.txt`"),
+        "{err}"
+    );
+    std::fs::copy(dir.path().join(pack), dir.path().join("old.hpack")).unwrap();
+    std::fs::write(dir.path().join("notes/readme.txt"), b"hello, patched").unwrap();
+    let (code, out, err) = hearth(&["bake", "-o", "out", "-q"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = hearth(
+        &["diff", "old.hpack", pack, "-o", "patch.hpack"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let args = [
+        "get",
+        "old.hpack",
+        "notes/readme.txt",
+        "--over",
+        "patch.hpack",
+        "--json",
+    ];
+    let (code, json, err) = hearth_json(&args, dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["size"].as_u64(), Some(14), "{json}");
+    assert_eq!(json["layer"], "patch.hpack", "{json}");
+    // Bytes and metadata are one or the other.
+    let (code, _, err) = hearth(
+        &["get", "out", "tex/wall.ktx2", "--json", "-o", "x"],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
 #[test]
 fn pack_info_json_lists_every_entry_with_numeric_kinds() {
     let dir = tempfile::tempdir().unwrap();

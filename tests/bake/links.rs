@@ -54,6 +54,32 @@ fn web_link_problem(link: &str) -> Option<String> {
     None
 }
 
+/// The address prefixes of this repository's files on the web, from `package.repository`:
+/// GitHub's page of a file (`…/blob/main/PATH`) and its raw bytes (for images).
+fn repository_prefixes() -> [String; 2] {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let repository = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("repository = "))
+        .expect("Cargo.toml names the repository")
+        .trim_matches('"');
+    let raw = repository.replace("https://github.com/", "https://raw.githubusercontent.com/");
+    [format!("{repository}/blob/main/"), format!("{raw}/main/")]
+}
+
+/// A link to one of this repository's files on the web names a file that exists.
+fn repository_link_problem(link: &str) -> Option<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    repository_prefixes().iter().find_map(|prefix| {
+        let path = link.strip_prefix(prefix.as_str())?.split('#').next()?;
+        match root.join(path).is_file() {
+            true => None,
+            false => Some(format!("{link}: `{path}` is not a file of the repository")),
+        }
+    })
+}
+
 #[test]
 fn every_link_in_the_documents_resolves() {
     let mut problems = Vec::new();
@@ -68,6 +94,7 @@ fn every_link_in_the_documents_resolves() {
         for link in links(&text) {
             if link.starts_with("http://") || link.starts_with("https://") {
                 problems.extend(web_link_problem(&link).map(|p| format!("{name}: {p}")));
+                problems.extend(repository_link_problem(&link).map(|p| format!("{name}: {p}")));
                 continue;
             }
             if link.starts_with('#') || link.starts_with("mailto:") || link.starts_with("crate::") {
@@ -110,4 +137,36 @@ fn the_starter_manifest_links_the_published_guide() {
     {
         assert_eq!(web_link_problem(word), None, "{printed}");
     }
+}
+
+/// The README is the crate's page on crates.io and docs.rs, and docs/*.md are the guide's
+/// pages on docs.rs: neither site resolves a link to a file relative to the repository
+/// (issue 42, item 13), so those links are absolute (to the repository on GitHub).
+#[test]
+fn the_published_pages_link_files_by_absolute_address() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut problems = Vec::new();
+    let pages = documents().into_iter().filter(|file| {
+        file == &root.join("README.md") || file.parent() == Some(&root.join("docs"))
+    });
+    for file in pages {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for link in links(&text) {
+            let relative = !link.contains("://")
+                && !link.starts_with('#')
+                && !link.starts_with("mailto:")
+                && !link.starts_with("crate::");
+            if relative {
+                problems.push(format!("{}: `{link}` is relative", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // And one such link resolves, so the check above has something to check.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let [blob, raw] = repository_prefixes();
+    assert!(
+        readme.contains(&blob) && readme.contains(&raw),
+        "{blob} {raw}"
+    );
 }

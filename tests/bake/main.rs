@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod api_docs;
 mod bake;
 mod cargo;
 mod cli;
@@ -12,6 +13,7 @@ mod containment;
 mod links;
 mod names;
 mod pack_only;
+mod package;
 mod pipeline;
 mod readme;
 mod repack;

@@ -429,7 +429,7 @@ fn the_preview_example_draws_in_a_window() {
     let viewer = examples.join("preview");
     assert!(
         viewer.is_file(),
-        "{} is missing: `cargo test --features render` builds the examples",
+        "{} is missing: `cargo test --workspace` builds the examples (hearth-preview's)",
         viewer.display()
     );
     let dir = tempfile::tempdir().unwrap();

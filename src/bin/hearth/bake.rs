@@ -226,6 +226,9 @@ fn bake_and_sum_up(
             outln!("  verify: {files} files and the pack are consistent");
         }
     }
+    if !quiet && report.shard.is_none() {
+        print_next_commands(&report);
+    }
     Ok(())
 }
 
@@ -267,8 +270,8 @@ pub(crate) fn origins(report: &hearth::bake::Report) -> String {
     parts.join(", ")
 }
 
-/// What a bake made, in words: by kind, where, the pack's size and codecs, the warnings, and
-/// the commands that look further.
+/// What a bake made, in words: by kind, where, the pack's size and codecs and the warnings
+/// (the commands that look further come last, after the shared cache's and verify's lines).
 pub(crate) fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report) {
     outln!(
         "baked {} assets of {} in {:.2?} ({}){}",
@@ -329,19 +332,69 @@ pub(crate) fn print_bake_summary(manifest: &Path, report: &hearth::bake::Report)
         report.files_written,
         report.files_removed
     );
+}
+
+/// The summary's last lines: the commands that look further at what the bake wrote.
+fn print_next_commands(report: &hearth::bake::Report) {
+    let program = invoked_program();
+    let out_dir = shell_word(&report.out_dir.display().to_string());
+    let next = [
+        (
+            format!("{program} info {out_dir}"),
+            "every file, its kind and size",
+        ),
+        (
+            format!(
+                "{program} pack info {}",
+                shell_word(&report.pack_path.display().to_string())
+            ),
+            "the pack's layout and entries",
+        ),
+        (
+            format!("{program} report {out_dir} -o report.html"),
+            "an HTML report (thumbnails, vertex counts, hashes)",
+        ),
+    ];
+    // Each line pastes into a shell as printed: the command, then its purpose as a comment.
+    let width = next
+        .iter()
+        .map(|(command, _)| command.len())
+        .max()
+        .unwrap_or(0);
     outln!("next:");
-    outln!(
-        "  hearth info {}          every file, its kind and size",
-        report.out_dir.display()
-    );
-    outln!(
-        "  hearth pack info {}   the pack's layout and entries",
-        report.pack_path.display()
-    );
-    outln!(
-        "  hearth report {} -o report.html   an HTML report (thumbnails, vertex counts, hashes)",
-        report.out_dir.display()
-    );
+    for (command, purpose) in next {
+        outln!("  {command:<width$}  # {purpose}");
+    }
+}
+
+/// This program as the user ran it, for the commands the bake summary suggests: `hearth` when
+/// the shell found it on PATH (its first argument has no folder), else the running binary's
+/// path, relative to the working folder when under it (`target/debug/hearth` after `cargo
+/// run`, which puts nothing on PATH), so that every suggested line runs where it was printed.
+fn invoked_program() -> String {
+    let first = std::env::args_os().next().unwrap_or_default();
+    let has_folder = Path::new(&first)
+        .parent()
+        .is_some_and(|parent| !parent.as_os_str().is_empty());
+    if !has_folder {
+        return "hearth".into();
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return shell_word(&first.to_string_lossy());
+    };
+    let here = std::env::current_dir().unwrap_or_default();
+    let shown = exe.strip_prefix(&here).unwrap_or(&exe);
+    shell_word(&shown.display().to_string())
+}
+
+/// `text` as one POSIX shell word: as is when it holds only characters no shell treats
+/// specially, else single-quoted.
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    match !text.is_empty() && text.chars().all(plain) {
+        true => text.to_owned(),
+        false => format!("'{}'", text.replace('\'', "'\\''")),
+    }
 }
 
 /// `hearth init [PATH]`: writes a starter manifest, never over an existing file.

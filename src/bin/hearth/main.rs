@@ -29,7 +29,7 @@ mod render;
 mod shard;
 use bake::{bake, init, presets, watch, BakeOptions, Distributed};
 use cache::{cache, parse_cache_size};
-use get::{get, get_layered, get_named};
+use get::{get, get_layered, get_named, Deliver};
 use inspect::{check, info, info_json, names, report_json, report_with_timeline, write_report};
 use pack::{diff, keygen, pack_info, pack_verify};
 use render::{parse_size, render};
@@ -164,7 +164,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write one entry's bytes (decompressed) from a pack or a runtime tree to stdout or a file.
+    /// Write one entry's bytes (decompressed) from a pack or a runtime tree to stdout or a
+    /// file, or print its metadata (`--json`).
     Get {
         /// A `.hpack` file or a runtime tree folder.
         source: PathBuf,
@@ -185,6 +186,11 @@ enum Command {
         /// repeat in mount order, the last wins.
         #[arg(long, value_name = "PATCH")]
         over: Vec<PathBuf>,
+        /// Print the entry's metadata as one JSON object instead of its bytes: `path`,
+        /// `hash`, `kind`, `size` (decompressed), a pack entry's `codec` and `stored_size`,
+        /// its `names` and its kind's counts (as `info --json` has them).
+        #[arg(long, conflicts_with_all = ["out", "level"])]
+        json: bool,
     },
     /// Export a baked model (its mesh, materials, textures, skin and clips) as USD: `.usdc`
     /// (binary), `.usda` (text; both with their PNGs in `<stem>_textures/` beside them) or
@@ -393,17 +399,23 @@ fn main() -> ExitCode {
             out,
             level,
             over,
-        } => match (entry, name) {
-            (entry, name) if !over.is_empty() => get_layered(
-                &source,
-                &over,
-                (entry.as_deref(), name.as_deref()),
-                out.as_deref(),
-                level,
-            ),
-            (_, Some(name)) => get_named(&source, &name, out.as_deref(), level),
-            (entry, None) => get(&source, &entry.unwrap_or_default(), out.as_deref(), level),
-        },
+            json,
+        } => {
+            let deliver = match json {
+                true => Deliver::Json,
+                false => Deliver::Bytes {
+                    out: out.as_deref(),
+                    level,
+                },
+            };
+            match (entry, name) {
+                (entry, name) if !over.is_empty() => {
+                    get_layered(&source, &over, (entry.as_deref(), name.as_deref()), deliver)
+                }
+                (_, Some(name)) => get_named(&source, &name, deliver),
+                (entry, None) => get(&source, &entry.unwrap_or_default(), deliver),
+            }
+        }
         Command::Export { source, asset, out } => export::export(&source, &asset, &out),
         Command::Diff {
             old,

@@ -4,6 +4,15 @@ use crate::format::hman::{self, AssetKind, ColorSpace};
 use crate::read::error::ReadError;
 
 /// An owned row of the pack's `assets.hman`.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// let hash = hearth::hash_runtime_path("notes/long.txt");
+/// let row: &hearth::ManifestRecord = pak.resolve(hash)?.expect("listed");
+/// assert_eq!((&*row.path, row.kind), ("notes/long.txt", hearth::AssetKind::BLOB));
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestRecord {
     /// Asset hash.

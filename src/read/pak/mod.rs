@@ -29,6 +29,17 @@ pub(crate) use manifest::{find_record, manifest_records};
 ///
 /// Build one from the defaults so that new limits keep their default:
 /// `Limits { max_entry_size: 64 << 20, ..Limits::default() }`.
+///
+/// ```
+/// use hearth::{Limits, PakReader, ReadError};
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// // A pack from a mod or a download: no entry over 1000 bytes is read or inflated.
+/// let limits = Limits { max_entry_size: 1000, ..Limits::default() };
+/// let read = PakReader::open_with_limits(game_hpack, limits)
+///     .and_then(|pak| pak.get("notes/long.txt").map(|_| ()));
+/// assert!(matches!(read, Err(ReadError::LimitExceeded { .. })), "{read:?}");
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Most entries a pack may declare. Default 16 Mi (2^24); packs of 2^31 entries or more
@@ -758,6 +769,19 @@ impl std::fmt::Debug for EntryPath<'_> {
 }
 
 /// One validated pack entry.
+///
+/// ```
+/// # let game_hpack = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tiny.hpack");
+/// let pak = hearth::PakReader::open(game_hpack)?;
+/// for entry in pak.entries() {
+///     let entry: hearth::Entry = entry?;
+///     let (size, stored) = (entry.size(), entry.stored_size());
+///     println!("{} {}: {size} bytes, {stored} stored ({})", entry.kind(), entry.path(), entry.codec().name());
+/// }
+/// let long = pak.find("notes/long.txt")?.expect("in the pack");
+/// assert_eq!(long.bytes()?.len(), 6000);
+/// # Ok::<(), hearth::ReadError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
     pack: &'a PakReader,
