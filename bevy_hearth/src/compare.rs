@@ -66,6 +66,9 @@ pub struct CompareSettings {
     /// Draw only on an adapter whose name contains this (case-insensitive; `"llvmpipe"` is
     /// Mesa's lavapipe): an error when there is none, rather than another adapter.
     pub adapter: Option<String>,
+    /// The brightness of the camera's ambient light (Bevy's `AmbientLight`, cd/m²; `None`:
+    /// Bevy's global default, 80). Ambient occlusion maps darken only this light.
+    pub ambient: Option<f32>,
     #[doc(hidden)]
     /// A deliberate fault in the baked model's drawing, to show a comparison notices it.
     pub fault: Fault,
@@ -77,6 +80,7 @@ impl Default for CompareSettings {
             size: 512,
             backends: None,
             adapter: None,
+            ambient: None,
             fault: Fault::None,
         }
     }
@@ -194,6 +198,68 @@ pub struct Renders {
     pub source: Rgba8,
 }
 
+/// Where the camera of a drawing stands (up is +Y), for [`Comparer::render_baked_from`].
+///
+/// ```
+/// use bevy::math::Vec3;
+/// use bevy_hearth::compare::CameraView;
+///
+/// // A unit sphere at the origin, seen from the front (+Z).
+/// let view = CameraView::framing((Vec3::ZERO, 1.0), Vec3::Z);
+/// let [x, y] = view.project(Vec3::ZERO, 512).unwrap();
+/// assert!((x - 256.0).abs() < 1e-3 && (y - 256.0).abs() < 1e-3);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraView {
+    /// The camera's position.
+    pub eye: Vec3,
+    /// The point at the image's center.
+    pub target: Vec3,
+    /// The vertical field of view, in degrees (the image is square).
+    pub fov_y: f32,
+    /// The near clipping plane's distance.
+    pub near: f32,
+    /// The far clipping plane's distance.
+    pub far: f32,
+}
+
+impl CameraView {
+    /// Looking at a sphere (`center`, `radius`) from `direction` (from the center towards the
+    /// camera), as [`Comparer::compare`] frames a model: the sphere fills the field of view,
+    /// the clipping planes hug it.
+    pub fn framing((center, radius): (Vec3, f32), direction: Vec3) -> Self {
+        let fov = FOV_Y.to_radians();
+        let distance = radius / (fov * 0.5).sin() * 1.02;
+        Self {
+            eye: center + direction.normalize() * distance,
+            target: center,
+            fov_y: FOV_Y,
+            near: (distance - radius * 1.1).max(distance * 1e-3),
+            far: distance + radius * 1.1,
+        }
+    }
+
+    /// The pixel (x right, y down, in pixels) where `point` lands in a `size`² drawing;
+    /// `None` behind the camera.
+    pub fn project(&self, point: Vec3, size: u32) -> Option<[f32; 2]> {
+        use bevy::math::Mat4;
+        let view = Mat4::look_at_rh(self.eye, self.target, Vec3::Y);
+        let projection = Mat4::perspective_rh(
+            self.fov_y.to_radians(),
+            1.0,
+            self.near,
+            self.far.max(self.near),
+        );
+        let clip = projection * view * point.extend(1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        let (x, y) = (clip.x / clip.w, clip.y / clip.w);
+        let size = size as f32;
+        Some([(x + 1.0) * 0.5 * size, (1.0 - y) * 0.5 * size])
+    }
+}
+
 /// A headless Bevy app that draws baked models and their sources into one offscreen image.
 pub struct Comparer {
     app: App,
@@ -272,7 +338,7 @@ impl Comparer {
         app.cleanup();
         register_scene_types(&mut app);
         let frames = Arc::new(Mutex::new(Frames::default()));
-        let camera = spawn_rig(&mut app, settings.size, frames.clone());
+        let camera = spawn_rig(&mut app, settings, frames.clone());
         Ok(Self {
             app,
             assets,
@@ -287,6 +353,13 @@ impl Comparer {
     /// Puts `fault` into the baked models drawn from now on (tests only).
     pub fn set_fault(&mut self, fault: Fault) {
         self.settings.fault = fault;
+    }
+
+    /// Sets the camera's ambient light for the drawings from now on (see
+    /// [`CompareSettings::ambient`]).
+    pub fn set_ambient(&mut self, brightness: Option<f32>) {
+        self.settings.ambient = brightness;
+        set_ambient(self.app.world_mut(), self.camera, brightness);
     }
 
     /// The name of the adapter it draws on.
@@ -305,9 +378,31 @@ impl Comparer {
         Ok(Renders { baked, source })
     }
 
+    /// Draws the baked model at runtime path `mesh` (its `#Scene`) as `view` sees it: for
+    /// checks that look at given points of a model (project them with
+    /// [`CameraView::project`]).
+    pub fn render_baked_from(
+        &mut self,
+        mesh: &str,
+        view: &CameraView,
+    ) -> Result<Rgba8, CompareError> {
+        self.look(view);
+        self.render_baked(mesh)
+    }
+
+    /// Draws the source file at `source` through Bevy's glTF loader as `view` sees it.
+    pub fn render_source_from(
+        &mut self,
+        source: &str,
+        view: &CameraView,
+    ) -> Result<Rgba8, CompareError> {
+        self.look(view);
+        self.render_source(source)
+    }
+
     /// The bounding sphere of the baked mesh's positions: center of their box, and the
     /// largest distance from it (1 for a degenerate or empty mesh).
-    fn bounds(&self, mesh: &str) -> Result<(Vec3, f32), CompareError> {
+    pub fn bounds(&self, mesh: &str) -> Result<(Vec3, f32), CompareError> {
         let bytes = self
             .assets
             .get(mesh)
@@ -334,19 +429,21 @@ impl Comparer {
     }
 
     /// Points the camera at `center` from [`VIEW_DIRECTION`], far enough that a sphere of
-    /// `radius` fits the field of view, near and far planes hugging it.
-    fn frame(&mut self, (center, radius): (Vec3, f32)) {
-        let fov = FOV_Y.to_radians();
-        let distance = radius / (fov * 0.5).sin() * 1.02;
-        let eye = center + VIEW_DIRECTION.normalize() * distance;
+    /// `radius` fits the field of view.
+    fn frame(&mut self, bounds: (Vec3, f32)) {
+        self.look(&CameraView::framing(bounds, VIEW_DIRECTION));
+    }
+
+    /// Puts the camera where `view` says.
+    fn look(&mut self, view: &CameraView) {
         let projection = Projection::Perspective(PerspectiveProjection {
-            fov,
+            fov: view.fov_y.to_radians(),
             aspect_ratio: 1.0,
-            near: (distance - radius * 1.1).max(distance * 1e-3),
-            far: distance + radius * 1.1,
+            near: view.near,
+            far: view.far,
             ..PerspectiveProjection::default()
         });
-        let transform = Transform::from_translation(eye).looking_at(center, Vec3::Y);
+        let transform = Transform::from_translation(view.eye).looking_at(view.target, Vec3::Y);
         self.app
             .world_mut()
             .entity_mut(self.camera)
@@ -585,7 +682,8 @@ impl Comparer {
 
 /// The camera drawing into a `size`² target image read back into `frames` every frame, and
 /// the lights: a key light from the front right above, a dimmer fill from the back left.
-fn spawn_rig(app: &mut App, size: u32, frames: Arc<Mutex<Frames>>) -> Entity {
+fn spawn_rig(app: &mut App, settings: &CompareSettings, frames: Arc<Mutex<Frames>>) -> Entity {
+    let size = settings.size;
     let world = app.world_mut();
     let mut target = Image::new_target_texture(size, size, TextureFormat::Rgba8UnormSrgb, None);
     target.texture_descriptor.usage |= TextureUsages::COPY_SRC;
@@ -602,6 +700,7 @@ fn spawn_rig(app: &mut App, size: u32, frames: Arc<Mutex<Frames>>) -> Entity {
             Tonemapping::AcesFitted,
         ))
         .id();
+    set_ambient(world, camera, settings.ambient);
     for (from, illuminance) in [
         (Vec3::new(0.6, 0.9, 0.8), 6000.0),
         (Vec3::new(-0.8, 0.3, -0.6), 2000.0),
@@ -625,6 +724,22 @@ fn spawn_rig(app: &mut App, size: u32, frames: Arc<Mutex<Frames>>) -> Entity {
             frames.last.clone_from(&event.data);
         });
     camera
+}
+
+/// Gives `camera` an ambient light of `brightness` (`None`: Bevy's global one).
+fn set_ambient(world: &mut bevy::ecs::world::World, camera: Entity, brightness: Option<f32>) {
+    let mut camera = world.entity_mut(camera);
+    match brightness {
+        Some(brightness) => {
+            camera.insert(bevy::light::AmbientLight {
+                brightness,
+                ..bevy::light::AmbientLight::default()
+            });
+        }
+        None => {
+            camera.remove::<bevy::light::AmbientLight>();
+        }
+    }
 }
 
 /// Registers for reflection the components of Bevy's glTF scenes (the plugin registers its

@@ -49,6 +49,7 @@ mod mesh;
 mod names;
 mod reader;
 mod scene;
+mod uv;
 
 pub use animation::{animation_label, HearthAnimationLoader, HearthAnimations};
 pub use font::{page_label, HearthFont, HearthFontLoader, HearthGlyph};

@@ -1,6 +1,7 @@
 //! `.hmat` → one Bevy [`StandardMaterial`] per row, textures resolved through the source's
 //! `assets.hman` and loaded by Bevy's own image loader.
 
+use crate::uv::{uv_mapping, UvMapping, SLOT_NAMES};
 use crate::HearthLoadError;
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext};
@@ -8,8 +9,6 @@ use bevy::color::{Color, LinearRgba};
 use bevy::image::{
     Image, ImageAddressMode, ImageLoaderSettings, ImageSampler, ImageSamplerDescriptor,
 };
-use bevy::math::{Affine2, Vec2};
-use bevy::mesh::UvChannel;
 use bevy::pbr::StandardMaterial;
 use bevy::reflect::TypePath;
 use bevy::render::render_resource::TextureFormat;
@@ -67,7 +66,17 @@ impl AssetLoader for HearthMaterialLoader {
                         .load(path.clone()),
                 )
             };
-            let material = standard_material(view, slot as u32, row, &mut texture);
+            let uvs = uv_mapping(view, slot as u32);
+            if !uvs.lost.is_empty() {
+                let lost: Vec<_> = uvs.lost.iter().map(|&s| SLOT_NAMES[s]).collect();
+                tracing::warn!(
+                    "{path}: material {slot}: the {} texture's UV set and transform are a \
+                     third pair, which Bevy's StandardMaterial cannot hold: drawn with another \
+                     slot's",
+                    lost.join(" and ")
+                );
+            }
+            let material = standard_material(view, slot as u32, row, &uvs, &mut texture);
             materials.push(load_context.add_labeled_asset(material_label(slot), material));
         }
         Ok(HearthMaterials { materials })
@@ -179,24 +188,20 @@ fn rg8_image(bytes: &[u8]) -> Option<Image> {
     Some(image)
 }
 
-/// Row `slot` of `table` as a Bevy material; `texture` gives the image of a texture hash
+/// Row `slot` of `table` as a Bevy material, its slots' UVs mapped as `uvs` says; `texture` gives the image of a texture hash
 /// (`None` for 0).
 fn standard_material(
     table: &MaterialTable<'_>,
     slot: u32,
     row: &GpuMaterial,
+    uvs: &UvMapping,
     texture: &mut impl FnMut(u64) -> Option<Handle<Image>>,
 ) -> StandardMaterial {
     let [r, g, b, a] = row.base_color_factor;
     let [er, eg, eb] = row.emissive_factor;
     let value = |id: u32| table.property(slot, id).map(|p| p.value);
-    let channel = |texture_slot: usize| {
-        if value(property::UV_SET[texture_slot]).is_some() {
-            UvChannel::Uv1
-        } else {
-            UvChannel::Uv0
-        }
-    };
+    let [base_color_channel, metallic_roughness_channel, normal_map_channel, occlusion_channel, emissive_channel] =
+        uvs.channels.clone();
     let mut material = StandardMaterial {
         base_color: Color::linear_rgba(r, g, b, a),
         emissive: LinearRgba::rgb(er, eg, eb),
@@ -207,11 +212,12 @@ fn standard_material(
         normal_map_texture: texture(row.normal_tex),
         occlusion_texture: texture(row.occlusion_tex),
         emissive_texture: texture(row.emissive_tex),
-        base_color_channel: channel(0),
-        metallic_roughness_channel: channel(1),
-        normal_map_channel: channel(2),
-        occlusion_channel: channel(3),
-        emissive_channel: channel(4),
+        base_color_channel,
+        metallic_roughness_channel,
+        normal_map_channel,
+        occlusion_channel,
+        emissive_channel,
+        uv_transform: uvs.transform,
         alpha_mode: match row.alpha() {
             AlphaMode::Mask => bevy::prelude::AlphaMode::Mask(row.alpha_cutoff),
             AlphaMode::Blend => bevy::prelude::AlphaMode::Blend,
@@ -224,17 +230,6 @@ fn standard_material(
     };
     if row.double_sided() {
         material.cull_mode = None;
-    }
-    // Bevy has one UV transform per material: the base colour slot's, as Bevy's glTF loader
-    // does (hearth writes per-slot transforms only when the slots' differ).
-    if let Some([offset_u, offset_v, scale_u, scale_v]) = value(property::UV_TRANSFORM[0]) {
-        let rotation = value(property::UV_ROTATION[0]).map_or(0.0, |v| v[0]);
-        let (sin, cos) = rotation.sin_cos();
-        material.uv_transform = Affine2::from_cols(
-            Vec2::new(cos * scale_u, -sin * scale_u),
-            Vec2::new(sin * scale_v, cos * scale_v),
-            Vec2::new(offset_u, offset_v),
-        );
     }
     if let Some([ior, ..]) = value(property::IOR) {
         material.ior = ior;

@@ -2,6 +2,7 @@
 
 use crate::joints::{check_joint_tree, joint_name, joint_target_ids, root_target_id};
 use crate::material::material_label;
+use crate::uv::{rewritten_uvs, uv_mapping};
 use crate::HearthLoadError;
 use bevy::animation::{AnimatedBy, AnimationPlayer};
 use bevy::asset::io::{AssetReaderError, Reader};
@@ -51,13 +52,21 @@ impl AssetLoader for HearthMeshLoader {
         let mesh: hearth::Mesh = crate::read_asset(reader, &path).await?;
         let view = mesh.view();
         let streams = Streams::of(view);
+        let (materials, table) = material_paths(load_context, &path, view).await?;
+        let rewrites = uv_rewrites(view, table.as_ref());
         let mut submeshes = Vec::with_capacity(view.submeshes.len());
-        for (i, submesh) in view.submeshes.iter().enumerate() {
+        let mut material_meshes = Vec::with_capacity(view.submeshes.len());
+        for (i, (submesh, rewrite)) in view.submeshes.iter().zip(&rewrites).enumerate() {
             let part = submesh_mesh(view, &streams, submesh)
                 .map_err(|e| HearthLoadError::new(&path, format!("submesh {i}: {e}")))?;
+            let rewritten = rewrite
+                .as_ref()
+                .and_then(|pairs| rewritten_uvs(&part, pairs));
+            material_meshes.push(
+                rewritten.map(|copy| load_context.add_labeled_asset(material_uvs_label(i), copy)),
+            );
             submeshes.push(load_context.add_labeled_asset(submesh_label(i), part));
         }
-        let materials = material_paths(load_context, &path, view).await?;
         let skeleton = match skin_joints(view).map_err(|e| HearthLoadError::new(&path, e))? {
             Some(joints) => {
                 let inverse_binds: Vec<Mat4> = joints
@@ -75,6 +84,7 @@ impl AssetLoader for HearthMeshLoader {
         let model = ModelParts {
             name: model_name(&path),
             submeshes,
+            material_meshes,
             slots: material_slots(view),
             materials,
             morph_weights: view.morph_targets.as_ref().map(|m| m.weights.to_vec()),
@@ -95,14 +105,14 @@ impl AssetLoader for HearthMeshLoader {
         });
         let scene = load_context.labeled_asset_scope("Scene", |context| {
             // Asked only for a submesh without a material, so it was made.
-            let materials = submesh_materials(context, &model, &[], &mut |_| {
+            let parts = drawn_parts(context, &model, &[], &mut |_| {
                 default_material.clone().unwrap_or_default()
             });
             let mut world = World::new();
             let root = world
                 .spawn((Transform::default(), Name::new(model.name.clone())))
                 .id();
-            spawn_model(&mut world, root, &model, &materials)
+            spawn_model(&mut world, root, &model, &parts)
                 .map_err(|e| HearthLoadError::new(&path, e))?;
             Ok::<_, HearthLoadError>(WorldAsset::new(world))
         })?;
@@ -126,6 +136,31 @@ impl AssetLoader for HearthMeshLoader {
 /// The label of a model's submesh `i`.
 fn submesh_label(i: usize) -> String {
     format!("Submesh{i}")
+}
+
+/// The label of submesh `i`'s copy whose UV sets are its own material's two (set, transform)
+/// pairs (see `uv.rs`), drawn with that material.
+fn material_uvs_label(i: usize) -> String {
+    format!("Submesh{i}MaterialUvs")
+}
+
+/// For each submesh, the two (set, transform) pairs its own material's slots need its UVs
+/// rewritten to (`None`: its UVs serve the material as they are).
+fn uv_rewrites(
+    view: &MeshView<'_>,
+    table: Option<&hearth::Materials>,
+) -> Vec<Option<[hearth::TextureUv; 2]>> {
+    view.submeshes
+        .iter()
+        .map(|submesh| {
+            let table = table?.view();
+            let slot = submesh.material_slot;
+            if slot == hearth::format::hmesh::NO_MATERIAL || slot as usize >= table.rows.len() {
+                return None;
+            }
+            uv_mapping(table, slot).rewrite
+        })
+        .collect()
 }
 
 /// The label of a skinned model's inverse bind matrices.
@@ -166,33 +201,40 @@ fn skin_joints<'v>(
 }
 
 /// Each submesh's material as a labeled path into the `.hmat` beside the mesh at `path` (`None`
-/// without a slot, or when there is no `.hmat`).
+/// without a slot, or when there is no `.hmat`), and that table.
 async fn material_paths(
     load_context: &mut LoadContext<'_>,
     path: &AssetPath<'static>,
     view: &MeshView<'_>,
-) -> Result<Vec<Option<AssetPath<'static>>>, HearthLoadError> {
+) -> Result<(Vec<Option<AssetPath<'static>>>, Option<hearth::Materials>), HearthLoadError> {
+    let none = || (vec![None; view.submeshes.len()], None);
     let has_slots = view
         .submeshes
         .iter()
         .any(|s| s.material_slot != hearth::format::hmesh::NO_MATERIAL);
     if !has_slots || view.materials.is_empty() {
-        return Ok(vec![None; view.submeshes.len()]);
+        return Ok(none());
     }
     let file = path.path().to_string_lossy().replace('\\', "/");
     let stem = file.strip_suffix(".hmesh").unwrap_or(&file);
-    let table = AssetPath::from(format!("{stem}.hmat"))
+    let table_path = AssetPath::from(format!("{stem}.hmat"))
         .with_source(path.source().clone_owned())
         .into_owned();
     // A model without a `.hmat` has no materials (as `hearth::Model::load` reads it).
-    match load_context.read_asset_bytes(table.clone()).await {
-        Ok(_) => {}
+    let bytes = match load_context.read_asset_bytes(table_path.clone()).await {
+        Ok(bytes) => bytes,
         Err(ReadAssetBytesError::AssetReaderError(AssetReaderError::NotFound(_))) => {
-            return Ok(vec![None; view.submeshes.len()]);
+            return Ok(none());
         }
-        Err(error) => return Err(HearthLoadError::new(&table, error)),
-    }
-    view.submeshes
+        Err(error) => return Err(HearthLoadError::new(&table_path, error)),
+    };
+    let table = <hearth::Materials as hearth::LoadAsset>::from_asset(
+        &table_path.to_string(),
+        hearth::AssetBytes::from_vec(bytes),
+    )
+    .map_err(|e| HearthLoadError::new(&table_path, e))?;
+    let paths = view
+        .submeshes
         .iter()
         .map(|submesh| {
             let slot = submesh.material_slot;
@@ -209,10 +251,11 @@ async fn material_paths(
                 ));
             }
             Ok(Some(
-                table.clone().with_label(material_label(slot as usize)),
+                table_path.clone().with_label(material_label(slot as usize)),
             ))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((paths, Some(table)))
 }
 
 /// What a model's scene is built from, as handles: the `.hmesh` loader's own labeled assets,
@@ -222,6 +265,8 @@ pub(crate) struct ModelParts {
     name: String,
     /// One mesh per submesh.
     submeshes: Vec<Handle<Mesh>>,
+    /// Each submesh's copy with its own material's UV sets (`None`: the submesh serves).
+    material_meshes: Vec<Option<Handle<Mesh>>>,
     /// Each submesh's material slot (`None`: none).
     slots: Vec<Option<usize>>,
     /// Each submesh's own material (`None`: the default material).
@@ -253,7 +298,14 @@ impl ModelParts {
         let submeshes = (0..view.submeshes.len())
             .map(|i| load_context.load(path.clone().with_label(submesh_label(i))))
             .collect();
-        let materials = material_paths(load_context, path, view).await?;
+        let (materials, table) = material_paths(load_context, path, view).await?;
+        let material_meshes = uv_rewrites(view, table.as_ref())
+            .iter()
+            .enumerate()
+            .map(|(i, rewrite)| {
+                rewrite.map(|_| load_context.load(path.clone().with_label(material_uvs_label(i))))
+            })
+            .collect();
         let skeleton = skin_joints(view)
             .map_err(|e| HearthLoadError::new(path, e))?
             .map(|joints| {
@@ -263,6 +315,7 @@ impl ModelParts {
         Ok(Self {
             name: model_name(path),
             submeshes,
+            material_meshes,
             slots: material_slots(view),
             materials,
             morph_weights: view.morph_targets.as_ref().map(|m| m.weights.to_vec()),
@@ -276,26 +329,31 @@ impl ModelParts {
     }
 }
 
-/// Each submesh's material: `overrides[slot]` where given (an `.hscene` reference's materials:
-/// a submesh without a slot takes the first, as pak gives a primitive without a material
-/// the source's first), else its own `.hmat` row, else `default_material`'s.
-pub(crate) fn submesh_materials(
+/// Each submesh's mesh and material: `overrides[slot]` where given (an `.hscene` reference's
+/// materials: a submesh without a slot takes the first, as pak gives a primitive without a
+/// material the source's first) with the submesh, else its own `.hmat` row with the submesh's
+/// copy for that row's UVs where it has one, else `default_material`'s.
+pub(crate) fn drawn_parts(
     context: &mut LoadContext<'_>,
     model: &ModelParts,
     overrides: &[Handle<StandardMaterial>],
     default_material: &mut dyn FnMut(&mut LoadContext<'_>) -> Handle<StandardMaterial>,
-) -> Vec<Handle<StandardMaterial>> {
+) -> Vec<(Handle<Mesh>, Handle<StandardMaterial>)> {
     model
         .slots
         .iter()
         .zip(&model.materials)
-        .map(|(slot, own)| {
+        .zip(model.submeshes.iter().zip(&model.material_meshes))
+        .map(|((slot, own), (mesh, material_mesh))| {
             if let Some(material) = overrides.get(slot.unwrap_or(0)) {
-                return material.clone();
+                return (mesh.clone(), material.clone());
             }
             match own {
-                Some(path) => context.load(path.clone()),
-                None => default_material(context),
+                Some(path) => (
+                    material_mesh.as_ref().unwrap_or(mesh).clone(),
+                    context.load(path.clone()),
+                ),
+                None => (mesh.clone(), default_material(context)),
             }
         })
         .collect()
@@ -310,7 +368,7 @@ pub(crate) fn default_material_of<'p>(
 }
 
 /// Spawns the model's parts under `root` (an entity named after the model): one child per
-/// submesh with its mesh, `materials[i]` and `SkinnedMesh`, and one entity per joint in its
+/// submesh with `parts[i]`'s mesh and material and a `SkinnedMesh`, and one entity per joint in its
 /// bind pose. An animatable model (joints or morph targets) gets an [`AnimationPlayer`] on
 /// `root`, and `root` and its joints carry the
 /// [`AnimationTargetId`](bevy::animation::AnimationTargetId)s its `.hanim` clips target; its
@@ -319,7 +377,7 @@ pub(crate) fn spawn_model(
     world: &mut World,
     root: Entity,
     model: &ModelParts,
-    materials: &[Handle<StandardMaterial>],
+    parts: &[(Handle<Mesh>, Handle<StandardMaterial>)],
 ) -> Result<(), String> {
     if model.skeleton.is_some() || model.morph_weights.is_some() {
         world.entity_mut(root).insert((
@@ -340,7 +398,7 @@ pub(crate) fn spawn_model(
             inverse_bindposes: inverse_bindposes.clone(),
             joints: spawn_joints(world, root, &model.name, joints),
         });
-    for (i, (mesh, material)) in model.submeshes.iter().zip(materials).enumerate() {
+    for (i, (mesh, material)) in parts.iter().enumerate() {
         let mut part = world.spawn((
             Mesh3d(mesh.clone()),
             MeshMaterial3d(material.clone()),

@@ -2,7 +2,7 @@
 //! `#Scene` under it) and per custom geometry record, with their transforms, tags and data.
 
 use crate::material::material_label;
-use crate::mesh::{default_material_of, spawn_model, submesh_materials, ModelParts};
+use crate::mesh::{default_material_of, drawn_parts, spawn_model, ModelParts};
 use crate::HearthLoadError;
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext, RenderAssetUsages};
@@ -291,7 +291,7 @@ fn spawn_ref(
         .spawn((entity_name(&node.id, "ref", i), transform, ChildOf(root)))
         .id();
     if let Some((model, path)) = model {
-        let materials = submesh_materials(
+        let parts = drawn_parts(
             context,
             model,
             &node.materials,
@@ -304,7 +304,7 @@ fn spawn_ref(
                 ChildOf(entity),
             ))
             .id();
-        spawn_model(world, model_root, model, &materials)?;
+        spawn_model(world, model_root, model, &parts)?;
     }
     world.entity_mut(entity).insert(node);
     Ok(())

@@ -21,6 +21,8 @@ mod loadtime;
 mod names;
 #[path = "load/scenes.rs"]
 mod scenes;
+#[path = "load/transforms.rs"]
+mod transforms;
 #[cfg(feature = "viewer")]
 #[path = "load/viewer.rs"]
 mod viewer;
