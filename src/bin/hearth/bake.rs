@@ -173,25 +173,7 @@ fn bake_and_sum_up(
         }
         (None, false) => {}
     }
-    let warned = Arc::new(AtomicUsize::new(0));
-    let counter = warned.clone();
-    let warn_bar = bar.clone();
-    baker.on_warning(move |w| {
-        counter.fetch_add(1, Ordering::Relaxed);
-        warn_bar.suspend(|| eprintln!("warning: {w}"))
-    });
-    let progress_bar = bar.clone();
-    baker.on_progress(move |event| match event {
-        Progress::Planned { assets } => progress_bar.set_length(assets as u64),
-        Progress::Asset { done, path, .. } => {
-            progress_bar.set_position(done as u64);
-            progress_bar.set_message(path.to_owned());
-        }
-        Progress::Packing { entries } => {
-            progress_bar.set_message(format!("packing {entries} entries"))
-        }
-        _ => {}
-    });
+    let warned = show_progress(&mut baker, &bar);
     let started = std::time::Instant::now();
     let result = baker.run();
     bar.finish_and_clear();
@@ -230,6 +212,31 @@ fn bake_and_sum_up(
         print_next_commands(&report);
     }
     Ok(())
+}
+
+/// Shows the bake's progress on `bar` and its warnings on stderr above it; returns the count
+/// of warnings, which the callbacks keep.
+fn show_progress(baker: &mut Baker, bar: &ProgressBar) -> Arc<AtomicUsize> {
+    let warned = Arc::new(AtomicUsize::new(0));
+    let counter = warned.clone();
+    let warn_bar = bar.clone();
+    baker.on_warning(move |w| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        warn_bar.suspend(|| eprintln!("warning: {w}"))
+    });
+    let progress_bar = bar.clone();
+    baker.on_progress(move |event| match event {
+        Progress::Planned { assets } => progress_bar.set_length(assets as u64),
+        Progress::Asset { done, path, .. } => {
+            progress_bar.set_position(done as u64);
+            progress_bar.set_message(path.to_owned());
+        }
+        Progress::Packing { entries } => {
+            progress_bar.set_message(format!("packing {entries} entries"))
+        }
+        _ => {}
+    });
+    warned
 }
 
 /// The bake's progress bar on stderr (hidden when quiet).

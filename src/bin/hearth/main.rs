@@ -166,32 +166,7 @@ enum Command {
     },
     /// Write one entry's bytes (decompressed) from a pack or a runtime tree to stdout or a
     /// file, or print its metadata (`--json`).
-    Get {
-        /// A `.hpack` file or a runtime tree folder.
-        source: PathBuf,
-        /// The entry's runtime path, or its asset hash as `0x` and 16 hex digits.
-        #[arg(required_unless_present = "name")]
-        entry: Option<String>,
-        /// The asset's name instead (`assets.hnames`; see `hearth names`): its file's bytes.
-        #[arg(long, conflicts_with = "entry")]
-        name: Option<String>,
-        /// Write to this file instead of stdout.
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-        /// Write only this mip level of a KTX2 texture (0 is the full size), inflated when
-        /// supercompressed: the bytes a game uploads for it.
-        #[arg(long, value_name = "N")]
-        level: Option<u32>,
-        /// Mount this patch or DLC pack over SOURCE (a pack) and read through the layers;
-        /// repeat in mount order, the last wins.
-        #[arg(long, value_name = "PATCH")]
-        over: Vec<PathBuf>,
-        /// Print the entry's metadata as one JSON object instead of its bytes: `path`,
-        /// `hash`, `kind`, `size` (decompressed), a pack entry's `codec` and `stored_size`,
-        /// its `names` and its kind's counts (as `info --json` has them).
-        #[arg(long, conflicts_with_all = ["out", "level"])]
-        json: bool,
-    },
+    Get(GetArgs),
     /// Export a baked model (its mesh, materials, textures, skin and clips) as USD: `.usdc`
     /// (binary), `.usda` (text; both with their PNGs in `<stem>_textures/` beside them) or
     /// `.usdz` (one archive), by the output's extension.
@@ -350,6 +325,35 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `hearth get`'s arguments.
+#[derive(clap::Args)]
+struct GetArgs {
+    /// A `.hpack` file or a runtime tree folder.
+    source: PathBuf,
+    /// The entry's runtime path, or its asset hash as `0x` and 16 hex digits.
+    #[arg(required_unless_present = "name")]
+    entry: Option<String>,
+    /// The asset's name instead (`assets.hnames`; see `hearth names`): its file's bytes.
+    #[arg(long, conflicts_with = "entry")]
+    name: Option<String>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Write only this mip level of a KTX2 texture (0 is the full size), inflated when
+    /// supercompressed: the bytes a game uploads for it.
+    #[arg(long, value_name = "N")]
+    level: Option<u32>,
+    /// Mount this patch or DLC pack over SOURCE (a pack) and read through the layers;
+    /// repeat in mount order, the last wins.
+    #[arg(long, value_name = "PATCH")]
+    over: Vec<PathBuf>,
+    /// Print the entry's metadata as one JSON object instead of its bytes: `path`,
+    /// `hash`, `kind`, `size` (decompressed), a pack entry's `codec` and `stored_size`,
+    /// its `names` and its kind's counts (as `info --json` has them).
+    #[arg(long, conflicts_with_all = ["out", "level"])]
+    json: bool,
+}
+
 fn main() -> ExitCode {
     // Tests arm fault points through `FAILPOINTS` (feature `failpoints`, never in a release).
     #[cfg(feature = "failpoints")]
@@ -392,30 +396,7 @@ fn main() -> ExitCode {
         ),
         Command::Keygen { out } => keygen(&out),
         Command::Watch { target } => return watch(target),
-        Command::Get {
-            source,
-            entry,
-            name,
-            out,
-            level,
-            over,
-            json,
-        } => {
-            let deliver = match json {
-                true => Deliver::Json,
-                false => Deliver::Bytes {
-                    out: out.as_deref(),
-                    level,
-                },
-            };
-            match (entry, name) {
-                (entry, name) if !over.is_empty() => {
-                    get_layered(&source, &over, (entry.as_deref(), name.as_deref()), deliver)
-                }
-                (_, Some(name)) => get_named(&source, &name, deliver),
-                (entry, None) => get(&source, &entry.unwrap_or_default(), deliver),
-            }
-        }
+        Command::Get(args) => get_command(args),
         Command::Export { source, asset, out } => export::export(&source, &asset, &out),
         Command::Diff {
             old,
@@ -472,6 +453,34 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `hearth get`: an entry by path or name, from a source or through layers, as bytes or
+/// (`--json`) its metadata.
+fn get_command(args: GetArgs) -> Result<(), String> {
+    let GetArgs {
+        source,
+        entry,
+        name,
+        out,
+        level,
+        over,
+        json,
+    } = args;
+    let deliver = match json {
+        true => Deliver::Json,
+        false => Deliver::Bytes {
+            out: out.as_deref(),
+            level,
+        },
+    };
+    match (entry, name) {
+        (entry, name) if !over.is_empty() => {
+            get_layered(&source, &over, (entry.as_deref(), name.as_deref()), deliver)
+        }
+        (_, Some(name)) => get_named(&source, &name, deliver),
+        (entry, None) => get(&source, &entry.unwrap_or_default(), deliver),
     }
 }
 
