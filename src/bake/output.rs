@@ -20,35 +20,37 @@ pub enum Durability {
     Durable,
 }
 
-/// Whether `path` is a regular file holding exactly `bytes` (then it is not rewritten, so its
-/// mtime stays put and `include_bytes!` users do not recompile). A symlink planted there is
-/// never read through: it is replaced.
-pub(crate) fn same_file_bytes(path: &Path, bytes: &[u8]) -> bool {
+/// Whether `path` is a regular file holding exactly the bytes `parts` joined (then it is not
+/// rewritten, so its mtime stays put and `include_bytes!` users do not recompile). A symlink
+/// planted there is never read through: it is replaced.
+pub(crate) fn same_file_parts(path: &Path, parts: &[&[u8]]) -> bool {
+    let len: u64 = parts.iter().map(|part| part.len() as u64).sum();
     fs::symlink_metadata(path).is_ok_and(|meta| {
         meta.is_file()
-            && meta.len() == bytes.len() as u64
+            && meta.len() == len
             && open_regular(path, fs::OpenOptions::new().read(true), Links::Refuse)
-                .is_ok_and(|file| reads_as(file, bytes))
+                .is_ok_and(|file| reads_as(file, parts))
     })
 }
 
-/// Whether `file` holds exactly `bytes`, read a chunk at a time and given up at the first
-/// chunk that differs: a re-packed pack of the old one's size differs in its table, at the
-/// front, so the rest is not read (30 ms of a 53 MB pack's re-bake when it was).
-fn reads_as(mut file: File, mut bytes: &[u8]) -> bool {
+/// Whether `file` holds exactly `parts` joined, read a chunk at a time and given up at the
+/// first chunk that differs: a re-packed pack of the old one's size differs in its table, at
+/// the front, so the rest is not read (30 ms of a 53 MB pack's re-bake when it was).
+fn reads_as(mut file: File, parts: &[&[u8]]) -> bool {
     use std::io::Read;
-    let mut chunk = vec![0u8; (1 << 20).min(bytes.len().max(1))];
-    loop {
-        let want = chunk.len().min(bytes.len());
-        if want == 0 {
-            // Nothing left to match: the file must end here too.
-            return matches!(file.read(&mut chunk[..1]), Ok(0));
+    let total: usize = parts.iter().map(|part| part.len()).sum();
+    let mut chunk = vec![0u8; (1 << 20).min(total.max(1))];
+    for mut bytes in parts.iter().copied() {
+        while !bytes.is_empty() {
+            let want = chunk.len().min(bytes.len());
+            if file.read_exact(&mut chunk[..want]).is_err() || chunk[..want] != bytes[..want] {
+                return false;
+            }
+            bytes = &bytes[want..];
         }
-        if file.read_exact(&mut chunk[..want]).is_err() || chunk[..want] != bytes[..want] {
-            return false;
-        }
-        bytes = &bytes[want..];
     }
+    // Nothing left to match: the file must end here too.
+    matches!(file.read(&mut chunk[..1]), Ok(0))
 }
 
 /// Makes the renames inside `dir` durable (a no-op where folders cannot be synced).
@@ -146,9 +148,11 @@ mod tests {
         let path = dir.path().join("sub/a.bin");
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(&path, b"one").unwrap();
-        assert!(same_file_bytes(&path, b"one"));
-        assert!(!same_file_bytes(&path, b"two"));
-        assert!(!same_file_bytes(&dir.path().join("none"), b""));
+        assert!(same_file_parts(&path, &[b"one"]));
+        assert!(same_file_parts(&path, &[b"o", b"", b"ne"]));
+        assert!(!same_file_parts(&path, &[b"two"]));
+        assert!(!same_file_parts(&path, &[b"on"]), "a prefix");
+        assert!(!same_file_parts(&dir.path().join("none"), &[b""]));
         assert!(remove_stale(dir.path(), "sub/a.bin").unwrap());
         assert!(!dir.path().join("sub").exists(), "empty folder pruned");
         assert!(!remove_stale(dir.path(), "sub/a.bin").unwrap());
@@ -160,14 +164,22 @@ mod tests {
         let path = dir.path().join("big.bin");
         let bytes: Vec<u8> = (0..(5 << 20) / 2 + 7).map(|i| (i % 251) as u8).collect();
         fs::write(&path, &bytes).unwrap();
-        assert!(same_file_bytes(&path, &bytes));
+        assert!(same_file_parts(&path, &[&bytes]));
+        // In parts that do not line up with the chunks.
+        let (a, rest) = bytes.split_at(7);
+        let (b, c) = rest.split_at((3 << 20) / 2);
+        assert!(same_file_parts(&path, &[a, b, c]));
         for at in [0, 1 << 20, bytes.len() - 1] {
             let mut other = bytes.clone();
             other[at] ^= 1;
-            assert!(!same_file_bytes(&path, &other), "a difference at {at}");
+            assert!(!same_file_parts(&path, &[&other]), "a difference at {at}");
+            let (a, rest) = other.split_at(7);
+            let (b, c) = rest.split_at((3 << 20) / 2);
+            assert!(!same_file_parts(&path, &[a, b, c]), "a difference at {at}");
         }
         fs::write(&path, b"").unwrap();
-        assert!(same_file_bytes(&path, b""));
+        assert!(same_file_parts(&path, &[b""]));
+        assert!(same_file_parts(&path, &[]));
     }
 }
 

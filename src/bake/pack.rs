@@ -119,6 +119,8 @@ pub struct Reused<'a> {
     pub stored: &'a [u8],
     /// Its uncompressed size.
     pub size: u64,
+    /// Its checksum (xxh3-64 of `stored`), as the earlier pack recorded and the copy checked.
+    pub checksum: u64,
 }
 
 /// [`build`] at `version` (5 with a signing `key`), where `reused[i]`, when given, is file
@@ -131,17 +133,39 @@ pub fn build_reusing(
     files: &[PackFile<'_>],
     reused: &[Option<Reused<'_>>],
 ) -> Vec<u8> {
-    let encoded: Vec<(Codec, Cow<'_, [u8]>)> = files
+    let encoded = encode_reusing(files, reused);
+    layout_reusing(version, key, files, &encoded, reused).to_vec()
+}
+
+/// Each file's stored form (codec, bytes): `reused[i]`'s where given, else compressed in
+/// parallel on the current rayon pool. What [`layout_reusing`] lays out.
+pub fn encode_reusing<'a>(
+    files: &[PackFile<'a>],
+    reused: &[Option<Reused<'a>>],
+) -> Vec<(Codec, Cow<'a, [u8]>)> {
+    files
         .par_iter()
         .enumerate()
         .map(|(i, file)| match reused.get(i).copied().flatten() {
             Some(r) => (r.codec, Cow::Borrowed(r.stored)),
             None => compress(file),
         })
-        .collect();
-    let inputs: Vec<PackInput<'_>> = files
+        .collect()
+}
+
+/// [`build_reusing`]'s pack laid out over `encoded` ([`encode_reusing`]'s), not joined: the
+/// output writer writes its parts one after another, so copied entries go from the previous
+/// pack's mapping to the file without a second copy of the pack in memory.
+pub fn layout_reusing<'e>(
+    version: u32,
+    key: Option<&SigningKey>,
+    files: &[PackFile<'e>],
+    encoded: &'e [(Codec, Cow<'_, [u8]>)],
+    reused: &[Option<Reused<'_>>],
+) -> hpack::PackLayout<'e> {
+    let inputs: Vec<PackInput<'e>> = files
         .iter()
-        .zip(&encoded)
+        .zip(encoded)
         .enumerate()
         .map(|(i, (file, (codec, stored)))| PackInput {
             path: file.path,
@@ -155,27 +179,51 @@ pub fn build_reusing(
                 .map_or(file.bytes.len() as u64, |r| r.size),
         })
         .collect();
+    // A copied entry's checksum is the one its old pack recorded (and the copy was checked
+    // against); the rest are computed in parallel.
+    let checksums: Vec<u64> = inputs
+        .par_iter()
+        .enumerate()
+        .map(|(i, input)| match reused.get(i).copied().flatten() {
+            Some(r) => r.checksum,
+            None => xxhash_rust::xxh3::xxh3_64(input.stored),
+        })
+        .collect();
     match (key, version) {
-        (Some(_), _) => build_encoded(&inputs, key),
-        (None, 2) => hpack::write_v2(&inputs),
-        (None, 3) => hpack::write_v3(&inputs),
-        (None, _) => hpack::write_v4(&inputs),
+        (Some(key), _) => hpack::layout_v5(&inputs, &checksums, &digests(&inputs), key),
+        (None, 2) => hpack::PackLayout::joined(hpack::write_v2(&inputs)),
+        (None, 3) => hpack::PackLayout::joined(hpack::write_v3(&inputs)),
+        (None, _) => hpack::layout_v4(&inputs, &checksums),
     }
+}
+
+/// Each input's BLAKE3 digest, as a signed pack records it, computed in parallel.
+fn digests(inputs: &[PackInput<'_>]) -> Vec<[u8; 32]> {
+    inputs
+        .par_iter()
+        .map(|input| *blake3::hash(input.stored).as_bytes())
+        .collect()
 }
 
 /// Writes entries that are encoded already (each `stored` as it is, under its codec) as a v4
 /// pack, or a v5 pack signed by `key`: what `hearth diff` copies out of a pack. `inputs` must
 /// be sorted by path and unique.
 pub fn build_encoded(inputs: &[PackInput<'_>], key: Option<&SigningKey>) -> Vec<u8> {
+    layout_encoded(inputs, key).to_vec()
+}
+
+/// [`build_encoded`]'s pack, laid out but not joined.
+pub fn layout_encoded<'a>(
+    inputs: &[PackInput<'a>],
+    key: Option<&SigningKey>,
+) -> hpack::PackLayout<'a> {
+    let checksums: Vec<u64> = inputs
+        .par_iter()
+        .map(|input| xxhash_rust::xxh3::xxh3_64(input.stored))
+        .collect();
     match key {
-        None => hpack::write_v4(inputs),
-        Some(key) => {
-            let digests: Vec<[u8; 32]> = inputs
-                .par_iter()
-                .map(|input| *blake3::hash(input.stored).as_bytes())
-                .collect();
-            hpack::write_v5(inputs, &digests, key)
-        }
+        None => hpack::layout_v4(inputs, &checksums),
+        Some(key) => hpack::layout_v5(inputs, &checksums, &digests(inputs), key),
     }
 }
 

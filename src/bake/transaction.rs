@@ -16,7 +16,7 @@
 //! uncommitted staging folder (roll back), under the folder's lock.
 
 use crate::bake::error::BakeError;
-use crate::bake::output::{no_symlinked_folder, same_file_bytes, sync_dir, Durability};
+use crate::bake::output::{no_symlinked_folder, same_file_parts, sync_dir, Durability};
 use crate::read::regular_file::{open_regular, read_regular, Links};
 use std::fs;
 use std::io::Write;
@@ -113,10 +113,21 @@ impl Transaction {
         bytes: &[u8],
         durability: Durability,
     ) -> Result<bool, BakeError> {
+        self.put_parts(rel, &[bytes], durability)
+    }
+
+    /// [`put`](Self::put) of the bytes `parts` joined, written one part after another (a pack
+    /// laid out in parts is never joined in memory).
+    pub fn put_parts(
+        &mut self,
+        rel: &str,
+        parts: &[&[u8]],
+        durability: Durability,
+    ) -> Result<bool, BakeError> {
         check_path(rel).map_err(|e| BakeError::asset(&self.root, e))?;
         no_symlinked_folder(&self.root, rel)?;
         let target = self.root.join(rel);
-        if same_file_bytes(&target, bytes) {
+        if same_file_parts(&target, parts) {
             return Ok(false);
         }
         if target.is_dir() && !target.is_symlink() {
@@ -133,7 +144,7 @@ impl Transaction {
         }
         let index = self.puts;
         let staged = self.staging.join(index.to_string());
-        let file = write_staged(&staged, bytes).map_err(|e| BakeError::io(&staged, e))?;
+        let file = write_staged(&staged, parts).map_err(|e| BakeError::io(&staged, e))?;
         if durability == Durability::Durable {
             self.unsynced.push((staged, file));
         }
@@ -174,7 +185,7 @@ impl Transaction {
         let journal_path = self.staging.join(JOURNAL);
         let temp = self.staging.join("commit.tmp");
         let io = |e| BakeError::io(&journal_path, e);
-        write_staged(&temp, journal.as_bytes())
+        write_staged(&temp, &[journal.as_bytes()])
             .and_then(|file| file.sync_all())
             .map_err(io)?;
         fs::rename(&temp, &journal_path).map_err(io)?;
@@ -349,16 +360,29 @@ fn sync_all(files: Vec<(PathBuf, fs::File)>) -> Result<(), BakeError> {
 
 /// Writes a staged file, unsynced: the caller syncs it when it must be durable. A fault point
 /// stands in for a full disk.
-fn write_staged(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
+fn write_staged(path: &Path, parts: &[&[u8]]) -> std::io::Result<fs::File> {
     let mut options = fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     let mut file = open_regular(path, &mut options, Links::Refuse)?;
     if let Err(e) = crate::bake::fault::point("transaction::write") {
         // Half the bytes, then the error, as a disk that fills up mid-write leaves it.
-        file.write_all(&bytes[..bytes.len() / 2])?;
+        let half = parts.iter().map(|part| part.len()).sum::<usize>() / 2;
+        let mut left = half;
+        for part in parts {
+            let take = left.min(part.len());
+            file.write_all(&part[..take])?;
+            left -= take;
+        }
         return Err(e);
     }
-    file.write_all(bytes)?;
+    // Small parts (entry padding, small entries) gathered; large ones written straight from
+    // where they are (BufWriter passes a write larger than its buffer through).
+    let mut writer = std::io::BufWriter::with_capacity(1 << 16, &mut file);
+    for part in parts {
+        writer.write_all(part)?;
+    }
+    writer.flush()?;
+    drop(writer);
     Ok(file)
 }
 

@@ -912,7 +912,7 @@ impl Baker {
                 .flatten(),
         };
         let previous = planned.outputs.pack.as_ref().or(opened.as_ref());
-        let reused = reusable_entries(previous, recorded, version, &entries);
+        let reused = pool.install(|| reusable_entries(previous, recorded, version, &entries));
         report.pack_entries_copied = reused.iter().flatten().count();
         let sources = pack_entry_bytes(
             &entries,
@@ -934,14 +934,19 @@ impl Baker {
                 level: *level,
             })
             .collect();
-        let bytes = pool
-            .install(|| pack::build_reusing(version, self.signing_key.as_ref(), &files, &reused));
+        // Laid out, not joined: the parts (copied entries straight from the previous pack's
+        // mapping) are written one after another.
+        let key = self.signing_key.as_ref();
+        let encoded = pool.install(|| pack::encode_reusing(&files, &reused));
+        let layout = pool.install(|| pack::layout_reusing(version, key, &files, &encoded, &reused));
+        let parts: Vec<&[u8]> = layout.parts().collect();
         report.files_written +=
-            transaction.put(&pack_file_name(config), &bytes, Durability::Durable)? as usize;
-        report.pack_bytes = bytes.len() as u64;
+            transaction.put_parts(&pack_file_name(config), &parts, Durability::Durable)? as usize;
+        let size = layout.len();
+        report.pack_bytes = size;
         Ok(CachedPack {
             fingerprint,
-            size: bytes.len() as u64,
+            size,
             file: pack_file_name(config),
             version,
             entries: entry_keys(&entries),

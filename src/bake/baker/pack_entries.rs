@@ -9,6 +9,7 @@ use crate::format::hnames::NAMES_PATH;
 use crate::format::hpack::Codec;
 use crate::read::pak::PakReader;
 use crate::read::regular_file::read_regular;
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -108,8 +109,9 @@ pub(super) fn reusable_entries<'p>(
     if recorded.version != version || pack.version() < 3 {
         return Vec::new();
     }
+    // Checking the copies reads the whole previous pack: in parallel.
     entries
-        .iter()
+        .par_iter()
         .map(|(path, hash, codec, level, _, _)| {
             let path_hash = crate::format::hash::hash_runtime_path(path);
             let at = recorded
@@ -121,11 +123,12 @@ pub(super) fn reusable_entries<'p>(
             }
             let entry = pack.find(path).ok().flatten()?;
             let stored = entry.stored_bytes();
-            let intact = entry.checksum() == Some(xxhash_rust::xxh3::xxh3_64(stored));
-            intact.then_some(Reused {
+            let checksum = entry.checksum()?;
+            (checksum == xxhash_rust::xxh3::xxh3_64(stored)).then_some(Reused {
                 codec: entry.codec(),
                 stored,
                 size: entry.size(),
+                checksum,
             })
         })
         .collect()
