@@ -19,7 +19,9 @@
 //! ```
 //!
 //! Labels of a `.hmesh` (root asset [`HearthModel`]): `Submesh{i}` (a [`Mesh`] per submesh,
-//! only the vertices it uses, with joints and weights when skinned), `InverseBindposes` (a
+//! only the vertices it uses, with joints and weights when skinned), `Submesh{i}MaterialUvs`
+//! (the same with UV0 and UV1 rewritten for its material, where that material's texture slots
+//! use two UV transforms, which one `StandardMaterial` cannot hold), `InverseBindposes` (a
 //! skinned mesh's), `Scene` (a [`WorldAsset`]: one entity per submesh with its mesh, material
 //! and `SkinnedMesh`, and one entity per joint in its bind pose; morph targets' weights on the
 //! root). Labels of a `.hmat` (root asset [`HearthMaterials`]): `Material{i}` (a
