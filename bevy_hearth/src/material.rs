@@ -188,8 +188,8 @@ fn rg8_image(bytes: &[u8]) -> Option<Image> {
     Some(image)
 }
 
-/// Row `slot` of `table` as a Bevy material, its slots' UVs mapped as `uvs` says; `texture` gives the image of a texture hash
-/// (`None` for 0).
+/// Row `slot` of `table` as a Bevy material, its slots' UVs mapped as `uvs` says; `texture`
+/// gives the image of a texture hash (`None` for 0).
 fn standard_material(
     table: &MaterialTable<'_>,
     slot: u32,
@@ -200,8 +200,6 @@ fn standard_material(
     let [r, g, b, a] = row.base_color_factor;
     let [er, eg, eb] = row.emissive_factor;
     let value = |id: u32| table.property(slot, id).map(|p| p.value);
-    let [base_color_channel, metallic_roughness_channel, normal_map_channel, occlusion_channel, emissive_channel] =
-        uvs.channels.clone();
     let mut material = StandardMaterial {
         base_color: Color::linear_rgba(r, g, b, a),
         emissive: LinearRgba::rgb(er, eg, eb),
@@ -212,11 +210,12 @@ fn standard_material(
         normal_map_texture: texture(row.normal_tex),
         occlusion_texture: texture(row.occlusion_tex),
         emissive_texture: texture(row.emissive_tex),
-        base_color_channel,
-        metallic_roughness_channel,
-        normal_map_channel,
-        occlusion_channel,
-        emissive_channel,
+        // In `.hmat` slot order.
+        base_color_channel: uvs.channels[0].clone(),
+        metallic_roughness_channel: uvs.channels[1].clone(),
+        normal_map_channel: uvs.channels[2].clone(),
+        occlusion_channel: uvs.channels[3].clone(),
+        emissive_channel: uvs.channels[4].clone(),
         uv_transform: uvs.transform,
         alpha_mode: match row.alpha() {
             AlphaMode::Mask => bevy::prelude::AlphaMode::Mask(row.alpha_cutoff),

@@ -179,22 +179,29 @@ pub fn layout_reusing<'e>(
                 .map_or(file.bytes.len() as u64, |r| r.size),
         })
         .collect();
-    // A copied entry's checksum is the one its old pack recorded (and the copy was checked
-    // against); the rest are computed in parallel.
-    let checksums: Vec<u64> = inputs
+    if key.is_none() && version == 2 {
+        // v2 records no checksums.
+        return hpack::PackLayout::joined(hpack::write_v2(&inputs));
+    }
+    let checksums = checksums(&inputs, reused);
+    match (key, version) {
+        (Some(key), _) => hpack::layout_v5(&inputs, &checksums, &digests(&inputs), key),
+        (None, 3) => hpack::layout_v3(&inputs, &checksums),
+        (None, _) => hpack::layout_v4(&inputs, &checksums),
+    }
+}
+
+/// Each input's entry checksum, in parallel: a copied entry's (`reused[i]`) is the one its
+/// old pack recorded, which the copy was checked against; the rest are computed.
+fn checksums(inputs: &[PackInput<'_>], reused: &[Option<Reused<'_>>]) -> Vec<u64> {
+    inputs
         .par_iter()
         .enumerate()
         .map(|(i, input)| match reused.get(i).copied().flatten() {
             Some(r) => r.checksum,
             None => xxhash_rust::xxh3::xxh3_64(input.stored),
         })
-        .collect();
-    match (key, version) {
-        (Some(key), _) => hpack::layout_v5(&inputs, &checksums, &digests(&inputs), key),
-        (None, 2) => hpack::PackLayout::joined(hpack::write_v2(&inputs)),
-        (None, 3) => hpack::PackLayout::joined(hpack::write_v3(&inputs)),
-        (None, _) => hpack::layout_v4(&inputs, &checksums),
-    }
+        .collect()
 }
 
 /// Each input's BLAKE3 digest, as a signed pack records it, computed in parallel.
@@ -217,10 +224,7 @@ pub fn layout_encoded<'a>(
     inputs: &[PackInput<'a>],
     key: Option<&SigningKey>,
 ) -> hpack::PackLayout<'a> {
-    let checksums: Vec<u64> = inputs
-        .par_iter()
-        .map(|input| xxhash_rust::xxh3::xxh3_64(input.stored))
-        .collect();
+    let checksums = checksums(inputs, &[]);
     match key {
         None => hpack::layout_v4(inputs, &checksums),
         Some(key) => hpack::layout_v5(inputs, &checksums, &digests(inputs), key),

@@ -46,7 +46,7 @@ fn uvs(mesh: &Mesh, channel: &UvChannel) -> Option<Vec<[f32; 2]>> {
     }
 }
 
-/// Where Bevy's shader samples a slot of `material` reading `channel` at `uv`.
+/// Where Bevy's shader samples a slot of `material` whose UV channel holds `uv`.
 fn bevy_sample(material: &StandardMaterial, uv: [f32; 2]) -> [f32; 2] {
     let transform: Affine2 = material.uv_transform;
     transform.transform_point2(Vec2::from(uv)).to_array()

@@ -53,8 +53,8 @@ use std::collections::BTreeMap;
 
 mod write;
 pub use write::{
-    checksums, layout_v4, layout_v5, write_v2, write_v3, write_v4, write_v5, PackInput, PackLayout,
-    PackSigner,
+    checksums, layout_v3, layout_v4, layout_v5, write_v2, write_v3, write_v4, write_v5, PackInput,
+    PackLayout, PackSigner,
 };
 
 /// Magic bytes of an `.hpack`.

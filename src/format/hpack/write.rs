@@ -76,7 +76,16 @@ pub fn write_v2(inputs: &[PackInput<'_>]) -> Vec<u8> {
 /// # Panics
 /// On unsorted inputs, or a file name over 65535 bytes (caller bugs; the baker checks).
 pub fn write_v3(inputs: &[PackInput<'_>]) -> Vec<u8> {
-    layout_v3(inputs, &checksums(inputs), 3, None).to_vec()
+    layout_v3(inputs, &checksums(inputs)).to_vec()
+}
+
+/// [`write_v3`]'s pack, laid out but not joined, with the inputs' `checksums` given (see
+/// [`layout_v4`]).
+///
+/// # Panics
+/// As [`write_v3`], and on a checksum count that is not the input count.
+pub fn layout_v3<'a>(inputs: &[PackInput<'a>], checksums: &[u64]) -> PackLayout<'a> {
+    layout_tables(inputs, checksums, 3, None)
 }
 
 /// Each input's entry checksum (xxh3-64 of its stored bytes), as v3 and later record it.
@@ -103,7 +112,7 @@ pub fn write_v4(inputs: &[PackInput<'_>]) -> Vec<u8> {
 /// # Panics
 /// As [`write_v4`], and on a checksum count that is not the input count.
 pub fn layout_v4<'a>(inputs: &[PackInput<'a>], checksums: &[u64]) -> PackLayout<'a> {
-    layout_v3(inputs, checksums, 4, None)
+    layout_tables(inputs, checksums, 4, None)
 }
 
 /// Signs v5 packs. The cryptography lives with the caller (the baker's Ed25519 key): this
@@ -142,7 +151,7 @@ pub fn layout_v5<'a>(
     signer: &dyn PackSigner,
 ) -> PackLayout<'a> {
     assert_eq!(inputs.len(), digests.len(), "one digest per entry");
-    layout_v3(inputs, checksums, 5, Some((digests, signer)))
+    layout_tables(inputs, checksums, 5, Some((digests, signer)))
 }
 
 /// A pack laid out: its tables (`head`: header, entries, folders, hash index, strings and a v5
@@ -204,7 +213,7 @@ impl<'a> PackLayout<'a> {
 }
 
 /// The v3 layout at `version` 3, 4 or 5 (v5: with the digests and the signer).
-fn layout_v3<'a>(
+fn layout_tables<'a>(
     inputs: &[PackInput<'a>],
     checksums: &[u64],
     version: u32,
@@ -381,6 +390,7 @@ mod tests {
             .collect();
         let digests = vec![[1u8; V5_DIGEST_SIZE]; inputs.len()];
         for (version, layout) in [
+            (3, layout_v3(&inputs, &checksums(&inputs))),
             (4, layout_v4(&inputs, &checksums(&inputs))),
             (
                 5,
