@@ -1,5 +1,5 @@
 //! A baked model and its source drawn offscreen by Bevy with the same camera, lights and tone
-//! mapping: the baked one through [`HearthPlugin`](crate::HearthPlugin)'s `#Scene`, the source
+//! mapping: the baked one through [`HearthPlugin`]'s `#Scene`, the source
 //! through Bevy's own glTF loader (feature `compare`). The `compare` example writes the two
 //! images; the tests hold them to a PSNR floor.
 //!

@@ -1,7 +1,8 @@
 //! Load what hearth bakes into [Bevy](https://bevy.org) 0.19: a pack or a runtime tree as an
 //! asset source, `.hmesh` as meshes and a spawnable scene, `.hmat` as `StandardMaterial`s,
 //! `.hanim` as `AnimationClip`s;
-//! `.ktx2` textures go through Bevy's own KTX2 loader (zstd, UASTC transcoded).
+//! `.ktx2` textures as `Image`s: UASTC transcoded on every core by [`HearthKtx2Loader`] to
+//! what the device samples, other formats through Bevy's own KTX2 loader.
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -51,6 +52,7 @@ mod mesh;
 mod names;
 mod reader;
 mod scene;
+mod texture;
 mod uv;
 
 pub use animation::{animation_label, HearthAnimationLoader, HearthAnimations};
@@ -61,15 +63,17 @@ pub use mesh::{HearthMeshLoader, HearthModel};
 pub use names::{ByName, HearthNames};
 pub use reader::{Generation, HearthReader, Served};
 pub use scene::{HearthScene, HearthSceneLoader, HearthSceneNode, SceneValue};
+pub use texture::HearthKtx2Loader;
 
 use bevy::app::{App, Plugin};
 use bevy::asset::io::AssetSourceBuilder;
 use bevy::asset::{AssetApp, Assets};
-use bevy::image::Image;
+use bevy::image::{CompressedImageFormatSupport, CompressedImageFormats, Image};
 use bevy::mesh::Mesh;
 use bevy::pbr::StandardMaterial;
 use bevy::world_serialization::WorldAsset;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The asset source name [`HearthPlugin`] registers by default: paths read
@@ -85,6 +89,9 @@ pub const DEFAULT_SOURCE: &str = "hearth";
 pub struct HearthPlugin {
     served: Served,
     source: &'static str,
+    /// Set once [`HearthKtx2Loader`] is registered: the source's readers then send `.ktx2`
+    /// entries to it.
+    ktx2_loader: Arc<AtomicBool>,
     /// The pack to follow, for hot reload (taken by the source's watcher when Bevy builds it).
     #[cfg(feature = "watch")]
     hot: Option<std::sync::Arc<std::sync::Mutex<Option<hearth::read::hot::HotPack>>>>,
@@ -97,6 +104,7 @@ impl HearthPlugin {
         Self {
             served: Served::new(Generation::Assets(Arc::new(assets.into()))),
             source: DEFAULT_SOURCE,
+            ktx2_loader: Arc::default(),
             #[cfg(feature = "watch")]
             hot: None,
         }
@@ -144,6 +152,7 @@ impl HearthPlugin {
         Ok(Self {
             served: Served::new(Generation::Pack(hot.pack())),
             source: DEFAULT_SOURCE,
+            ktx2_loader: Arc::default(),
             hot: Some(Arc::new(std::sync::Mutex::new(Some(hot)))),
         })
     }
@@ -167,9 +176,11 @@ impl HearthPlugin {
 
 impl Plugin for HearthPlugin {
     fn build(&self, app: &mut App) {
-        let served = self.served.clone();
-        let builder =
-            AssetSourceBuilder::new(move || Box::new(HearthReader::serving(served.clone())));
+        let (served, ktx2_loader) = (self.served.clone(), self.ktx2_loader.clone());
+        let builder = AssetSourceBuilder::new(move || {
+            let reader = HearthReader::serving(served.clone());
+            Box::new(reader.with_ktx2_loader(ktx2_loader.clone()))
+        });
         #[cfg(feature = "watch")]
         let builder = match &self.hot {
             Some(hot) => {
@@ -215,6 +226,18 @@ impl Plugin for HearthPlugin {
             .init_asset_loader::<HearthFontLoader>()
             .init_asset_loader::<HearthMaterialLoader>()
             .init_asset_loader::<HearthAnimationLoader>();
+    }
+
+    /// The pack's `.ktx2` loader, registered after every plugin's `finish`: Bevy's renderer
+    /// says in its `finish` which compressed formats the device samples (none known without
+    /// a renderer, as for Bevy's own image loader: RGBA8).
+    fn cleanup(&self, app: &mut App) {
+        let formats = app
+            .world()
+            .get_resource::<CompressedImageFormatSupport>()
+            .map_or(CompressedImageFormats::NONE, |support| support.0);
+        app.register_asset_loader(HearthKtx2Loader::new(formats));
+        self.ktx2_loader.store(true, Ordering::Release);
     }
 }
 

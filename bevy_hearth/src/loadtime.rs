@@ -1,5 +1,5 @@
 //! How long Bevy takes to load baked models from a pack through
-//! [`HearthPlugin`](crate::HearthPlugin), against their glTF sources through Bevy's own glTF
+//! [`HearthPlugin`], against their glTF sources through Bevy's own glTF
 //! loader (feature `compare`). Each measurement runs in a fresh headless app (no window, no
 //! GPU): the time from `AssetServer::load` of every model's scene until each is loaded with
 //! all its dependencies. The `loadtime` example prints it as JSON.

@@ -14,6 +14,7 @@ use bevy::reflect::TypePath;
 use bevy::render::render_resource::TextureFormat;
 use hearth::format::hman;
 use hearth::format::hmat::property;
+use hearth::read::transcode::TranscodeTarget;
 use hearth::{AlphaMode, GpuMaterial, MaterialTable};
 use std::collections::HashMap;
 
@@ -133,9 +134,9 @@ fn repeat_sampler() -> ImageSampler {
 
 /// The normal maps of `table` as two-channel images (labels `NormalMap{hash}`): hearth bakes
 /// them `rg01` (X in R, Y in G, Z rebuilt in the shader), and Bevy rebuilds Z only for a
-/// two-channel format. Each level is decoded to RGBA8 (UASTC transcoded by hearth: Bevy
-/// 0.19's own UASTC-to-RGBA8 path slices the input wrongly and panics) and narrowed to
-/// `Rg8Unorm`. A normal map hearth cannot decode (a GPU-format bake) is left to Bevy's loader.
+/// two-channel format. Each level is decoded to RGBA8 (UASTC transcoded by hearth, split
+/// across threads: Bevy 0.19's own UASTC-to-RGBA8 path slices the input wrongly and panics)
+/// and narrowed to `Rg8Unorm`. A normal map hearth cannot decode (a GPU-format bake) is left to Bevy's loader.
 async fn normal_maps(
     load_context: &mut LoadContext<'_>,
     table: &MaterialTable<'_>,
@@ -168,11 +169,16 @@ fn rg8_image(bytes: &[u8]) -> Option<Image> {
     if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
         return None;
     }
-    let mut data = Vec::new();
-    for level in 0..ktx.level_count() {
-        let rgba = hearth::read::transcode::rgba8_image(&ktx, level).ok()?;
-        data.extend(rgba.chunks_exact(4).flat_map(|texel| [texel[0], texel[1]]));
-    }
+    let data = if ktx.is_uastc() {
+        crate::texture::transcode_levels(&ktx, TranscodeTarget::Rgba8, 2).ok()?
+    } else {
+        let mut data = Vec::new();
+        for level in 0..ktx.level_count() {
+            let rgba = hearth::read::transcode::rgba8_image(&ktx, level).ok()?;
+            data.extend(rgba.chunks_exact(4).flat_map(|texel| [texel[0], texel[1]]));
+        }
+        data
+    };
     let mut image = Image {
         data: Some(data),
         sampler: repeat_sampler(),

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::io::SeekFrom;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll};
 
@@ -88,11 +89,14 @@ impl Served {
 
 /// Serves the entries of a [`Served`] pack or runtime tree by runtime path.
 ///
-/// There are no `.meta` files: Bevy picks each loader by extension. Directories are the
+/// A bake writes no `.meta` files: Bevy picks each loader by extension, except that a
+/// `.ktx2`'s meta names [`HearthKtx2Loader`](crate::HearthKtx2Loader) once
+/// [`HearthPlugin`](crate::HearthPlugin) has registered it. Directories are the
 /// `/`-separated prefixes of the entries' paths.
 #[derive(Clone)]
 pub struct HearthReader {
     served: Served,
+    ktx2_loader: Arc<AtomicBool>,
 }
 
 impl HearthReader {
@@ -103,7 +107,17 @@ impl HearthReader {
 
     /// A reader over whatever `served` serves at each read.
     pub fn serving(served: Served) -> Self {
-        Self { served }
+        Self {
+            served,
+            ktx2_loader: Arc::default(),
+        }
+    }
+
+    /// Sends `.ktx2` entries to [`HearthKtx2Loader`](crate::HearthKtx2Loader) once `flag` is
+    /// set (when the loader is registered).
+    pub(crate) fn with_ktx2_loader(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.ktx2_loader = flag;
+        self
     }
 
     /// The bytes at `path`, copied out of the pack (a stored entry) or decompressed once.
@@ -144,8 +158,14 @@ impl AssetReader for HearthReader {
     }
 
     async fn read_meta<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
+        let ktx2 = path
+            .extension()
+            .is_some_and(|extension| extension == "ktx2");
+        if ktx2 && self.ktx2_loader.load(Ordering::Acquire) {
+            return Ok(EntryReader::new(crate::HearthKtx2Loader::meta().to_vec()));
+        }
         // A bake writes no `.meta` files; Bevy then uses each loader's default settings.
-        Err::<EntryReader, _>(AssetReaderError::NotFound(path.to_path_buf()))
+        Err(AssetReaderError::NotFound(path.to_path_buf()))
     }
 
     async fn read_directory<'a>(

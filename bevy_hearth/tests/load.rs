@@ -21,6 +21,8 @@ mod loadtime;
 mod names;
 #[path = "load/scenes.rs"]
 mod scenes;
+#[path = "load/textures.rs"]
+mod textures;
 #[path = "load/transforms.rs"]
 mod transforms;
 #[cfg(feature = "viewer")]

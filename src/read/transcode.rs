@@ -76,11 +76,66 @@ pub fn transcode(
     face: u32,
     target: TranscodeTarget,
 ) -> Result<Vec<u8>, ReadError> {
+    let data = uastc_level(ktx, level)?;
+    let (_, height, _) = ktx.level_dimensions(level);
+    transcode_image_rows(
+        ktx,
+        &data,
+        level,
+        layer,
+        face,
+        0..height.div_ceil(4),
+        target,
+    )
+}
+
+/// Transcodes block rows `rows` (4 pixel rows each) of image 0 (layer 0, face 0, depth slice 0)
+/// of a UASTC texture's `level`, whose stored bytes `level_data` are (from
+/// [`Ktx2::level`], decompressed once for all its rows): the rows of one image transcode
+/// independently, so a large level can be split across threads and the parts joined in order.
+/// The result is what [`transcode`] gives for those rows: `rows.len()` rows of blocks, or for
+/// [`TranscodeTarget::Rgba8`] the rows' pixel rows (the last block row cut at the image's
+/// height).
+pub fn transcode_rows(
+    ktx: &Ktx2<'_>,
+    level_data: &[u8],
+    level: u32,
+    rows: std::ops::Range<u32>,
+    target: TranscodeTarget,
+) -> Result<Vec<u8>, ReadError> {
     if !ktx.is_uastc() {
         return Err(ReadError::Invalid {
             what: "KTX2 format (transcoding needs UASTC)",
         });
     }
+    transcode_image_rows(ktx, level_data, level, 0, 0, rows, target)
+}
+
+/// `level`'s stored bytes, for a UASTC texture.
+fn uastc_level<'a>(ktx: &Ktx2<'a>, level: u32) -> Result<std::borrow::Cow<'a, [u8]>, ReadError> {
+    if !ktx.is_uastc() {
+        return Err(ReadError::Invalid {
+            what: "KTX2 format (transcoding needs UASTC)",
+        });
+    }
+    if level >= ktx.level_count() {
+        return Err(ReadError::OutOfBounds {
+            what: "KTX2 level, layer or face",
+        });
+    }
+    ktx.level(level)
+}
+
+/// Block rows `rows` of one image of `level` (stored bytes `data`), transcoded.
+fn transcode_image_rows(
+    ktx: &Ktx2<'_>,
+    data: &[u8],
+    level: u32,
+    layer: u32,
+    face: u32,
+    rows: std::ops::Range<u32>,
+    target: TranscodeTarget,
+) -> Result<Vec<u8>, ReadError> {
     if layer >= ktx.layers() || face >= ktx.faces() || level >= ktx.level_count() {
         return Err(ReadError::OutOfBounds {
             what: "KTX2 level, layer or face",
@@ -88,16 +143,23 @@ pub fn transcode(
     }
     let (width, height, depth) = ktx.level_dimensions(level);
     let (blocks_x, blocks_y) = (width.div_ceil(4), height.div_ceil(4));
-    let data = ktx.level(level)?;
+    if rows.start >= rows.end || rows.end > blocks_y {
+        return Err(ReadError::OutOfBounds {
+            what: "KTX2 block rows",
+        });
+    }
     // `Ktx2::parse` checked the level's size against the dimensions only when the header's
     // format is UASTC's (VK_FORMAT_UNDEFINED); the image's range is checked here regardless.
-    let slice_bytes = (blocks_x as u64 * blocks_y as u64).checked_mul(16);
+    let row_bytes = blocks_x as u64 * 16;
+    let slice_bytes = row_bytes * blocks_y as u64;
     let image_index = layer as u64 * ktx.faces() as u64 + face as u64;
-    let start =
-        slice_bytes.and_then(|slice| slice.checked_mul(depth as u64)?.checked_mul(image_index));
-    let image = start
-        .zip(slice_bytes)
-        .and_then(|(start, len)| Some((usize::try_from(start).ok()?, usize::try_from(len).ok()?)))
+    let start = slice_bytes
+        .checked_mul(depth as u64)
+        .and_then(|image| image.checked_mul(image_index))
+        .and_then(|image| image.checked_add(row_bytes * rows.start as u64));
+    let len = row_bytes * (rows.end - rows.start) as u64;
+    let blocks = start
+        .and_then(|start| Some((usize::try_from(start).ok()?, usize::try_from(len).ok()?)))
         .and_then(|(start, len)| data.get(start..start.checked_add(len)?))
         .ok_or(ReadError::OutOfBounds {
             what: "KTX2 level data (shorter than its UASTC images)",
@@ -107,7 +169,16 @@ pub fn transcode(
         .samples
         .first()
         .is_some_and(|s| s.channel_type & 0xF == crate::format::ktx2::channel::UASTC_RGBA);
-    transcode_slice(image, blocks_x, blocks_y, width, height, has_alpha, target)
+    let rows_height = (height - rows.start * 4).min((rows.end - rows.start) * 4);
+    transcode_slice(
+        blocks,
+        blocks_x,
+        rows.end - rows.start,
+        width,
+        rows_height,
+        has_alpha,
+        target,
+    )
 }
 
 /// Image 0 (layer 0, face 0, depth slice 0) of `level` as RGBA8, for a UASTC texture
