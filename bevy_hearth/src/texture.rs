@@ -115,7 +115,7 @@ impl AssetLoader for HearthKtx2Loader {
 /// costs more than it saves). `None` for a layout left to Bevy's loader (RRRG).
 fn plan(formats: CompressedImageFormats, layout: u8, srgb: bool) -> Option<Plan> {
     let has = |format| formats.contains(format);
-    let blocks = |target, format| Some(Plan::Blocks { target, format });
+    let blocks = |target, format| Some(Plan::new(target, 4, format));
     let pick = |unorm, srgb_format| if srgb { srgb_format } else { unorm };
     match layout {
         channel::UASTC_RGB | channel::UASTC_RGBA => {
@@ -146,24 +146,35 @@ fn plan(formats: CompressedImageFormats, layout: u8, srgb: bool) -> Option<Plan>
             } else if has(CompressedImageFormats::ETC2) {
                 blocks(TranscodeTarget::EacR11, TextureFormat::EacR11Unorm)
             } else {
-                Some(Plan::Channels(1, TextureFormat::R8Unorm))
+                Some(Plan::new(TranscodeTarget::Rgba8, 1, TextureFormat::R8Unorm))
             }
         }
-        channel::UASTC_RG => Some(Plan::Channels(2, TextureFormat::Rg8Unorm)),
+        channel::UASTC_RG => Some(Plan::new(
+            TranscodeTarget::Rgba8,
+            2,
+            TextureFormat::Rg8Unorm,
+        )),
         _ => None,
     }
 }
 
-/// How a UASTC texture is transcoded.
+/// How a UASTC texture is transcoded: to `target`'s blocks (or RGBA8, keeping the first
+/// `channels` of each texel), sampled as `format`.
 #[derive(Clone, Copy)]
-enum Plan {
-    /// To `target`'s blocks (or RGBA8), sampled as `format`.
-    Blocks {
-        target: TranscodeTarget,
-        format: TextureFormat,
-    },
-    /// To RGBA8, keeping the first `n` channels of each texel, sampled as `format`.
-    Channels(usize, TextureFormat),
+struct Plan {
+    target: TranscodeTarget,
+    channels: usize,
+    format: TextureFormat,
+}
+
+impl Plan {
+    fn new(target: TranscodeTarget, channels: usize, format: TextureFormat) -> Self {
+        Self {
+            target,
+            channels,
+            format,
+        }
+    }
 }
 
 /// `bytes` as an image when they are a plain 2D UASTC texture of a layout [`plan`] takes
@@ -188,24 +199,13 @@ fn uastc_image(
     let Some(plan) = layout.and_then(|layout| plan(formats, layout, ktx.is_srgb())) else {
         return Ok(None);
     };
-    let (data, format, uncompressed) = match plan {
-        Plan::Blocks { target, format } => {
-            let data = transcode_levels(&ktx, target, 4)?;
-            (data, format, target == TranscodeTarget::Rgba8)
-        }
-        Plan::Channels(n, format) => (
-            transcode_levels(&ktx, TranscodeTarget::Rgba8, n)?,
-            format,
-            true,
-        ),
-    };
     let mut image = Image {
-        data: Some(data),
+        data: Some(transcode_levels(&ktx, plan.target, plan.channels)?),
         data_order: TextureDataOrder::MipMajor,
         ..Image::default()
     };
     let descriptor = &mut image.texture_descriptor;
-    descriptor.format = format;
+    descriptor.format = plan.format;
     descriptor.size = Extent3d {
         width,
         height,
@@ -213,7 +213,7 @@ fn uastc_image(
     };
     descriptor.mip_level_count = ktx.level_count();
     // As Bevy's loader: a one-row uncompressed image is 1D.
-    descriptor.dimension = match uncompressed && height == 1 {
+    descriptor.dimension = match !plan.format.is_compressed() && height == 1 {
         true => TextureDimension::D1,
         false => TextureDimension::D2,
     };

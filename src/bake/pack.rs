@@ -139,7 +139,7 @@ pub fn build_reusing(
 
 /// Each file's stored form (codec, bytes): `reused[i]`'s where given, else compressed in
 /// parallel on the current rayon pool. What [`layout_reusing`] lays out.
-pub fn encode_reusing<'a>(
+pub(crate) fn encode_reusing<'a>(
     files: &[PackFile<'a>],
     reused: &[Option<Reused<'a>>],
 ) -> Vec<(Codec, Cow<'a, [u8]>)> {
@@ -156,7 +156,7 @@ pub fn encode_reusing<'a>(
 /// [`build_reusing`]'s pack laid out over `encoded` ([`encode_reusing`]'s), not joined: the
 /// output writer writes its parts one after another, so copied entries go from the previous
 /// pack's mapping to the file without a second copy of the pack in memory.
-pub fn layout_reusing<'e>(
+pub(crate) fn layout_reusing<'e>(
     version: u32,
     key: Option<&SigningKey>,
     files: &[PackFile<'e>],
@@ -216,19 +216,12 @@ fn digests(inputs: &[PackInput<'_>]) -> Vec<[u8; 32]> {
 /// pack, or a v5 pack signed by `key`: what `hearth diff` copies out of a pack. `inputs` must
 /// be sorted by path and unique.
 pub fn build_encoded(inputs: &[PackInput<'_>], key: Option<&SigningKey>) -> Vec<u8> {
-    layout_encoded(inputs, key).to_vec()
-}
-
-/// [`build_encoded`]'s pack, laid out but not joined.
-pub fn layout_encoded<'a>(
-    inputs: &[PackInput<'a>],
-    key: Option<&SigningKey>,
-) -> hpack::PackLayout<'a> {
     let checksums = checksums(inputs, &[]);
-    match key {
+    let layout = match key {
         None => hpack::layout_v4(inputs, &checksums),
         Some(key) => hpack::layout_v5(inputs, &checksums, &digests(inputs), key),
-    }
+    };
+    layout.to_vec()
 }
 
 #[cfg(test)]

@@ -76,17 +76,16 @@ pub fn transcode(
     face: u32,
     target: TranscodeTarget,
 ) -> Result<Vec<u8>, ReadError> {
-    let data = uastc_level(ktx, level)?;
+    require_uastc(ktx)?;
+    if level >= ktx.level_count() {
+        return Err(ReadError::OutOfBounds {
+            what: "KTX2 level, layer or face",
+        });
+    }
+    let data = ktx.level(level)?;
     let (_, height, _) = ktx.level_dimensions(level);
-    transcode_image_rows(
-        ktx,
-        &data,
-        level,
-        layer,
-        face,
-        0..height.div_ceil(4),
-        target,
-    )
+    let rows = 0..height.div_ceil(4);
+    transcode_image_rows(ktx, &data, level, layer, face, rows, target)
 }
 
 /// Transcodes block rows `rows` (4 pixel rows each) of image 0 (layer 0, face 0, depth slice 0)
@@ -103,27 +102,17 @@ pub fn transcode_rows(
     rows: std::ops::Range<u32>,
     target: TranscodeTarget,
 ) -> Result<Vec<u8>, ReadError> {
-    if !ktx.is_uastc() {
-        return Err(ReadError::Invalid {
-            what: "KTX2 format (transcoding needs UASTC)",
-        });
-    }
+    require_uastc(ktx)?;
     transcode_image_rows(ktx, level_data, level, 0, 0, rows, target)
 }
 
-/// `level`'s stored bytes, for a UASTC texture.
-fn uastc_level<'a>(ktx: &Ktx2<'a>, level: u32) -> Result<std::borrow::Cow<'a, [u8]>, ReadError> {
-    if !ktx.is_uastc() {
-        return Err(ReadError::Invalid {
+fn require_uastc(ktx: &Ktx2<'_>) -> Result<(), ReadError> {
+    match ktx.is_uastc() {
+        true => Ok(()),
+        false => Err(ReadError::Invalid {
             what: "KTX2 format (transcoding needs UASTC)",
-        });
+        }),
     }
-    if level >= ktx.level_count() {
-        return Err(ReadError::OutOfBounds {
-            what: "KTX2 level, layer or face",
-        });
-    }
-    ktx.level(level)
 }
 
 /// Block rows `rows` of one image of `level` (stored bytes `data`), transcoded.
