@@ -16,7 +16,7 @@
 use crate::HearthPlugin;
 use bevy::app::App;
 use bevy::asset::{
-    AssetApp, AssetPlugin, AssetServer, Handle, LoadState, RecursiveDependencyLoadState,
+    AssetApp, AssetPath, AssetPlugin, AssetServer, Handle, LoadState, RecursiveDependencyLoadState,
     UntypedHandle,
 };
 use bevy::gltf::{GltfAssetLabel, GltfPlugin};
@@ -176,7 +176,9 @@ pub fn time_pack(
             (scene.untyped(), pair.mesh.as_str())
         })
         .collect();
-    wait_loaded(&mut app, &handles)?;
+    wait_loaded(&mut app, &handles, |i| {
+        server.is_loaded_with_dependencies(handles[i].0.id())
+    })?;
     Ok(start.elapsed())
 }
 
@@ -184,12 +186,23 @@ pub fn time_pack(
 /// first scene, and the file with everything it holds and refers to (its images, which the
 /// scene reaches only through `StandardMaterial`s, made by Bevy's PBR plugin, which needs a
 /// renderer).
+///
+/// A `.gltf` also counts as loaded once it is and each image file it names is either loaded
+/// or held by nothing. Bevy's loader holds its images only until it returns, then through its
+/// materials, so an image that only an extension Bevy drops refers to (`SheenCloth`'s sheen
+/// texture) is held by nothing: with multi-threaded task pools its load can be cancelled
+/// midway and leave the file's recursive state `Loading` for good. A game waits for no such
+/// image either.
 pub fn time_gltf(
     pack: &Path,
     sources: &Path,
     pairs: &[ModelPair],
     formats: CompressedImageFormats,
 ) -> Result<Duration, LoadTimeError> {
+    let mut images = Vec::with_capacity(pairs.len() * 2);
+    for pair in pairs {
+        images.extend([Vec::new(), image_files(sources, &pair.source)?]);
+    }
     let mut app = headless_app(pack, sources, formats)?;
     let server = app.world().resource::<AssetServer>().clone();
     let start = Instant::now();
@@ -205,8 +218,38 @@ pub fn time_gltf(
             ]
         })
         .collect();
-    wait_loaded(&mut app, &handles)?;
+    let image_loaded = |path: &AssetPath| {
+        server
+            .get_handle_untyped(path)
+            .is_none_or(|image| server.is_loaded_with_dependencies(image.id()))
+    };
+    wait_loaded(&mut app, &handles, |i| {
+        let id = handles[i].0.id();
+        server.is_loaded_with_dependencies(id)
+            || (!images[i].is_empty() && server.is_loaded(id) && images[i].iter().all(image_loaded))
+    })?;
     Ok(start.elapsed())
+}
+
+/// The image files a `.gltf` under `sources` names, as Bevy's loader resolves them; none for
+/// a `.glb` (its images are in the file) or an image embedded as a data URI.
+fn image_files(sources: &Path, source: &str) -> Result<Vec<AssetPath<'static>>, LoadTimeError> {
+    if !source.ends_with(".gltf") {
+        return Ok(Vec::new());
+    }
+    let path = sources.join(source);
+    let bytes = std::fs::read(&path).map_err(|e| error(format!("{}: {e}", path.display())))?;
+    let gltf = bevy::gltf::gltf::Gltf::from_slice(&bytes)
+        .map_err(|e| error(format!("{}: {e}", path.display())))?;
+    let file = AssetPath::parse(source);
+    Ok(gltf
+        .as_json()
+        .images
+        .iter()
+        .filter_map(|image| image.uri.as_deref())
+        .filter(|uri| !uri.starts_with("data:"))
+        .filter_map(|uri| file.resolve_embed_str(uri).ok())
+        .collect())
 }
 
 /// A headless app (no window, no renderer) serving `pack` as `hearth://` and the folder
@@ -241,16 +284,20 @@ fn headless_app(
     Ok(app)
 }
 
-/// Runs `app` until every handle is loaded with its dependencies: Bevy's error naming the
-/// model when one fails, an error after [`TIMEOUT`].
-fn wait_loaded(app: &mut App, handles: &[(UntypedHandle, &str)]) -> Result<(), LoadTimeError> {
+/// Runs `app` until `loaded(i)` holds for every handle `i`: Bevy's error naming the model
+/// when one (or a dependency) fails, an error after [`TIMEOUT`].
+fn wait_loaded(
+    app: &mut App,
+    handles: &[(UntypedHandle, &str)],
+    loaded: impl Fn(usize) -> bool,
+) -> Result<(), LoadTimeError> {
     let start = Instant::now();
     let server = app.world().resource::<AssetServer>().clone();
     loop {
         app.update();
         let mut done = true;
-        for (handle, what) in handles {
-            if server.is_loaded_with_dependencies(handle.id()) {
+        for (i, (handle, what)) in handles.iter().enumerate() {
+            if loaded(i) {
                 continue;
             }
             done = false;
@@ -271,5 +318,35 @@ fn wait_loaded(app: &mut App, handles: &[(UntypedHandle, &str)]) -> Result<(), L
         }
         // The loads run on Bevy's task pools: leave them the cores between polls.
         std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::image_files;
+    use bevy::asset::AssetPath;
+
+    #[test]
+    fn a_gltf_names_its_image_files_as_bevy_resolves_them_and_a_glb_none() {
+        let folder = tempfile::tempdir().unwrap();
+        let sources = folder.path();
+        std::fs::create_dir(sources.join("model")).unwrap();
+        let gltf = r#"{"asset": {"version": "2.0"}, "images": [
+            {"uri": "albedo.png"}, {"uri": "../shared/normal.png"},
+            {"uri": "data:image/png;base64,AAAA"}, {"bufferView": 0, "mimeType": "image/png"}],
+            "bufferViews": [{"buffer": 0, "byteLength": 4}],
+            "buffers": [{"byteLength": 4, "uri": "data:application/octet-stream;base64,AAAAAA=="}]}"#;
+        std::fs::write(sources.join("model/a.gltf"), gltf).unwrap();
+        let images = image_files(sources, "model/a.gltf").unwrap();
+        assert_eq!(
+            images,
+            [
+                AssetPath::parse("model/albedo.png"),
+                AssetPath::parse("shared/normal.png")
+            ]
+        );
+        assert!(image_files(sources, "model/b.glb").unwrap().is_empty());
+        let missing = image_files(sources, "model/missing.gltf").unwrap_err();
+        assert!(missing.to_string().contains("missing.gltf"), "{missing}");
     }
 }

@@ -175,7 +175,7 @@ fn rg8_image(bytes: &[u8]) -> Option<Image> {
         let mut data = Vec::new();
         for level in 0..ktx.level_count() {
             let rgba = hearth::read::transcode::rgba8_image(&ktx, level).ok()?;
-            data.extend(rgba.chunks_exact(4).flat_map(|texel| [texel[0], texel[1]]));
+            data.extend(crate::texture::keep_channels(rgba, 2));
         }
         data
     };
