@@ -41,6 +41,7 @@
 mod animation;
 #[cfg(feature = "compare")]
 pub mod compare;
+mod cpu_decode;
 mod font;
 #[cfg(feature = "watch")]
 mod hot;

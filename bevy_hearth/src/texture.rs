@@ -28,10 +28,14 @@ const BLOCKS_PER_TASK: u32 = 16 * 1024;
 /// loading thread, and for colour textures gives the image Bevy's loader would (the same
 /// transcoder, flags and target format), with one difference: a linear texture (metal-rough,
 /// occlusion or data, which hearth marks linear in the file) gets a linear format where Bevy's
-/// loader would take it as sRGB. It also loads what Bevy 0.19's loader fails on: one-channel
-/// UASTC (its BC4 transcode fails), two-channel (hearth's normal maps) and any UASTC on a
-/// device without compressed formats (its RGBA8 path panics). Anything else (a GPU-format
-/// bake, a cube map or array, an image read as an array) goes to Bevy's loader unchanged.
+/// loader would take it as sRGB. That holds for every texture it loads, those it hands to
+/// Bevy's loader included (a GPU-format or uncompressed bake's). It also loads what Bevy 0.19's loader fails on: one-channel
+/// UASTC (its BC4 transcode fails), two-channel (hearth's normal maps), any UASTC on a
+/// device without compressed formats (its RGBA8 path panics), and a GPU-format bake (BCn,
+/// ETC2, ASTC 4x4) on a device that cannot sample its format, decoded on the CPU to RGBA8
+/// (R8 for BC4, RG8 for BC5) where Bevy's loader refuses it. Anything else (a GPU format the
+/// device samples, EAC, a cube map or array, an image read as an array) goes to Bevy's loader
+/// unchanged.
 /// [`HearthReader`](crate::HearthReader) names this loader in the `.meta` it serves for a
 /// `.ktx2` entry, so only a pack's (or runtime tree's) textures come here.
 #[derive(TypePath)]
@@ -82,15 +86,19 @@ impl AssetLoader for HearthKtx2Loader {
             .await
             .map_err(|e| HearthLoadError::new(&path, e))?;
         let transcoded = match settings.array_layout {
-            None => {
-                uastc_image(&bytes, self.formats).map_err(|e| HearthLoadError::new(&path, e))?
-            }
+            None => own_image(&bytes, self.formats).map_err(|e| HearthLoadError::new(&path, e))?,
             Some(_) => None,
         };
         let Some(mut image) = transcoded else {
+            // Bevy's loader takes sRGB or linear from the settings (sRGB by default) for
+            // every format with both forms; the file says which it is.
+            let mut settings = settings.clone();
+            if let Ok(ktx) = Ktx2::parse(&bytes) {
+                settings.is_srgb = ktx.is_srgb();
+            }
             return self
                 .bevy
-                .load(&mut VecReader::new(bytes), settings, load_context)
+                .load(&mut VecReader::new(bytes), &settings, load_context)
                 .await
                 .map_err(|e| HearthLoadError::new(&path, e));
         };
@@ -177,18 +185,30 @@ impl Plan {
     }
 }
 
-/// `bytes` as an image when they are a plain 2D UASTC texture of a layout [`plan`] takes
-/// (every level transcoded, split across threads); `None` for anything Bevy's loader should
-/// take.
-fn uastc_image(
+/// `bytes` as an image when this loader makes it: a plain 2D UASTC texture (see
+/// [`uastc_image`]) or a GPU format the device cannot sample (decoded, see
+/// [`crate::cpu_decode`]); `None` for anything Bevy's loader should take.
+fn own_image(
     bytes: &[u8],
     formats: CompressedImageFormats,
 ) -> Result<Option<Image>, hearth::ReadError> {
     let Ok(ktx) = Ktx2::parse(bytes) else {
         return Ok(None);
     };
+    match ktx.is_uastc() {
+        true => uastc_image(&ktx, formats),
+        false => crate::cpu_decode::decoded_image(&ktx, formats),
+    }
+}
+
+/// `ktx` as an image when it is a plain 2D UASTC texture of a layout [`plan`] takes (every
+/// level transcoded, split across threads); `None` for anything Bevy's loader should take.
+fn uastc_image(
+    ktx: &Ktx2<'_>,
+    formats: CompressedImageFormats,
+) -> Result<Option<Image>, hearth::ReadError> {
     let (width, height, depth) = ktx.level_dimensions(0);
-    if !ktx.is_uastc() || depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
+    if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
         return Ok(None);
     }
     let layout = ktx
@@ -200,7 +220,7 @@ fn uastc_image(
         return Ok(None);
     };
     let mut image = Image {
-        data: Some(transcode_levels(&ktx, plan.target, plan.channels)?),
+        data: Some(transcode_levels(ktx, plan.target, plan.channels)?),
         data_order: TextureDataOrder::MipMajor,
         ..Image::default()
     };
@@ -274,7 +294,7 @@ pub(crate) fn keep_channels(rgba: Vec<u8>, channels: usize) -> Vec<u8> {
 }
 
 /// Runs `jobs` on Bevy's async compute pool (this thread helping), their results in order.
-fn parallel<T: Send + 'static, F: FnOnce() -> T + Send>(
+pub(crate) fn parallel<T: Send + 'static, F: FnOnce() -> T + Send>(
     jobs: impl IntoIterator<Item = F>,
 ) -> Vec<T> {
     let jobs: Vec<F> = jobs.into_iter().collect();

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "compare")]
 #[path = "load/compare.rs"]
 mod compare;
+#[path = "load/gpu_formats.rs"]
+mod gpu_formats;
 #[cfg(feature = "compare")]
 #[path = "load/loadtime.rs"]
 mod loadtime;

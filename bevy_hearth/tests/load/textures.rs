@@ -42,6 +42,12 @@ fn png(width: u32, height: u32) -> Vec<u8> {
 /// several tasks and the sizes are not multiples of 4); returns the folder and the bake's
 /// output folder (the pack in it, the runtime tree beside).
 fn bake_textures() -> (tempfile::TempDir, PathBuf) {
+    bake_four(&png(1030, 700), "{ quality = \"fastest\" }")
+}
+
+/// Bakes `image` (a PNG) as the four textures of [`bake_textures`] (`c/colour`, `d/data`,
+/// `g/grey.ao`, `n/normal.n`) with `[default] texture = TEXTURE`.
+pub(super) fn bake_four(image: &[u8], texture: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
     for path in [
@@ -51,13 +57,15 @@ fn bake_textures() -> (tempfile::TempDir, PathBuf) {
         "n/normal.n.png",
     ] {
         std::fs::create_dir_all(src.join(path).parent().unwrap()).unwrap();
-        std::fs::write(src.join(path), png(1030, 700)).unwrap();
+        std::fs::write(src.join(path), image).unwrap();
     }
     std::fs::write(
         src.join("hearth.toml"),
-        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"**/*.png\"]\n\
-         [default]\ntexture = { quality = \"fastest\" }\n\
-         [[default.rules]]\nmatch = \"d/*\"\ntexture = { srgb = false }\n",
+        format!(
+            "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"**/*.png\"]\n\
+             [default]\ntexture = {texture}\n\
+             [[default.rules]]\nmatch = \"d/*\"\ntexture = {{ srgb = false }}\n"
+        ),
     )
     .unwrap();
     let out = dir.path().join("out");
@@ -69,7 +77,7 @@ fn bake_textures() -> (tempfile::TempDir, PathBuf) {
 
 /// A headless app serving `served` (a pack or a runtime tree) on a device that samples
 /// `formats`, as Bevy's renderer would set it up.
-fn app_for(served: &Path, formats: CompressedImageFormats) -> App {
+pub(super) fn app_for(served: &Path, formats: CompressedImageFormats) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -83,7 +91,7 @@ fn app_for(served: &Path, formats: CompressedImageFormats) -> App {
     app
 }
 
-fn load_image(app: &mut App, path: &str) -> Image {
+pub(super) fn load_image(app: &mut App, path: &str) -> Image {
     let handle: Handle<Image> = app.world().resource::<AssetServer>().load(path.to_owned());
     wait_for(app, &handle);
     app.world()
@@ -206,25 +214,27 @@ fn a_damaged_uastc_texture_fails_its_load_naming_it() {
     bytes[end - 200..].fill(0xFF);
     std::fs::write(&path, bytes).unwrap();
     let mut app = app_for(&out, CompressedImageFormats::BC);
-    let handle: Handle<Image> = app
-        .world()
-        .resource::<AssetServer>()
-        .load("hearth://c/colour.ktx2");
+    let error = load_failure(&mut app, "hearth://c/colour.ktx2");
+    assert!(error.contains("c/colour.ktx2"), "{error}");
+    // The rest still loads.
+    load_image(&mut app, "hearth://d/data.ktx2");
+}
+
+/// Bevy's error for the image at `path`, which must fail to load.
+pub(super) fn load_failure(app: &mut App, path: &str) -> String {
+    let handle: Handle<Image> = app.world().resource::<AssetServer>().load(path.to_owned());
     let start = Instant::now();
-    let error = loop {
+    loop {
         app.update();
         match app
             .world()
             .resource::<AssetServer>()
             .get_load_state(&handle)
         {
-            Some(LoadState::Failed(error)) => break error.to_string(),
-            Some(LoadState::Loaded) => panic!("the damaged texture loaded"),
+            Some(LoadState::Failed(error)) => return error.to_string(),
+            Some(LoadState::Loaded) => panic!("{path} loaded"),
             _ => assert!(start.elapsed() < Duration::from_secs(60), "still loading"),
         }
         std::thread::sleep(Duration::from_millis(2));
-    };
-    assert!(error.contains("c/colour.ktx2"), "{error}");
-    // The rest still loads.
-    load_image(&mut app, "hearth://d/data.ktx2");
+    }
 }
