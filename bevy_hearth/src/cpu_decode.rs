@@ -7,9 +7,9 @@
 //! phone or a WebGPU browser and a BCn bake. Bevy's loader refuses those textures; this
 //! decodes them instead, at four (colour) or one or two (grey, normal maps) bytes a texel.
 
-use crate::texture::{keep_channels, parallel};
+use crate::texture::{keep_channels, parallel, plain_image};
 use bevy::image::{CompressedImageFormats, Image};
-use bevy::render::render_resource::{Extent3d, TextureDataOrder, TextureDimension, TextureFormat};
+use bevy::render::render_resource::TextureFormat;
 use hearth::format::ktx2::vk;
 use hearth::Ktx2;
 
@@ -89,7 +89,7 @@ pub(crate) fn decoded_image(
     ktx: &Ktx2<'_>,
     formats: CompressedImageFormats,
 ) -> Result<Option<Image>, hearth::ReadError> {
-    let (width, height, depth) = ktx.level_dimensions(0);
+    let (_, _, depth) = ktx.level_dimensions(0);
     if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
         return Ok(None);
     }
@@ -108,25 +108,7 @@ pub(crate) fn decoded_image(
     for level in levels {
         data.extend_from_slice(&level?);
     }
-    let mut image = Image {
-        data: Some(data),
-        data_order: TextureDataOrder::MipMajor,
-        ..Image::default()
-    };
-    let descriptor = &mut image.texture_descriptor;
-    descriptor.format = decoding.format;
-    descriptor.size = Extent3d {
-        width,
-        height,
-        depth_or_array_layers: 1,
-    };
-    descriptor.mip_level_count = ktx.level_count();
-    // As Bevy's loader: a one-row uncompressed image is 1D.
-    descriptor.dimension = match height == 1 {
-        true => TextureDimension::D1,
-        false => TextureDimension::D2,
-    };
-    Ok(Some(image))
+    Ok(Some(plain_image(ktx, data, decoding.format)))
 }
 
 /// `blocks` decoded to `width` x `height` texels (`0xAARRGGBB`); `None` when `decode` fails

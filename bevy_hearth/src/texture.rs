@@ -207,7 +207,7 @@ fn uastc_image(
     ktx: &Ktx2<'_>,
     formats: CompressedImageFormats,
 ) -> Result<Option<Image>, hearth::ReadError> {
-    let (width, height, depth) = ktx.level_dimensions(0);
+    let (_, _, depth) = ktx.level_dimensions(0);
     if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
         return Ok(None);
     }
@@ -219,13 +219,21 @@ fn uastc_image(
     let Some(plan) = layout.and_then(|layout| plan(formats, layout, ktx.is_srgb())) else {
         return Ok(None);
     };
+    let data = transcode_levels(ktx, plan.target, plan.channels)?;
+    Ok(Some(plain_image(ktx, data, plan.format)))
+}
+
+/// A plain 2D image of `ktx`'s size and level count: `data`, every level mip-major, sampled as
+/// `format`.
+pub(crate) fn plain_image(ktx: &Ktx2<'_>, data: Vec<u8>, format: TextureFormat) -> Image {
+    let (width, height, _) = ktx.level_dimensions(0);
     let mut image = Image {
-        data: Some(transcode_levels(ktx, plan.target, plan.channels)?),
+        data: Some(data),
         data_order: TextureDataOrder::MipMajor,
         ..Image::default()
     };
     let descriptor = &mut image.texture_descriptor;
-    descriptor.format = plan.format;
+    descriptor.format = format;
     descriptor.size = Extent3d {
         width,
         height,
@@ -233,11 +241,11 @@ fn uastc_image(
     };
     descriptor.mip_level_count = ktx.level_count();
     // As Bevy's loader: a one-row uncompressed image is 1D.
-    descriptor.dimension = match !plan.format.is_compressed() && height == 1 {
+    descriptor.dimension = match !format.is_compressed() && height == 1 {
         true => TextureDimension::D1,
         false => TextureDimension::D2,
     };
-    Ok(Some(image))
+    image
 }
 
 /// Every level of image 0 transcoded to `target` and joined, mip-major (for RGBA8, the first

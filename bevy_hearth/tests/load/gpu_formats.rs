@@ -3,7 +3,7 @@
 //! cannot, every level decoded on the CPU, close to the same textures baked uncompressed;
 //! EAC, which is not decoded, an error naming the file.
 
-use super::textures::{app_for, bake_four, load_failure, load_image};
+use super::textures::{app_for, bake_four, load_failure, load_image, rgba_png};
 use bevy::image::{CompressedImageFormats as Device, Image};
 use bevy::render::render_resource::TextureFormat as F;
 use std::path::Path;
@@ -12,24 +12,14 @@ use std::path::Path;
 /// are not multiples of 4, so every level has partial blocks.
 fn gradient_png() -> Vec<u8> {
     let (width, height) = (258u32, 130u32);
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, width, height);
-    encoder.set_color(png::ColorType::Rgba);
-    let mut writer = encoder.write_header().unwrap();
-    let pixels: Vec<u8> = (0..width * height)
-        .flat_map(|i| {
-            let (x, y) = (i % width, i / width);
-            [
-                (x * 255 / width) as u8,
-                (y * 255 / height) as u8,
-                ((x + y) * 255 / (width + height)) as u8,
-                255 - (y * 200 / height) as u8,
-            ]
-        })
-        .collect();
-    writer.write_image_data(&pixels).unwrap();
-    drop(writer);
-    out
+    rgba_png(width, height, |x, y| {
+        [
+            (x * 255 / width) as u8,
+            (y * 255 / height) as u8,
+            ((x + y) * 255 / (width + height)) as u8,
+            255 - (y * 200 / height) as u8,
+        ]
+    })
 }
 
 /// PSNR of `image`'s level 0 against the raw bake's level 0 of the same texture, over the raw

@@ -17,20 +17,24 @@ use std::time::{Duration, Instant};
 
 /// An RGBA PNG of `width` x `height` with a pattern that changes every pixel.
 fn png(width: u32, height: u32) -> Vec<u8> {
+    rgba_png(width, height, |x, y| {
+        [
+            (x * 7) as u8,
+            (y * 5) as u8,
+            ((x ^ y) * 3) as u8,
+            255 - (x + y) as u8,
+        ]
+    })
+}
+
+/// An RGBA PNG of `width` x `height`, `texel(x, y)` at each pixel.
+pub(super) fn rgba_png(width: u32, height: u32, texel: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgba);
     let mut writer = encoder.write_header().unwrap();
     let pixels: Vec<u8> = (0..width * height)
-        .flat_map(|i| {
-            let (x, y) = (i % width, i / width);
-            [
-                (x * 7) as u8,
-                (y * 5) as u8,
-                ((x ^ y) * 3) as u8,
-                255 - (x + y) as u8,
-            ]
-        })
+        .flat_map(|i| texel(i % width, i / width))
         .collect();
     writer.write_image_data(&pixels).unwrap();
     drop(writer);
