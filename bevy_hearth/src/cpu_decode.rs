@@ -7,7 +7,7 @@
 //! phone or a WebGPU browser and a BCn bake. Bevy's loader refuses those textures; this
 //! decodes them instead, at four (colour) or one or two (grey, normal maps) bytes a texel.
 
-use crate::texture::{keep_channels, parallel, plain_image};
+use crate::texture::{keep_channels, parallel, plain_image, BLOCKS_PER_TASK};
 use bevy::image::{CompressedImageFormats, Image};
 use bevy::render::render_resource::TextureFormat;
 use hearth::format::ktx2::vk;
@@ -21,6 +21,8 @@ type BlockDecoder = fn(&[u8], usize, usize, &mut [u32]) -> Result<(), &'static s
 struct Decoding {
     family: CompressedImageFormats,
     decode: BlockDecoder,
+    /// Bytes one 4x4 block takes (8 or 16).
+    block_bytes: usize,
     channels: usize,
     format: TextureFormat,
 }
@@ -31,7 +33,7 @@ struct Decoding {
 fn decoding(vk_format: u32) -> Option<Decoding> {
     use CompressedImageFormats as Family;
     use TextureFormat as F;
-    let colour = |family, decode, srgb: bool| {
+    let colour = |family, decode, block_bytes, srgb: bool| {
         let format = if srgb {
             F::Rgba8UnormSrgb
         } else {
@@ -40,6 +42,7 @@ fn decoding(vk_format: u32) -> Option<Decoding> {
         Some(Decoding {
             family,
             decode,
+            block_bytes,
             channels: 4,
             format,
         })
@@ -48,42 +51,47 @@ fn decoding(vk_format: u32) -> Option<Decoding> {
         texture2ddecoder::decode_astc(data, width, height, 4, 4, texels)
     };
     match vk_format {
-        vk::BC1_RGB_UNORM_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc1, false),
-        vk::BC1_RGB_SRGB_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc1, true),
-        vk::BC3_UNORM_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc3, false),
-        vk::BC3_SRGB_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc3, true),
-        vk::BC7_UNORM_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc7, false),
-        vk::BC7_SRGB_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc7, true),
+        vk::BC1_RGB_UNORM_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc1, 8, false),
+        vk::BC1_RGB_SRGB_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc1, 8, true),
+        vk::BC3_UNORM_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc3, 16, false),
+        vk::BC3_SRGB_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc3, 16, true),
+        vk::BC7_UNORM_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc7, 16, false),
+        vk::BC7_SRGB_BLOCK => colour(Family::BC, texture2ddecoder::decode_bc7, 16, true),
         vk::BC4_UNORM_BLOCK => Some(Decoding {
             family: Family::BC,
             decode: texture2ddecoder::decode_bc4,
+            block_bytes: 8,
             channels: 1,
             format: F::R8Unorm,
         }),
         vk::BC5_UNORM_BLOCK => Some(Decoding {
             family: Family::BC,
             decode: texture2ddecoder::decode_bc5,
+            block_bytes: 16,
             channels: 2,
             format: F::Rg8Unorm,
         }),
         vk::ETC2_R8G8B8_UNORM_BLOCK => {
-            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgb, false)
+            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgb, 8, false)
         }
-        vk::ETC2_R8G8B8_SRGB_BLOCK => colour(Family::ETC2, texture2ddecoder::decode_etc2_rgb, true),
+        vk::ETC2_R8G8B8_SRGB_BLOCK => {
+            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgb, 8, true)
+        }
         vk::ETC2_R8G8B8A8_UNORM_BLOCK => {
-            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgba8, false)
+            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgba8, 16, false)
         }
         vk::ETC2_R8G8B8A8_SRGB_BLOCK => {
-            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgba8, true)
+            colour(Family::ETC2, texture2ddecoder::decode_etc2_rgba8, 16, true)
         }
-        vk::ASTC_4X4_UNORM_BLOCK => colour(Family::ASTC_LDR, astc, false),
-        vk::ASTC_4X4_SRGB_BLOCK => colour(Family::ASTC_LDR, astc, true),
+        vk::ASTC_4X4_UNORM_BLOCK => colour(Family::ASTC_LDR, astc, 16, false),
+        vk::ASTC_4X4_SRGB_BLOCK => colour(Family::ASTC_LDR, astc, 16, true),
         _ => None,
     }
 }
 
 /// `ktx` as an uncompressed image when it is a plain 2D texture in a GPU format [`decoding`]
-/// takes that `formats` lacks (every level decoded, one task per level); `None` when the
+/// takes that `formats` lacks (every level decoded, its block rows split into tasks of about
+/// [`BLOCKS_PER_TASK`] blocks on Bevy's async compute pool, as UASTC is); `None` when the
 /// device samples it as it is, or for anything else.
 pub(crate) fn decoded_image(
     ktx: &Ktx2<'_>,
@@ -99,14 +107,24 @@ pub(crate) fn decoded_image(
     if formats.contains(decoding.family) {
         return Ok(None);
     }
-    let decode_level = |level| {
-        let decoding = &decoding;
-        move || decode_level(ktx, level, decoding)
-    };
-    let levels = parallel((0..ktx.level_count()).map(decode_level));
+    let decompress = |level| move || ktx.level(level).map(std::borrow::Cow::into_owned);
+    let levels: Vec<Vec<u8>> = parallel((0..ktx.level_count()).map(decompress))
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+    let decoding = &decoding;
+    let mut tasks = Vec::new();
+    for (level, blocks) in (0..ktx.level_count()).zip(&levels) {
+        let (width, height, _) = ktx.level_dimensions(level);
+        let (blocks_x, blocks_y) = (width.div_ceil(4), height.div_ceil(4));
+        let rows_per_task = (BLOCKS_PER_TASK / blocks_x).max(1);
+        for start in (0..blocks_y).step_by(rows_per_task as usize) {
+            let rows = start..(start + rows_per_task).min(blocks_y);
+            tasks.push(move || decode_rows(blocks, width, height, rows, decoding));
+        }
+    }
     let mut data = Vec::new();
-    for level in levels {
-        data.extend_from_slice(&level?);
+    for part in parallel(tasks) {
+        data.extend_from_slice(&part?);
     }
     Ok(Some(plain_image(ktx, data, decoding.format)))
 }
@@ -129,16 +147,23 @@ fn decode_blocks(
     matches!(decoded, Ok(Ok(()))).then_some(texels)
 }
 
-/// Level `level` of `ktx` decoded to `decoding.channels` bytes a texel.
-fn decode_level(
-    ktx: &Ktx2<'_>,
-    level: u32,
+/// Block rows `rows` of a `width` x `height` level's `blocks`, decoded to
+/// `decoding.channels` bytes a texel.
+fn decode_rows(
+    blocks: &[u8],
+    width: u32,
+    height: u32,
+    rows: std::ops::Range<u32>,
     decoding: &Decoding,
 ) -> Result<Vec<u8>, hearth::ReadError> {
-    let (width, height, _) = ktx.level_dimensions(level);
-    let (width, height) = (width as usize, height as usize);
-    let blocks = ktx.level(level)?;
-    let texels = decode_blocks(decoding.decode, &blocks, width, height).ok_or(
+    let row_bytes = width.div_ceil(4) as usize * decoding.block_bytes;
+    let band = blocks
+        .get(rows.start as usize * row_bytes..rows.end as usize * row_bytes)
+        .ok_or(hearth::ReadError::OutOfBounds {
+            what: "KTX2 level data (shorter than its blocks)",
+        })?;
+    let band_height = (height - rows.start * 4).min((rows.end - rows.start) * 4);
+    let texels = decode_blocks(decoding.decode, band, width as usize, band_height as usize).ok_or(
         hearth::ReadError::Invalid {
             what: "KTX2 level data (GPU blocks that do not decode)",
         },
@@ -153,7 +178,7 @@ fn decode_level(
 
 #[cfg(test)]
 mod tests {
-    use super::{decode_blocks, decoding};
+    use super::{decode_blocks, decode_rows, decoding};
     use hearth::format::ktx2::vk;
 
     /// Every decoder on arbitrary blocks (xorshift streams), sizes not multiples of 4, and on
@@ -190,5 +215,30 @@ mod tests {
             }
         }
         assert!(astc_failures > 0, "no ASTC failure: the catch is untested");
+    }
+
+    /// A level decoded in bands of block rows, joined, is the level decoded whole, for every
+    /// format (a 40 x 30 level: ten blocks across, eight rows, the last two texels high).
+    #[test]
+    fn block_rows_decoded_apart_and_joined_are_the_whole_level() {
+        let blocks: Vec<u8> = (0..10 * 8 * 16u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for vk_format in vk::BC1_RGB_UNORM_BLOCK..=vk::ASTC_4X4_SRGB_BLOCK {
+            let Some(decoding) = decoding(vk_format) else {
+                continue;
+            };
+            let blocks = &blocks[..10 * 8 * decoding.block_bytes];
+            let Ok(whole) = decode_rows(blocks, 40, 30, 0..8, &decoding) else {
+                continue; // ASTC: these bytes may not decode
+            };
+            let mut joined = Vec::new();
+            for rows in [0..3, 3..6, 6..8] {
+                joined.extend(decode_rows(blocks, 40, 30, rows, &decoding).unwrap());
+            }
+            assert_eq!(joined, whole, "vkFormat {vk_format}");
+            assert_eq!(whole.len(), 40 * 30 * decoding.channels);
+            assert!(decode_rows(&blocks[..100], 40, 30, 0..8, &decoding).is_err());
+        }
     }
 }

@@ -17,7 +17,7 @@ use hearth::Ktx2;
 use std::sync::OnceLock;
 
 /// About how many 4x4 blocks one transcoding task takes (a few milliseconds of work).
-const BLOCKS_PER_TASK: u32 = 16 * 1024;
+pub(crate) const BLOCKS_PER_TASK: u32 = 16 * 1024;
 
 /// Loads a pack's `.ktx2` textures, transcoding UASTC in parallel; registered by
 /// [`HearthPlugin`](crate::HearthPlugin) once Bevy's renderer has said which compressed
