@@ -7,7 +7,7 @@
 //! phone or a WebGPU browser and a BCn bake. Bevy's loader refuses those textures; this
 //! decodes them instead, at four (colour) or one or two (grey, normal maps) bytes a texel.
 
-use crate::texture::{keep_channels, parallel, plain_image, BLOCKS_PER_TASK};
+use crate::texture::{by_block_rows, keep_channels, plain_image};
 use bevy::image::{CompressedImageFormats, Image};
 use bevy::render::render_resource::TextureFormat;
 use hearth::format::ktx2::vk;
@@ -89,43 +89,25 @@ fn decoding(vk_format: u32) -> Option<Decoding> {
     }
 }
 
-/// `ktx` as an uncompressed image when it is a plain 2D texture in a GPU format [`decoding`]
-/// takes that `formats` lacks (every level decoded, its block rows split into tasks of about
-/// [`BLOCKS_PER_TASK`] blocks on Bevy's async compute pool, as UASTC is); `None` when the
-/// device samples it as it is, or for anything else.
+/// `ktx` (a plain 2D texture) as an uncompressed image when it is in a GPU format
+/// [`decoding`] takes that `formats` lacks (every level decoded, split across threads as
+/// UASTC is, by [`by_block_rows`](crate::texture::by_block_rows)); `None` when the device
+/// samples it as it is, or for any other format.
 pub(crate) fn decoded_image(
     ktx: &Ktx2<'_>,
     formats: CompressedImageFormats,
 ) -> Result<Option<Image>, hearth::ReadError> {
-    let (_, _, depth) = ktx.level_dimensions(0);
-    if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
-        return Ok(None);
-    }
     let Some(decoding) = decoding(ktx.vk_format()) else {
         return Ok(None);
     };
     if formats.contains(decoding.family) {
         return Ok(None);
     }
-    let decompress = |level| move || ktx.level(level).map(std::borrow::Cow::into_owned);
-    let levels: Vec<Vec<u8>> = parallel((0..ktx.level_count()).map(decompress))
-        .into_iter()
-        .collect::<Result<_, _>>()?;
     let decoding = &decoding;
-    let mut tasks = Vec::new();
-    for (level, blocks) in (0..ktx.level_count()).zip(&levels) {
+    let data = by_block_rows(ktx, |blocks, level, rows| {
         let (width, height, _) = ktx.level_dimensions(level);
-        let (blocks_x, blocks_y) = (width.div_ceil(4), height.div_ceil(4));
-        let rows_per_task = (BLOCKS_PER_TASK / blocks_x).max(1);
-        for start in (0..blocks_y).step_by(rows_per_task as usize) {
-            let rows = start..(start + rows_per_task).min(blocks_y);
-            tasks.push(move || decode_rows(blocks, width, height, rows, decoding));
-        }
-    }
-    let mut data = Vec::new();
-    for part in parallel(tasks) {
-        data.extend_from_slice(&part?);
-    }
+        decode_rows(blocks, width, height, rows, decoding)
+    })?;
     Ok(Some(plain_image(ktx, data, decoding.format)))
 }
 

@@ -199,6 +199,7 @@ pub fn time_gltf(
     pairs: &[ModelPair],
     formats: CompressedImageFormats,
 ) -> Result<Duration, LoadTimeError> {
+    // `images[i]`: the image files of `handles[i]` below (none for a scene).
     let mut images = Vec::with_capacity(pairs.len() * 2);
     for pair in pairs {
         images.extend([Vec::new(), image_files(sources, &pair.source)?]);

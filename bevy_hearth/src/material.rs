@@ -136,7 +136,8 @@ fn repeat_sampler() -> ImageSampler {
 /// them `rg01` (X in R, Y in G, Z rebuilt in the shader), and Bevy rebuilds Z only for a
 /// two-channel format. Each level is decoded to RGBA8 (UASTC transcoded by hearth, split
 /// across threads: Bevy 0.19's own UASTC-to-RGBA8 path slices the input wrongly and panics)
-/// and narrowed to `Rg8Unorm`. A normal map hearth cannot decode (a GPU-format bake) is left to Bevy's loader.
+/// and narrowed to `Rg8Unorm`. A normal map hearth cannot decode here (a GPU-format bake) is
+/// left to the `.ktx2` loader ([`HearthKtx2Loader`](crate::HearthKtx2Loader)).
 async fn normal_maps(
     load_context: &mut LoadContext<'_>,
     table: &MaterialTable<'_>,
@@ -165,10 +166,10 @@ async fn normal_maps(
 /// texture.
 fn rg8_image(bytes: &[u8]) -> Option<Image> {
     let ktx = hearth::Ktx2::parse(bytes).ok()?;
-    let (width, height, depth) = ktx.level_dimensions(0);
-    if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
+    if !crate::texture::is_plain_2d(&ktx) {
         return None;
     }
+    let (width, height, _) = ktx.level_dimensions(0);
     let data = if ktx.is_uastc() {
         crate::texture::transcode_levels(&ktx, TranscodeTarget::Rgba8, 2).ok()?
     } else {

@@ -14,10 +14,11 @@ use bevy::tasks::AsyncComputeTaskPool;
 use hearth::format::ktx2::channel;
 use hearth::read::transcode::{transcode_rows, TranscodeTarget};
 use hearth::Ktx2;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// About how many 4x4 blocks one transcoding task takes (a few milliseconds of work).
-pub(crate) const BLOCKS_PER_TASK: u32 = 16 * 1024;
+const BLOCKS_PER_TASK: u32 = 16 * 1024;
 
 /// Loads a pack's `.ktx2` textures, transcoding UASTC in parallel; registered by
 /// [`HearthPlugin`](crate::HearthPlugin) once Bevy's renderer has said which compressed
@@ -195,22 +196,21 @@ fn own_image(
     let Ok(ktx) = Ktx2::parse(bytes) else {
         return Ok(None);
     };
+    if !is_plain_2d(&ktx) {
+        return Ok(None);
+    }
     match ktx.is_uastc() {
         true => uastc_image(&ktx, formats),
         false => crate::cpu_decode::decoded_image(&ktx, formats),
     }
 }
 
-/// `ktx` as an image when it is a plain 2D UASTC texture of a layout [`plan`] takes (every
-/// level transcoded, split across threads); `None` for anything Bevy's loader should take.
+/// `ktx` (a plain 2D UASTC texture) as an image when [`plan`] takes its layout (every level
+/// transcoded, split across threads); `None` for anything Bevy's loader should take.
 fn uastc_image(
     ktx: &Ktx2<'_>,
     formats: CompressedImageFormats,
 ) -> Result<Option<Image>, hearth::ReadError> {
-    let (_, _, depth) = ktx.level_dimensions(0);
-    if depth != 1 || ktx.layers() > 1 || ktx.faces() != 1 {
-        return Ok(None);
-    }
     let layout = ktx
         .dfd()
         .samples
@@ -221,6 +221,12 @@ fn uastc_image(
     };
     let data = transcode_levels(ktx, plan.target, plan.channels)?;
     Ok(Some(plain_image(ktx, data, plan.format)))
+}
+
+/// Whether `ktx` is one 2D image with its mips: no depth, array layers or cube faces.
+pub(crate) fn is_plain_2d(ktx: &Ktx2<'_>) -> bool {
+    let (_, _, depth) = ktx.level_dimensions(0);
+    depth == 1 && ktx.layers() <= 1 && ktx.faces() == 1
 }
 
 /// A plain 2D image of `ktx`'s size and level count: `data`, every level mip-major, sampled as
@@ -249,18 +255,31 @@ pub(crate) fn plain_image(ktx: &Ktx2<'_>, data: Vec<u8>, format: TextureFormat) 
 }
 
 /// Every level of image 0 transcoded to `target` and joined, mip-major (for RGBA8, the first
-/// `channels` of each texel kept): the levels are decompressed one per task, then their block
-/// rows transcoded in tasks of about [`BLOCKS_PER_TASK`] blocks, on Bevy's async compute pool
-/// and this thread (or on this thread alone where there is no pool).
+/// `channels` of each texel kept), split across threads by [`by_block_rows`].
 pub(crate) fn transcode_levels(
     ktx: &Ktx2<'_>,
     target: TranscodeTarget,
     channels: usize,
 ) -> Result<Vec<u8>, hearth::ReadError> {
+    by_block_rows(ktx, |data, level, rows| {
+        let part = transcode_rows(ktx, data, level, rows, target)?;
+        Ok(keep_channels(part, channels))
+    })
+}
+
+/// Every level of image 0 of `ktx` made by `rows_job(level data, level, block rows)` and
+/// joined, mip-major: the levels are decompressed one per task, then their block rows handed
+/// out in tasks of about [`BLOCKS_PER_TASK`] blocks, on Bevy's async compute pool and this
+/// thread (or on this thread alone where there is no pool).
+pub(crate) fn by_block_rows(
+    ktx: &Ktx2<'_>,
+    rows_job: impl Fn(&[u8], u32, Range<u32>) -> Result<Vec<u8>, hearth::ReadError> + Sync,
+) -> Result<Vec<u8>, hearth::ReadError> {
     let decompress = |level| move || ktx.level(level).map(std::borrow::Cow::into_owned);
     let levels: Vec<Vec<u8>> = parallel((0..ktx.level_count()).map(decompress))
         .into_iter()
         .collect::<Result<_, _>>()?;
+    let rows_job = &rows_job;
     let mut tasks = Vec::new();
     for (level, data) in (0..ktx.level_count()).zip(&levels) {
         let (width, height, _) = ktx.level_dimensions(level);
@@ -268,10 +287,7 @@ pub(crate) fn transcode_levels(
         let rows_per_task = (BLOCKS_PER_TASK / blocks_x).max(1);
         for start in (0..blocks_y).step_by(rows_per_task as usize) {
             let rows = start..(start + rows_per_task).min(blocks_y);
-            tasks.push(move || {
-                let part = transcode_rows(ktx, data, level, rows, target)?;
-                Ok(keep_channels(part, channels))
-            });
+            tasks.push(move || rows_job(data, level, rows));
         }
     }
     let parts: Vec<Result<Vec<u8>, hearth::ReadError>> = parallel(tasks);
