@@ -19,6 +19,7 @@ pub mod pipelines;
 pub mod pixels;
 pub mod settings;
 mod slices;
+mod truncation;
 pub mod uastc;
 
 use crate::bake::texture::settings::TextureSettings;
