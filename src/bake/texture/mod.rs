@@ -227,16 +227,16 @@ struct Levels {
     image_count: usize,
     width: u32,
     height: u32,
-    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw. The levels
-    /// `streamed` encoded are empty.
+    /// `data[level][image]`: RGBA8 for UASTC, `channels` bytes per pixel raw; every level
+    /// empty where `streamed` encodes them.
     data: Vec<Vec<Vec<u8>>>,
-    /// The first levels, already encoded to UASTC as they were made (joined in
-    /// [`Levels::into_uastc`], once the sources may have been dropped).
+    /// The levels encoded to UASTC in tasks started as they were made: the first in row
+    /// slices, the rest once the chain was made (joined in [`Levels::into_uastc`]).
     streamed: Option<slices::RowStream>,
 }
 
-/// Makes the levels of every image into `data`, sending the streamed levels' rows to
-/// `stream` a slice at a time (so those levels end empty in `data`).
+/// Makes the levels of every image, sending the streamed levels' rows to `stream` a slice at
+/// a time and then the other levels whole (so every level ends empty in `data`).
 fn stream_levels<P: PixelSource>(
     images: &[P],
     working: &Working,
@@ -267,6 +267,16 @@ fn stream_levels<P: PixelSource>(
                     .map_err(|e| image_error(images.len(), index, e))?;
                     send(&mut outs, true);
                 }
+                // The smaller levels are made: their tasks start now, beside the last slices.
+                let rest = data
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(level, images)| match level < streamed {
+                        true => Vec::new(),
+                        false => std::mem::take(images),
+                    })
+                    .collect();
+                stream.send_rest(scope, rest);
                 Ok(())
             })
         })
@@ -597,20 +607,8 @@ impl Levels {
         let options = self.uastc_options(settings);
         let (uastc_levels, has_alpha) = match self.streamed {
             None => slices::encode_levels(self.data, self.width, self.height, &options)?,
-            // The first levels are encoded already: the rest alone (those without images).
-            Some(stream) => {
-                let (streamed, streamed_alpha) = stream.finish(self.image_count)?;
-                let mut data = self.data;
-                for level in &mut data[..streamed.len()] {
-                    *level = Vec::new();
-                }
-                let (mut levels, alpha) =
-                    slices::encode_levels(data, self.width, self.height, &options)?;
-                for (level, blocks) in streamed.into_iter().enumerate() {
-                    levels[level] = blocks;
-                }
-                (levels, alpha || streamed_alpha)
-            }
+            // Every level is encoded already, in tasks started as its rows were made.
+            Some(stream) => stream.finish(self.image_count)?,
         };
         let data: Vec<Vec<u8>> = uastc_levels
             .into_iter()

@@ -64,6 +64,15 @@ pub(crate) fn encode_levels(
             })
             .collect()
     });
+    join_groups(&shape, encoded)
+}
+
+/// The groups' blocks (in plan order) joined into `[level][image]` slices, `shape[level]`
+/// images a level, and whether any has alpha.
+fn join_groups(
+    shape: &[usize],
+    encoded: Vec<Result<GroupBlocks, String>>,
+) -> Result<(Vec<Vec<UastcSlice>>, bool), String> {
     // Units are in (level, image, rows) order, groups too: append each in turn.
     let mut out: Vec<Vec<UastcSlice>> = shape.iter().map(|n| Vec::with_capacity(*n)).collect();
     let mut has_alpha = false;
@@ -94,9 +103,13 @@ fn rows_per_task(width: u32) -> u32 {
 ///
 /// A slice runs as a task on the worker pool; once `limit` are waiting or running, the
 /// thread making the rows encodes the next one itself, which holds the memory in flight to
-/// about `limit` slices (a few MB each) whatever the image size.
+/// about `limit` slices (a few MB each) whatever the image size. The smaller levels are
+/// handed over as tasks as soon as they are made ([`RowStream::send_rest`]), not after the
+/// last slice: on many cores a texture's last task would otherwise start at its end.
 pub(crate) struct RowStream {
     options: UastcOptions,
+    /// Level 0's width and height.
+    size: (u32, u32),
     /// Width and rows per slice of each streamed level: levels `0..levels.len()`.
     levels: Vec<(u32, u32)>,
     several_images: bool,
@@ -105,7 +118,13 @@ pub(crate) struct RowStream {
     in_flight: AtomicUsize,
     /// `((level, image, first row), blocks and alpha)`, in the order they finished.
     done: Mutex<Vec<StreamedSlice>>,
+    /// The levels after the streamed ones: how many images each has, and each task group's
+    /// blocks by its index in the plan.
+    rest: Mutex<(Vec<usize>, Vec<NumberedGroup>)>,
 }
+
+/// A task group's index in its plan, and its blocks.
+type NumberedGroup = (usize, Result<GroupBlocks, String>);
 
 type StreamedSlice = ((usize, usize, u32), Result<(UastcSlice, bool), String>);
 
@@ -132,12 +151,14 @@ impl RowStream {
             .collect();
         (options.rdo.is_none() && !levels.is_empty()).then(|| Self {
             options: *options,
+            size: (w, h),
             levels,
             several_images: images > 1,
             parent: timings::current(),
             limit: rayon::current_num_threads().max(2),
             in_flight: AtomicUsize::new(0),
             done: Mutex::new(Vec::new()),
+            rest: Mutex::new((Vec::new(), Vec::new())),
         })
     }
 
@@ -204,18 +225,45 @@ impl RowStream {
         }
     }
 
-    /// The streamed levels' blocks (`[level][image]`, `images` images), and whether any has
-    /// alpha; call after the scope the slices ran in has ended.
+    /// Hands over the levels after the streamed ones (`levels[level][image]`, every level
+    /// from 0 on, the streamed ones empty), planned as [`encode_levels`] plans them, each
+    /// task group a task in `scope`.
+    pub(crate) fn send_rest<'s>(&'s self, scope: &rayon::Scope<'s>, levels: Vec<Vec<Vec<u8>>>) {
+        let shape: Vec<usize> = levels.iter().map(Vec::len).collect();
+        let several_images = shape.iter().max().copied().unwrap_or(1) > 1;
+        if let Ok(mut rest) = self.rest.lock() {
+            rest.0 = shape;
+        }
+        let (w, h) = self.size;
+        for (index, group) in plan_tasks(levels, w, h, true).into_iter().enumerate() {
+            scope.spawn(move |_| {
+                let label = task_label(&group, several_images);
+                let encoded = timings::slice(self.parent.as_ref(), &label, || {
+                    encode_group(group, &self.options)
+                });
+                if let Ok(mut rest) = self.rest.lock() {
+                    rest.1.push((index, encoded));
+                }
+            });
+        }
+    }
+
+    /// Every level's blocks (`[level][image]`, `images` images a streamed level), and whether
+    /// any has alpha; call after the scope the tasks ran in has ended.
     pub(crate) fn finish(self, images: usize) -> Result<(Vec<Vec<UastcSlice>>, bool), String> {
-        let mut done = self
-            .done
-            .into_inner()
-            .map_err(|_| "internal: a UASTC slice task panicked")?;
+        let panicked = "internal: a UASTC slice task panicked";
+        let (shape, mut rest) = self.rest.into_inner().map_err(|_| panicked)?;
+        rest.sort_by_key(|(index, _)| *index);
+        let (mut out, mut has_alpha) =
+            join_groups(&shape, rest.into_iter().map(|(_, g)| g).collect())?;
+        let mut done = self.done.into_inner().map_err(|_| panicked)?;
         done.sort_by_key(|(key, _)| *key);
-        let mut has_alpha = false;
-        let mut out: Vec<Vec<UastcSlice>> = Vec::with_capacity(self.levels.len());
+        // The streamed levels go first; without `send_rest` there is nothing after them.
+        if out.len() < self.levels.len() {
+            out.resize_with(self.levels.len(), Vec::new);
+        }
         let mut done = done.into_iter().peekable();
-        for level in 0..self.levels.len() {
+        for (level, level_out) in out.iter_mut().enumerate().take(self.levels.len()) {
             let mut images_out = Vec::with_capacity(images);
             for image in 0..images {
                 // One image's slices, joined into one buffer of the exact size.
@@ -240,7 +288,7 @@ impl RowStream {
                 }
                 images_out.push(joined);
             }
-            out.push(images_out);
+            *level_out = images_out;
         }
         Ok((out, has_alpha))
     }

@@ -94,7 +94,11 @@ fn tools_refuse_a_link_out_of_the_folder() {
     odd_file_is_refused_by_the_tools("shaders/mesh.spv", "symbolic link", |path, dir| {
         // The very bytes the bake wrote, so only the link itself is wrong.
         let outside = dir.join("outside.spv");
-        std::fs::write(&outside, include_bytes!("../../fixtures/shaders/vertex.spv")).unwrap();
+        std::fs::write(
+            &outside,
+            include_bytes!("../../fixtures/shaders/vertex.spv"),
+        )
+        .unwrap();
         std::os::unix::fs::symlink(&outside, path).unwrap();
     });
 }
