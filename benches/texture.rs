@@ -1,7 +1,8 @@
 //! Texture encode throughput (megapixels/s) per mode and UASTC quality; the share of time
 //! spent outside basisu (mips, conversions, zstd, KTX2 writing) against basisu called
 //! directly on the same pixels at the same settings; and a bake of several textures with
-//! one worker thread against all of them.
+//! one worker thread against all of them. Then the run-time side: UASTC transcoded to BC7 by
+//! hearth against the `basis-universal` crate's own slice transcoder on the same levels.
 //!
 //! `cargo bench -p hearth-benches --bench texture`
 
@@ -12,6 +13,8 @@ use hearth::bake::settings::{TextureQuality, TextureSettings};
 use hearth::bake::texture::pixels::Pixels;
 use hearth::bake::texture::{encode, uastc, TextureMode, TextureShape};
 use hearth::bake::Baker;
+use hearth::read::transcode::{transcode_rows, TranscodeTarget};
+use hearth::Ktx2;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -172,5 +175,86 @@ fn parallel_bake(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, encode_per_mode, against_basisu, parallel_bake);
+/// Every level of a 1024² UASTC texture (its mip chain, 87,381 blocks) transcoded to BC7, the
+/// levels decompressed beforehand: hearth's `transcode_rows` against the `basis-universal`
+/// crate's `LowLevelUastcTranscoder` alone. Two corpus textures: a photographic albedo (5 % of
+/// its level-0 blocks repeat the one before) and a base-color atlas with flat regions (31 %),
+/// where hearth transcodes each run of equal blocks once.
+fn transcode_to_bc7(c: &mut Criterion) {
+    use basis_universal::{
+        DecodeFlags, LowLevelUastcTranscoder, SliceParametersUastc, TranscoderBlockFormat,
+    };
+    let mut g = group(c, "texture_transcode_bc7_1024");
+    for (name, file) in [
+        ("albedo", "images/DamagedHelmet_albedo_2k.jpg"),
+        (
+            "flat_regions",
+            "images/FlightHelmet_GlassPlastic_BaseColor_2k.png",
+        ),
+    ] {
+        let bytes = std::fs::read(corpus(file)).unwrap();
+        let extension = file.rsplit('.').next().unwrap();
+        let (pixels, _) = Pixels::decode(&bytes, extension).expect("corpus image decodes");
+        let settings = TextureSettings {
+            quality: TextureQuality::Fastest,
+            ..Default::default()
+        };
+        let pixels = [pixels.resample(1024, 1024)];
+        let encoded = encode(&pixels, TextureShape::Single, TextureMode::Color, &settings);
+        let ktx2 = encoded.unwrap().ktx2;
+        let ktx = Ktx2::parse(&ktx2).unwrap();
+        let levels: Vec<(Vec<u8>, u32, u32)> = (0..ktx.level_count())
+            .map(|level| {
+                let (w, h, _) = ktx.level_dimensions(level);
+                (ktx.level(level).unwrap().into_owned(), w, h)
+            })
+            .collect();
+        let blocks: u32 = levels
+            .iter()
+            .map(|(_, w, h)| w.div_ceil(4) * h.div_ceil(4))
+            .sum();
+        g.throughput(Throughput::Elements(blocks as u64));
+        g.bench_function(BenchmarkId::new("hearth", name), |b| {
+            b.iter(|| {
+                for (level, (data, _, h)) in levels.iter().enumerate() {
+                    let rows = 0..h.div_ceil(4);
+                    black_box(transcode_rows(
+                        &ktx,
+                        data,
+                        level as u32,
+                        rows,
+                        TranscodeTarget::Bc7,
+                    ))
+                    .unwrap();
+                }
+            })
+        });
+        let transcoder = LowLevelUastcTranscoder::new();
+        g.bench_function(BenchmarkId::new("basisu_alone", name), |b| {
+            b.iter(|| {
+                for (data, w, h) in &levels {
+                    let slice = SliceParametersUastc {
+                        num_blocks_x: w.div_ceil(4),
+                        num_blocks_y: h.div_ceil(4),
+                        has_alpha: false,
+                        original_width: *w,
+                        original_height: *h,
+                    };
+                    let flags = DecodeFlags::HIGH_QUALITY;
+                    let format = TranscoderBlockFormat::BC7;
+                    black_box(transcoder.transcode_slice(data, slice, flags, format)).unwrap();
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    encode_per_mode,
+    against_basisu,
+    parallel_bake,
+    transcode_to_bc7
+);
 criterion_main!(benches);
