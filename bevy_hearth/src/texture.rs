@@ -30,13 +30,13 @@ const BLOCKS_PER_TASK: u32 = 16 * 1024;
 /// transcoder, flags and target format), with one difference: a linear texture (metal-rough,
 /// occlusion or data, which hearth marks linear in the file) gets a linear format where Bevy's
 /// loader would take it as sRGB. That holds for every texture it loads, those it hands to
-/// Bevy's loader included (a GPU-format or uncompressed bake's). It also loads what Bevy 0.19's loader fails on: one-channel
-/// UASTC (its BC4 transcode fails), two-channel (hearth's normal maps), any UASTC on a
-/// device without compressed formats (its RGBA8 path panics), and a GPU-format bake (BCn,
-/// ETC2, ASTC 4x4) on a device that cannot sample its format, decoded on the CPU to RGBA8
-/// (R8 for BC4, RG8 for BC5) where Bevy's loader refuses it. Anything else (a GPU format the
-/// device samples, EAC, a cube map or array, an image read as an array) goes to Bevy's loader
-/// unchanged.
+/// Bevy's loader included (a GPU-format or uncompressed bake's). It also loads what Bevy
+/// 0.19's loader fails on: one-channel UASTC (its BC4 transcode fails), two-channel (hearth's
+/// normal maps), any UASTC on a device without compressed formats (its RGBA8 path panics),
+/// and a GPU-format bake (BCn, ETC2, ASTC 4x4) on a device that cannot sample its format,
+/// decoded on the CPU to RGBA8 (R8 for BC4, RG8 for BC5) where Bevy's loader refuses it.
+/// Anything else (a GPU format the device samples, EAC, a cube map or array, an image read as
+/// an array) goes to Bevy's loader unchanged.
 /// [`HearthReader`](crate::HearthReader) names this loader in the `.meta` it serves for a
 /// `.ktx2` entry, so only a pack's (or runtime tree's) textures come here.
 #[derive(TypePath)]
@@ -318,7 +318,7 @@ pub(crate) fn keep_channels(rgba: Vec<u8>, channels: usize) -> Vec<u8> {
 }
 
 /// Runs `jobs` on Bevy's async compute pool (this thread helping), their results in order.
-pub(crate) fn parallel<T: Send + 'static, F: FnOnce() -> T + Send>(
+fn parallel<T: Send + 'static, F: FnOnce() -> T + Send>(
     jobs: impl IntoIterator<Item = F>,
 ) -> Vec<T> {
     let jobs: Vec<F> = jobs.into_iter().collect();

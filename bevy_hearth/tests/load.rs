@@ -670,6 +670,15 @@ fn names_resolve_to_their_files_and_labels() {
 /// Bakes `glb` (a corpus file) as `m/Thing.glb` into `dir/out` (a new bake replaces the
 /// pack there); returns the pack's path.
 fn bake_thing(dir: &Path, glb: &str) -> PathBuf {
+    bake_thing_with(dir, glb, |_| {})
+}
+
+/// [`bake_thing`] with the baker set up by `configure` (signed, say).
+fn bake_thing_with(
+    dir: &Path,
+    glb: &str,
+    configure: impl FnOnce(&mut hearth::bake::Baker),
+) -> PathBuf {
     let src = dir.join("src");
     std::fs::create_dir_all(src.join("m")).unwrap();
     std::fs::copy(corpus(glb), src.join("m/Thing.glb")).unwrap();
@@ -679,10 +688,9 @@ fn bake_thing(dir: &Path, glb: &str) -> PathBuf {
         "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"m/*.glb\"]\n",
     )
     .unwrap();
-    hearth::bake::Baker::new(&manifest, dir.join("out"))
-        .run()
-        .unwrap()
-        .pack_path
+    let mut baker = hearth::bake::Baker::new(&manifest, dir.join("out"));
+    configure(&mut baker);
+    baker.run().unwrap().pack_path
 }
 
 /// Loads `path` as a [`HearthModel`] and returns Bevy's error (panics if it loads).

@@ -8,17 +8,7 @@ fn a_rebaked_pack_reloads_its_changed_models_with_asset_events() {
     use bevy::ecs::message::Messages;
     let dir = tempfile::tempdir().unwrap();
     let pack = bake_thing(dir.path(), "BoxVertexColors/BoxVertexColors.glb");
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        HearthPlugin::hot(&pack).unwrap(),
-        AssetPlugin {
-            watch_for_changes_override: Some(true),
-            ..default()
-        },
-    ));
-    app.finish();
-    app.cleanup();
+    let mut app = watching_app(HearthPlugin::hot(&pack).unwrap());
     let handle: Handle<HearthModel> = load(&mut app, "m/Thing.hmesh");
     let submeshes = |app: &App| {
         let models = app.world().resource::<Assets<HearthModel>>();
@@ -32,29 +22,36 @@ fn a_rebaked_pack_reloads_its_changed_models_with_asset_events() {
     // A new bake (two submeshes now) replaces the pack: Bevy reloads the model and says so.
     let rebaked = bake_thing(dir.path(), "MorphPrimitivesTest/MorphPrimitivesTest.glb");
     assert_eq!(rebaked, pack);
-    let start = Instant::now();
-    loop {
-        app.update();
+    update_until(&mut app, "no reload", |app| {
         let modified = app
             .world_mut()
             .resource_mut::<Messages<AssetEvent<HearthModel>>>()
             .drain()
             .any(|event| event.is_modified(&handle));
-        if modified && submeshes(&app) == 2 {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no reload 30 s after the bake"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        modified && submeshes(app) == 2
+    });
     // The names and reads follow the new generation too.
     let names = app.world().resource::<bevy_hearth::HearthNames>();
     assert_eq!(
         names.path::<HearthModel>("Thing").unwrap().to_string(),
         "hearth://m/Thing.hmesh"
     );
+}
+
+/// A headless app with `hearth` and Bevy's asset watching on.
+fn watching_app(hearth: HearthPlugin) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        hearth,
+        AssetPlugin {
+            watch_for_changes_override: Some(true),
+            ..default()
+        },
+    ));
+    app.finish();
+    app.cleanup();
+    app
 }
 
 /// Updates `app` until `done` holds; panics naming `what` after 30 s.
@@ -79,17 +76,7 @@ fn a_rewritten_mesh_in_a_runtime_tree_reloads_with_an_asset_event() {
     let dir = tempfile::tempdir().unwrap();
     bake_thing(dir.path(), "BoxVertexColors/BoxVertexColors.glb");
     let tree = dir.path().join("out");
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        HearthPlugin::open(&tree).unwrap(),
-        AssetPlugin {
-            watch_for_changes_override: Some(true),
-            ..default()
-        },
-    ));
-    app.finish();
-    app.cleanup();
+    let mut app = watching_app(HearthPlugin::open(&tree).unwrap());
     let handle: Handle<HearthModel> = load(&mut app, "m/Thing.hmesh");
     let submeshes = |app: &App| {
         let models = app.world().resource::<Assets<HearthModel>>();

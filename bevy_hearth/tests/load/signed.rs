@@ -4,24 +4,9 @@ use super::*;
 
 /// Bakes BoxVertexColors as `m/Thing.glb` into `dir/out`, signed by `key`; returns the pack.
 fn bake_signed(dir: &Path, key: &hearth::bake::signing::SigningKey) -> PathBuf {
-    let src = dir.join("src");
-    std::fs::create_dir_all(src.join("m")).unwrap();
-    std::fs::copy(
-        corpus("BoxVertexColors/BoxVertexColors.glb"),
-        src.join("m/Thing.glb"),
-    )
-    .unwrap();
-    let manifest = src.join("hearth.toml");
-    std::fs::write(
-        &manifest,
-        "[content]\nname = \"game\"\n[[content.group]]\nassets = [\"m/*.glb\"]\n",
-    )
-    .unwrap();
-    hearth::bake::Baker::new(&manifest, dir.join("out"))
-        .sign(key.clone())
-        .run()
-        .unwrap()
-        .pack_path
+    bake_thing_with(dir, "BoxVertexColors/BoxVertexColors.glb", |baker| {
+        baker.sign(key.clone());
+    })
 }
 
 #[test]
