@@ -5,6 +5,11 @@ use crate::read::error::ReadError;
 use crate::read::ktx2::Ktx2;
 use basis_universal::{sys, DecodeFlags, TranscoderBlockFormat};
 
+mod bc7;
+#[cfg(test)]
+mod reference;
+mod uastc;
+
 /// What to transcode UASTC into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TranscodeTarget {
@@ -394,7 +399,7 @@ mod tests {
 
     /// UASTC blocks of a `w x h` image whose left part is one flat color (runs of equal
     /// blocks, across block rows too) and whose right part is a noisy gradient.
-    fn blocks(w: u32, h: u32, alpha: bool) -> Vec<u8> {
+    pub(super) fn blocks(w: u32, h: u32, alpha: bool) -> Vec<u8> {
         let pixels: Vec<u8> = (0..w * h)
             .flat_map(|i| {
                 let (x, y) = (i % w, i / w);

@@ -1,0 +1,142 @@
+//! Test support for the direct transcoders: random UASTC blocks of each mode, and basisu's
+//! transcoder's output for them block by block (the reference they must match).
+
+use super::uastc::MODE_CODES;
+use super::{transcode_blocks, TranscodeTarget};
+
+/// A small deterministic generator (xorshift64*), so that failures reproduce.
+pub(super) struct XorShift(u64);
+
+impl XorShift {
+    pub(super) fn new(seed: u64) -> Self {
+        Self(seed | 1)
+    }
+
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// 16 random bytes whose low bits are `mode`'s code (0 to 18, or 19: the reserved code).
+    pub(super) fn block(&mut self, mode: usize) -> [u8; 16] {
+        let bits = (self.next() as u128) | (self.next() as u128) << 64;
+        let (code, code_bits) = MODE_CODES[mode];
+        let bits = (bits >> code_bits << code_bits) | code as u128;
+        bits.to_le_bytes()
+    }
+}
+
+/// `count` random blocks of `mode` (see [`XorShift::block`]), from `seed`.
+pub(super) fn random_blocks(mode: usize, count: usize, seed: u64) -> Vec<[u8; 16]> {
+    let mut random = XorShift::new(seed ^ (mode as u64) << 32);
+    (0..count).map(|_| random.block(mode)).collect()
+}
+
+/// basisu's output for each block: `target`'s block (for RGBA8, the 16 texels row by row, 4
+/// bytes each), or `None` where it rejects the block. A slice that basisu rejects is redone
+/// one block at a time to find the blocks it rejects.
+pub(super) fn reference(
+    blocks: &[[u8; 16]],
+    target: TranscodeTarget,
+    has_alpha: bool,
+) -> Vec<Option<Vec<u8>>> {
+    blocks
+        .chunks(1024)
+        .flat_map(|chunk| match transcode_row(chunk, target, has_alpha) {
+            Some(row) => row.into_iter().map(Some).collect(),
+            None => chunk
+                .iter()
+                .map(|block| transcode_row(std::slice::from_ref(block), target, has_alpha))
+                .map(|row| row.map(|mut row| row.remove(0)))
+                .collect::<Vec<_>>(),
+        })
+        .collect()
+}
+
+/// `blocks` transcoded by basisu as one row of blocks (an image `4 * n` by 4 pixels), split
+/// into each block's output.
+fn transcode_row(
+    blocks: &[[u8; 16]],
+    target: TranscodeTarget,
+    has_alpha: bool,
+) -> Option<Vec<Vec<u8>>> {
+    let n = blocks.len() as u32;
+    let flat = blocks.concat();
+    let out = transcode_blocks(&flat, n, 1, n * 4, 4, has_alpha, target).ok()?;
+    Some(match target {
+        // Pixel rows: block k's texel (x, y) is pixel (4k + x, y) of a row 4n pixels wide.
+        TranscodeTarget::Rgba8 => (0..n as usize)
+            .map(|k| {
+                (0..4)
+                    .flat_map(|y| {
+                        let start = (y * n as usize * 4 + k * 4) * 4;
+                        out[start..start + 16].to_vec()
+                    })
+                    .collect()
+            })
+            .collect(),
+        _ => out
+            .chunks_exact(target.block_bytes() as usize)
+            .map(<[u8]>::to_vec)
+            .collect(),
+    })
+}
+
+/// UASTC blocks as hearth's encoder makes them: the transcode tests' picture
+/// (`tests::blocks`, opaque and with alpha) and a 64 x 64 picture of flat, smooth, noisy, sharp
+/// and translucent parts, at the fastest and the slowest level, as colour and as a normal map,
+/// so that the encoder picks many modes.
+#[cfg(feature = "bake")]
+pub(super) fn encoded_blocks() -> Vec<[u8; 16]> {
+    use crate::bake::texture::uastc::{self, UastcOptions, LEVEL_FASTEST, LEVEL_VERY_SLOW};
+    let (w, h) = (64u32, 64u32);
+    let mut random = XorShift::new(64);
+    let pixels: Vec<u8> = (0..w * h)
+        .flat_map(|i| {
+            let (x, y) = (i % w, i / w);
+            let noise = random.next() as u8;
+            let rgb = match (x / 16, y / 16) {
+                (0, _) => [200, 40, 90],
+                (1, _) => [(x * 8) as u8, (y * 4) as u8, 128],
+                (2, _) => [noise, noise / 2, 255 - noise],
+                _ if (x + y) % 8 < 4 => [255, 255, 255],
+                _ => [0, 0, 0],
+            };
+            let a = match y / 16 {
+                0 => 255,
+                1 => (x * 4) as u8,
+                2 => noise | 0x80,
+                _ => [0, 255][(x / 2 % 2) as usize],
+            };
+            [rgb[0], rgb[1], rgb[2], a]
+        })
+        .collect();
+    let mut out = Vec::new();
+    for alpha in [false, true] {
+        out.extend(
+            super::tests::blocks(64, 32, alpha)
+                .chunks_exact(16)
+                .map(as_block),
+        );
+    }
+    for level in [LEVEL_FASTEST, LEVEL_VERY_SLOW] {
+        for normal_map in [false, true] {
+            let options = UastcOptions {
+                level,
+                rdo: None,
+                perceptual: !normal_map,
+                normal_map,
+            };
+            let (slices, _) = uastc::encode(&[(w, h, &pixels)], &options).unwrap();
+            out.extend(slices[0].data.chunks_exact(16).map(as_block));
+        }
+    }
+    out
+}
+
+#[cfg(feature = "bake")]
+fn as_block(bytes: &[u8]) -> [u8; 16] {
+    bytes.try_into().unwrap_or_default()
+}
