@@ -19,8 +19,6 @@ mod solid;
 
 /// Transcodes one UASTC block to BC7; `None` where basisu's transcoder rejects the block (the
 /// reserved mode code, or a partition pattern index past the mode's table).
-// The lead engineer wires this into `transcode_slice`; until then only the tests call it.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn uastc_to_bc7(block: &[u8; 16]) -> Option<[u8; 16]> {
     let bits = u128::from_le_bytes(*block);
     // Each arm unpacks its own mode, so that the layout is a constant there.
