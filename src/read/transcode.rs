@@ -10,6 +10,7 @@ use basis_universal::{sys, DecodeFlags, TranscoderBlockFormat};
 mod bc7;
 #[cfg(test)]
 mod reference;
+mod rgba8;
 mod uastc;
 
 /// What to transcode UASTC into.

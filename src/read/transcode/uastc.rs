@@ -240,6 +240,8 @@ pub(crate) static MODES: [ModeLayout; 19] = [
 
 /// A partition pattern: the subset of each texel, with the anchors.
 pub(crate) struct Partition {
+    /// Texel i's subset in bits 2i and 2i + 1 (texels row by row).
+    pub(crate) subsets: u32,
     /// Each subset's texels (bit i: texel i).
     pub(crate) masks: [u16; 3],
     /// The anchor texels (bit i: texel i): the first texel of each subset, whose weight is
@@ -258,6 +260,7 @@ impl Partition {
             texel += 1;
         }
         Self {
+            subsets,
             masks,
             anchors: lowest_bit(masks[0]) | lowest_bit(masks[1]) | lowest_bit(masks[2]),
         }
@@ -365,6 +368,7 @@ pub(crate) struct Coded {
     pub(crate) layout: &'static ModeLayout,
     /// The partition pattern's index in the mode's table (0 without partitions).
     pub(crate) pattern: usize,
+    pub(crate) partition: &'static Partition,
     /// The channel of the second weight plane (dual-plane modes; 0 otherwise).
     pub(crate) ccs: u8,
     /// The unquantized endpoints, 0 to 255, of each subset: channel by channel
@@ -377,6 +381,14 @@ pub(crate) struct Coded {
 }
 
 impl Coded {
+    /// The weight of texel `texel` in plane `plane` (0, or 1 in dual-plane modes).
+    #[inline(always)]
+    pub(crate) fn weight(&self, texel: u32, plane: u32) -> u32 {
+        let bits = self.layout.weight_bits;
+        let index = texel * self.layout.planes + plane;
+        ((self.weights >> (index * bits)) as u32) & ((1 << bits) - 1)
+    }
+
     /// Subset `subset`'s low and high endpoints as RGBA: luminance-alpha as (L, L, L, A), RGB
     /// with alpha 255.
     #[inline(always)]
@@ -429,6 +441,7 @@ pub(crate) fn unpack_coded(mode: u8, bits: u128) -> Option<Coded> {
     Some(Coded {
         layout,
         pattern,
+        partition,
         ccs,
         endpoints,
         weights: restore_anchors(bits >> pos, anchors, layout.weight_bits),
