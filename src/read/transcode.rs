@@ -1,6 +1,6 @@
 //! Runtime UASTC transcoding (feature `transcode`): turns a UASTC level of a [`Ktx2`] into a
-//! format the GPU at hand samples: BC7 through hearth's own transcoder (byte for byte what
-//! Basis Universal's writes, several times faster), the other targets through Basis
+//! format the GPU at hand samples: BC7 and RGBA8 through hearth's own transcoder (byte for
+//! byte what Basis Universal's writes, several times faster), the other targets through Basis
 //! Universal's.
 
 use crate::read::error::ReadError;
@@ -230,8 +230,8 @@ impl Drop for Transcoder {
 /// come through here too). To a block format, each run of equal blocks is transcoded once and
 /// its result copied: every block target here transcodes a block from its own 16 bytes alone,
 /// and flat colors and flat normals make runs common (in the corpus's textures 3 to 97 % of
-/// the blocks repeat the one before, 41 % in all). RGBA8 gains nothing from it (unpacking a
-/// flat block is cheap, placing the tiles costs as much), so it transcodes every block.
+/// the blocks repeat the one before, 41 % in all). hearth's own BC7 and RGBA8 paths take a
+/// few tens of nanoseconds a block, so they only reuse a block's result for the next one.
 pub(crate) fn transcode_slice(
     blocks: &[u8],
     blocks_x: u32,
@@ -246,14 +246,20 @@ pub(crate) fn transcode_slice(
         blocks_x as usize * blocks_y as usize * 16,
         "slice size"
     );
-    if target == TranscodeTarget::Bc7 {
-        return direct_blocks(blocks, bc7::uastc_to_bc7);
+    assert!(
+        blocks_x == width.div_ceil(4) && blocks_y == height.div_ceil(4),
+        "slice dimensions"
+    );
+    match target {
+        TranscodeTarget::Bc7 => return direct_blocks(blocks, bc7::uastc_to_bc7),
+        TranscodeTarget::Rgba8 => return direct_rgba8(blocks, blocks_x, width, height),
+        _ => {}
     }
     // Finding the runs costs a few nanoseconds a block, each block it spares about a hundred:
     // it pays where at least one block in eight repeats the one before.
     let neighbours = blocks.chunks_exact(16).zip(blocks.chunks_exact(16).skip(1));
     let repeats = neighbours.filter(|(a, b)| a == b).count();
-    if target == TranscodeTarget::Rgba8 || repeats * 8 < blocks.len() / 16 {
+    if repeats * 8 < blocks.len() / 16 {
         return transcode_blocks(blocks, blocks_x, blocks_y, width, height, has_alpha, target);
     }
     let runs = BlockRuns::of(blocks, blocks.len() / 16 - repeats);
@@ -286,6 +292,45 @@ fn direct_blocks<const OUT: usize>(
         };
         out.extend_from_slice(&result);
         previous = Some((block, result));
+    }
+    Ok(out)
+}
+
+/// `blocks` (`blocks_x` a row) decoded by hearth's own UASTC decoder to `width * height` RGBA8
+/// pixels, row by row, the last block column and row cut at the image's edge (as basisu writes
+/// them); a block equal to the one before reuses its texels.
+fn direct_rgba8(
+    blocks: &[u8],
+    blocks_x: u32,
+    width: u32,
+    height: u32,
+) -> Result<Vec<u8>, ReadError> {
+    let rejected = ReadError::Invalid {
+        what: "UASTC blocks (the transcoder rejected them)",
+    };
+    let (width, height) = (width as usize, height as usize);
+    let row_blocks = blocks_x as usize * 16;
+    let mut out = Vec::with_capacity(width * height * 4);
+    // One block row's four pixel rows, each `blocks_x * 4` pixels (the edge cut on copying out).
+    let mut band = vec![0u8; row_blocks * 4];
+    let mut previous: Option<(&[u8; 16], [[u8; 4]; 16])> = None;
+    for (block_row, row) in blocks.chunks_exact(row_blocks).enumerate() {
+        let (row, _) = row.as_chunks::<16>();
+        for (column, block) in row.iter().enumerate() {
+            let texels = match previous {
+                Some((before, texels)) if before == block => texels,
+                _ => rgba8::uastc_to_rgba8(block).ok_or_else(|| rejected.clone())?,
+            };
+            previous = Some((block, texels));
+            for (y, texel_row) in texels.chunks_exact(4).enumerate() {
+                let at = y * row_blocks + column * 16;
+                band[at..at + 16].copy_from_slice(texel_row.as_flattened());
+            }
+        }
+        let rows = height.saturating_sub(block_row * 4).min(4);
+        for pixel_row in band.chunks_exact(row_blocks).take(rows) {
+            out.extend_from_slice(&pixel_row[..width * 4]);
+        }
     }
     Ok(out)
 }

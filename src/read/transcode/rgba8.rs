@@ -7,8 +7,6 @@ use super::uastc::{self, Coded, SOLID_MODE};
 /// Decodes one UASTC block to its 16 texels, row by row, as RGBA8; `None` where basisu's
 /// transcoder rejects the block (the reserved mode code, or a partition pattern index past the
 /// mode's table).
-// The lead engineer wires this into `transcode_slice`; until then only the tests call it.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn uastc_to_rgba8(block: &[u8; 16]) -> Option<[[u8; 4]; 16]> {
     let bits = u128::from_le_bytes(*block);
     // Each arm unpacks its own mode, so that the layout is a constant there.
