@@ -177,9 +177,9 @@ fn parallel_bake(c: &mut Criterion) {
 
 /// Every level of a 1024² UASTC texture (its mip chain, 87,381 blocks) transcoded to BC7, the
 /// levels decompressed beforehand: hearth's `transcode_rows` against the `basis-universal`
-/// crate's `LowLevelUastcTranscoder` alone. Two corpus textures: a photographic albedo (3 % of
-/// its blocks repeat the one before, so hearth transcodes them one by one) and a base-color
-/// atlas with flat regions (20 %), where hearth transcodes each run of equal blocks once.
+/// crate's `LowLevelUastcTranscoder` alone (hearth's own transcoder writes the same bytes). Two
+/// corpus textures: a photographic albedo (3 % of its blocks repeat the one before) and a
+/// base-color atlas with flat regions (20 %; hearth reuses a repeated block's result).
 fn transcode_to_bc7(c: &mut Criterion) {
     use basis_universal::{
         DecodeFlags, LowLevelUastcTranscoder, SliceParametersUastc, TranscoderBlockFormat,
