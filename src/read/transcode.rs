@@ -7,6 +7,7 @@ use crate::read::error::ReadError;
 use crate::read::ktx2::Ktx2;
 use basis_universal::{sys, DecodeFlags, TranscoderBlockFormat};
 
+mod astc;
 mod bc7;
 #[cfg(test)]
 mod reference;
