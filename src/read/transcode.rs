@@ -1,12 +1,13 @@
 //! Runtime UASTC transcoding (feature `transcode`): turns a UASTC level of a [`Ktx2`] into a
-//! format the GPU at hand samples: BC7 and RGBA8 through hearth's own transcoder (byte for
-//! byte what Basis Universal's writes, several times faster), the other targets through Basis
-//! Universal's.
+//! format the GPU at hand samples: BC7, ASTC 4x4 and RGBA8 through hearth's own transcoder
+//! (byte for byte what Basis Universal's writes, several times faster), the other targets
+//! through Basis Universal's.
 
 use crate::read::error::ReadError;
 use crate::read::ktx2::Ktx2;
 use basis_universal::{sys, DecodeFlags, TranscoderBlockFormat};
 
+mod astc;
 mod bc7;
 #[cfg(test)]
 mod reference;
@@ -230,8 +231,8 @@ impl Drop for Transcoder {
 /// come through here too). To a block format, each run of equal blocks is transcoded once and
 /// its result copied: every block target here transcodes a block from its own 16 bytes alone,
 /// and flat colors and flat normals make runs common (in the corpus's textures 3 to 97 % of
-/// the blocks repeat the one before, 41 % in all). hearth's own BC7 and RGBA8 paths take a
-/// few tens of nanoseconds a block, so they only reuse a block's result for the next one.
+/// the blocks repeat the one before, 41 % in all). hearth's own BC7, ASTC and RGBA8 paths take
+/// a few tens of nanoseconds a block, so they only reuse a block's result for the next one.
 pub(crate) fn transcode_slice(
     blocks: &[u8],
     blocks_x: u32,
@@ -252,6 +253,7 @@ pub(crate) fn transcode_slice(
     );
     match target {
         TranscodeTarget::Bc7 => return direct_blocks(blocks, bc7::uastc_to_bc7),
+        TranscodeTarget::Astc4x4 => return direct_blocks(blocks, astc::uastc_to_astc),
         TranscodeTarget::Rgba8 => return direct_rgba8(blocks, blocks_x, width, height),
         _ => {}
     }

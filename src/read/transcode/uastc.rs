@@ -1,5 +1,5 @@
 //! The UASTC 4x4 block layout (Basis Universal's "UASTC Texture Specification"), shared by the
-//! direct transcoders to BC7 and RGBA8: the 7-bit mode codes, where each mode's fields lie,
+//! direct transcoders to BC7, ASTC and RGBA8: the 7-bit mode codes, where each mode's fields lie,
 //! the base-3/base-5 (BISE) endpoint packing, ASTC endpoint unquantization and the partition
 //! patterns with their anchors.
 //!
@@ -84,9 +84,9 @@ const fn mode_of_code() -> [u8; 128] {
 /// An ASTC endpoint quantization: values of `bits` low bits and, for 3 or 5 times as many
 /// levels, a base-3 or base-5 digit above them.
 pub(crate) struct EndpointRange {
-    bits: u32,
+    pub(crate) bits: u32,
     /// 1 (plain bits), 3 (trits) or 5 (quints).
-    base: u32,
+    pub(crate) base: u32,
     /// Each stored value's 8-bit endpoint; values past the range's levels are 0 (none decodes
     /// to them: every digit is below its base).
     unquant: [u8; 256],
@@ -375,6 +375,9 @@ pub(crate) struct Coded {
     /// (`layout.comps` channels), low then high. (Four rows, so that a subset index masked
     /// with 3 is in range.)
     pub(crate) endpoints: [[u8; 8]; 4],
+    /// The same endpoints as stored, before unquantization: ASTC's quantized values (the
+    /// value's trit or quint times `2^range.bits`, plus its low bits).
+    pub(crate) values: [[u8; 8]; 4],
     /// The weights, `layout.weight_bits` each, texel by texel (with two planes, a texel's
     /// first then second), the anchors' top bits restored.
     pub(crate) weights: u128,
@@ -433,7 +436,7 @@ pub(crate) fn unpack_coded(mode: u8, bits: u128) -> Option<Coded> {
         ccs_bits => field(bits, pos, ccs_bits) as u8,
     };
     pos += layout.ccs_bits;
-    let (endpoints, pos) = decode_endpoints(bits, pos, layout);
+    let (values, endpoints, pos) = decode_endpoints(bits, pos, layout);
     let anchors = match layout.planes {
         2 => 0b11,
         _ => partition.anchors as u32,
@@ -444,14 +447,15 @@ pub(crate) fn unpack_coded(mode: u8, bits: u128) -> Option<Coded> {
         partition,
         ccs,
         endpoints,
+        values,
         weights: restore_anchors(bits >> pos, anchors, layout.weight_bits),
     })
 }
 
-/// The endpoints of a block of `layout` from bit `pos` of `bits`, unquantized, and the bit
-/// after them.
+/// The endpoints of a block of `layout` from bit `pos` of `bits`, as stored and unquantized,
+/// and the bit after them.
 #[inline(always)]
-fn decode_endpoints(bits: u128, mut pos: u32, layout: &ModeLayout) -> ([[u8; 8]; 4], u32) {
+fn decode_endpoints(bits: u128, mut pos: u32, layout: &ModeLayout) -> Endpoints {
     let range = layout.range;
     let per_subset = layout.comps * 2;
     let count = per_subset * layout.subsets;
@@ -482,17 +486,24 @@ fn decode_endpoints(bits: u128, mut pos: u32, layout: &ModeLayout) -> ([[u8; 8];
         }
         _ => {}
     }
+    let mut values = [[0u8; 8]; 4];
     let mut endpoints = [[0u8; 8]; 4];
-    for (subset, row) in endpoints.iter_mut().enumerate().take(layout.subsets) {
+    let rows = values.iter_mut().zip(&mut endpoints);
+    for (subset, (values, endpoints)) in rows.enumerate().take(layout.subsets) {
         let digits = digits.iter().skip(subset * per_subset);
-        for (endpoint, &digit) in row.iter_mut().zip(digits).take(per_subset) {
-            let value = field(bits, pos, range.bits) | (digit as u32) << range.bits;
-            *endpoint = range.unquant[value as usize & 0xFF];
+        let row = values.iter_mut().zip(endpoints.iter_mut());
+        for ((value, endpoint), &digit) in row.zip(digits).take(per_subset) {
+            let stored = field(bits, pos, range.bits) | (digit as u32) << range.bits;
+            *value = stored as u8;
+            *endpoint = range.unquant[stored as usize & 0xFF];
             pos += range.bits;
         }
     }
-    (endpoints, pos)
+    (values, endpoints, pos)
 }
+
+/// Endpoints as stored, unquantized, and the bit after them.
+type Endpoints = ([[u8; 8]; 4], [[u8; 8]; 4], u32);
 
 /// The weights stored in `stored` (`bits` each, but one less at the weights `anchors` marks)
 /// with a 0 top bit put back at each anchor, so that every weight is `bits` wide.
