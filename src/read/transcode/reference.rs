@@ -34,6 +34,57 @@ pub(super) fn random_blocks(mode: usize, count: usize, seed: u64) -> Vec<[u8; 16
     (0..count).map(|_| random.block(mode)).collect()
 }
 
+/// Random blocks of each mode that the every-mode tests compare.
+const BLOCKS_PER_MODE: usize = 20_000;
+
+/// Modes whose pattern index can be past their table (basisu rejects those blocks).
+const PATTERN_MODES: [usize; 6] = [2, 3, 4, 7, 9, 16];
+
+/// Asserts that `ours` gives basisu's `target` output for each of `blocks` (`None` where
+/// basisu rejects it); returns how many basisu accepted.
+pub(super) fn assert_matches(
+    ours: fn(&[u8; 16]) -> Option<Vec<u8>>,
+    target: TranscodeTarget,
+    blocks: &[[u8; 16]],
+    has_alpha: bool,
+    what: &str,
+) -> usize {
+    let expected = reference(blocks, target, has_alpha);
+    for (block, expected) in blocks.iter().zip(&expected) {
+        assert_eq!(&ours(block), expected, "{what}: UASTC block {block:02x?}");
+    }
+    expected.iter().filter(|e| e.is_some()).count()
+}
+
+/// For each of the 19 modes, [`BLOCKS_PER_MODE`] random blocks (from `seed`) through `ours`
+/// and through basisu: the same output, more than half of them accepted (so the comparison is
+/// not of rejections alone), rejections exactly in the modes with a pattern index; the first
+/// thousand again as a texture with alpha, which basisu's output does not depend on.
+pub(super) fn assert_every_mode_matches(
+    ours: fn(&[u8; 16]) -> Option<Vec<u8>>,
+    target: TranscodeTarget,
+    seed: u64,
+) {
+    for mode in 0..19 {
+        let blocks = random_blocks(mode, BLOCKS_PER_MODE, seed);
+        let what = format!("{target:?}, mode {mode}");
+        let accepted = assert_matches(ours, target, &blocks, false, &what);
+        assert!(
+            accepted > BLOCKS_PER_MODE / 2,
+            "{what}: {accepted} accepted"
+        );
+        let rejected = BLOCKS_PER_MODE - accepted;
+        let expect_rejections = PATTERN_MODES.contains(&mode);
+        assert_eq!(
+            rejected > 0,
+            expect_rejections,
+            "{what}: {rejected} rejected"
+        );
+        let with_alpha = format!("{what}, with alpha");
+        assert_matches(ours, target, &blocks[..1000], true, &with_alpha);
+    }
+}
+
 /// basisu's output for each block: `target`'s block (for RGBA8, the 16 texels row by row, 4
 /// bytes each), or `None` where it rejects the block. A slice that basisu rejects is redone
 /// one block at a time to find the blocks it rejects.
