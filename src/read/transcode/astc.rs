@@ -531,43 +531,10 @@ mod tests {
         assert!(QUINT_CODES[..5].iter().all(|&q| q < 8));
     }
 
-    /// Nanoseconds per block that `uastc_to_astc` takes over `blocks`.
-    fn time_per_block(blocks: &[[u8; 16]]) -> f64 {
-        let start = std::time::Instant::now();
-        let mut sum = 0u64;
-        for block in blocks {
-            let astc = uastc_to_astc(std::hint::black_box(block)).unwrap_or_default();
-            sum = sum.wrapping_add(u64::from_le_bytes(astc[..8].try_into().unwrap_or_default()));
-        }
-        std::hint::black_box(sum);
-        start.elapsed().as_nanos() as f64 / blocks.len() as f64
-    }
-
-    /// Not a check: `cargo test --release ... astc::tests::speed -- --ignored --nocapture`
-    /// prints the time per block of this transcoder and of basisu's over 1 Mi random valid
-    /// blocks of all modes, and this transcoder's for each mode.
+    /// Not a check: `cargo test --release ... astc::tests::speed -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn speed() {
-        let count = 1 << 20;
-        let mut random = XorShift::new(0x5eed);
-        let blocks: Vec<[u8; 16]> = (0..count * 2)
-            .map(|i| random.block(i % 19))
-            .filter(|block| uastc_to_astc(block).is_some())
-            .take(count)
-            .collect();
-        let ours = time_per_block(&blocks);
-        let (flat, n) = (blocks.concat(), count as u32);
-        let start = std::time::Instant::now();
-        let row =
-            super::super::transcode_blocks(&flat, n, 1, n * 4, 4, false, TranscodeTarget::Astc4x4);
-        let basisu = start.elapsed().as_nanos() as f64 / count as f64;
-        assert!(row.is_ok());
-        println!("UASTC to ASTC: {ours:.1} ns/block here, {basisu:.1} ns/block basisu");
-        for mode in 0..19 {
-            let mut blocks = random_blocks(mode, 1 << 18, 1);
-            blocks.retain(|block| uastc_to_astc(block).is_some());
-            println!("mode {mode}: {:.1} ns/block", time_per_block(&blocks));
-        }
+        basisu::print_speed("ASTC", uastc_to_astc, TranscodeTarget::Astc4x4);
     }
 }

@@ -699,7 +699,7 @@ fn partitioned(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::transcode::reference::{self as basisu, random_blocks, reference, XorShift};
+    use crate::read::transcode::reference::{self as basisu, reference, XorShift};
     use crate::read::transcode::TranscodeTarget;
 
     /// `uastc_to_bc7`'s output for `block`, as bytes.
@@ -766,43 +766,10 @@ mod tests {
         }
     }
 
-    /// Nanoseconds per block that `uastc_to_bc7` takes over `blocks`.
-    fn time_per_block(blocks: &[[u8; 16]]) -> f64 {
-        let start = std::time::Instant::now();
-        let mut sum = 0u64;
-        for block in blocks {
-            let bc7 = uastc_to_bc7(std::hint::black_box(block)).unwrap_or_default();
-            sum = sum.wrapping_add(u64::from_le_bytes(bc7[..8].try_into().unwrap_or_default()));
-        }
-        std::hint::black_box(sum);
-        start.elapsed().as_nanos() as f64 / blocks.len() as f64
-    }
-
-    /// Not a check: `cargo test --release ... bc7::tests::speed -- --ignored --nocapture`
-    /// prints the time per block of this transcoder and of basisu's over 1 Mi random valid
-    /// blocks of all modes, and this transcoder's for each mode.
+    /// Not a check: `cargo test --release ... bc7::tests::speed -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn speed() {
-        let count = 1 << 20;
-        let mut random = XorShift::new(0x5eed);
-        let blocks: Vec<[u8; 16]> = (0..count * 2)
-            .map(|i| random.block(i % 19))
-            .filter(|block| uastc_to_bc7(block).is_some())
-            .take(count)
-            .collect();
-        let ours = time_per_block(&blocks);
-        let (flat, n) = (blocks.concat(), count as u32);
-        let start = std::time::Instant::now();
-        let row =
-            super::super::transcode_blocks(&flat, n, 1, n * 4, 4, false, TranscodeTarget::Bc7);
-        let basisu = start.elapsed().as_nanos() as f64 / count as f64;
-        assert!(row.is_ok());
-        println!("UASTC to BC7: {ours:.1} ns/block here, {basisu:.1} ns/block basisu");
-        for mode in 0..19 {
-            let mut blocks = random_blocks(mode, 1 << 18, 1);
-            blocks.retain(|block| uastc_to_bc7(block).is_some());
-            println!("mode {mode}: {:.1} ns/block", time_per_block(&blocks));
-        }
+        basisu::print_speed("BC7", uastc_to_bc7, TranscodeTarget::Bc7);
     }
 }

@@ -85,6 +85,42 @@ pub(super) fn assert_every_mode_matches(
     }
 }
 
+/// Not a check (each transcoder's `#[ignore]`d `speed` test): prints the time per block of
+/// `ours` and of basisu's `target` over 1 Mi random valid blocks of all modes, and of `ours`
+/// for each mode.
+pub(super) fn print_speed<T>(
+    name: &str,
+    ours: fn(&[u8; 16]) -> Option<T>,
+    target: TranscodeTarget,
+) {
+    let time_per_block = |blocks: &[[u8; 16]]| {
+        let start = std::time::Instant::now();
+        for block in blocks {
+            std::hint::black_box(ours(std::hint::black_box(block)));
+        }
+        start.elapsed().as_nanos() as f64 / blocks.len() as f64
+    };
+    let count = 1 << 20;
+    let mut random = XorShift::new(0x5eed);
+    let blocks: Vec<[u8; 16]> = (0..count * 2)
+        .map(|i| random.block(i % 19))
+        .filter(|block| ours(block).is_some())
+        .take(count)
+        .collect();
+    let here = time_per_block(&blocks);
+    let (flat, n) = (blocks.concat(), count as u32);
+    let start = std::time::Instant::now();
+    let row = transcode_blocks(&flat, n, 1, n * 4, 4, false, target);
+    let basisu = start.elapsed().as_nanos() as f64 / count as f64;
+    assert!(row.is_ok());
+    println!("UASTC to {name}: {here:.1} ns/block here, {basisu:.1} ns/block basisu");
+    for mode in 0..19 {
+        let mut blocks = random_blocks(mode, 1 << 18, 1);
+        blocks.retain(|block| ours(block).is_some());
+        println!("mode {mode}: {:.1} ns/block", time_per_block(&blocks));
+    }
+}
+
 /// basisu's output for each block: `target`'s block (for RGBA8, the 16 texels row by row, 4
 /// bytes each), or `None` where it rejects the block. A slice that basisu rejects is redone
 /// one block at a time to find the blocks it rejects.

@@ -135,7 +135,7 @@ fn texels(coded: &Coded) -> [[u8; 4]; 16] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::transcode::reference::{self as basisu, random_blocks, reference, XorShift};
+    use crate::read::transcode::reference::{self as basisu, reference, XorShift};
     use crate::read::transcode::TranscodeTarget;
 
     /// `uastc_to_rgba8`'s output for `block`, as bytes.
@@ -211,43 +211,10 @@ mod tests {
         assert_eq!(WEIGHTS[5][15..18], [30, 34, 36]);
     }
 
-    /// Nanoseconds per block that `uastc_to_rgba8` takes over `blocks`.
-    fn time_per_block(blocks: &[[u8; 16]]) -> f64 {
-        let start = std::time::Instant::now();
-        let mut sum = 0u32;
-        for block in blocks {
-            let texels = uastc_to_rgba8(std::hint::black_box(block)).unwrap_or_default();
-            sum = sum.wrapping_add(u32::from_le_bytes(texels[5]));
-        }
-        std::hint::black_box(sum);
-        start.elapsed().as_nanos() as f64 / blocks.len() as f64
-    }
-
-    /// Not a check: `cargo test --release ... rgba8::tests::speed -- --ignored --nocapture`
-    /// prints the time per block of this decoder and of basisu's over 1 Mi random valid
-    /// blocks of all modes (basisu's writing a row of pixels), and this decoder's per mode.
+    /// Not a check: `cargo test --release ... rgba8::tests::speed -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn speed() {
-        let count = 1 << 20;
-        let mut random = XorShift::new(0x5eed);
-        let blocks: Vec<[u8; 16]> = (0..count * 2)
-            .map(|i| random.block(i % 19))
-            .filter(|block| uastc_to_rgba8(block).is_some())
-            .take(count)
-            .collect();
-        let ours = time_per_block(&blocks);
-        let (flat, n) = (blocks.concat(), count as u32);
-        let start = std::time::Instant::now();
-        let row =
-            super::super::transcode_blocks(&flat, n, 1, n * 4, 4, false, TranscodeTarget::Rgba8);
-        let basisu = start.elapsed().as_nanos() as f64 / count as f64;
-        assert!(row.is_ok());
-        println!("UASTC to RGBA8: {ours:.1} ns/block here, {basisu:.1} ns/block basisu");
-        for mode in 0..19 {
-            let mut blocks = random_blocks(mode, 1 << 18, 1);
-            blocks.retain(|block| uastc_to_rgba8(block).is_some());
-            println!("mode {mode}: {:.1} ns/block", time_per_block(&blocks));
-        }
+        basisu::print_speed("RGBA8", uastc_to_rgba8, TranscodeTarget::Rgba8);
     }
 }
