@@ -699,7 +699,7 @@ fn partitioned(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::transcode::reference::{self as basisu, reference, XorShift};
+    use crate::read::transcode::reference as basisu;
     use crate::read::transcode::TranscodeTarget;
 
     /// `uastc_to_bc7`'s output for `block`, as bytes.
@@ -720,50 +720,20 @@ mod tests {
 
     #[test]
     fn solid_colours_at_the_ends_of_the_range_transcode_as_basisu_does() {
-        // Every colour of channels 0, 1, 127, 254 and 255: where the mode 6 p-bits conflict.
-        let values = [0u8, 1, 127, 254, 255];
-        let mut random = XorShift::new(8);
-        let blocks: Vec<[u8; 16]> = (0..625)
-            .map(|i| {
-                let rgba = [i % 5, i / 5 % 5, i / 25 % 5, i / 125].map(|v| values[v]);
-                let colour = u32::from_le_bytes(rgba) as u128;
-                let bits = u128::from_le_bytes(random.block(SOLID_MODE as usize));
-                (bits & !(0xFFFF_FFFF << 5) | colour << 5).to_le_bytes()
-            })
-            .collect();
+        // Channels 0, 1, 127, 254 and 255: where the mode 6 p-bits conflict.
+        let blocks = basisu::solid_blocks(&[0, 1, 127, 254, 255]);
         assert_eq!(assert_matches_basisu(&blocks, false, "solid"), 625);
     }
 
     #[test]
-    fn the_reserved_mode_code_is_rejected() {
-        for byte in 0..=255u8 {
-            let mut block = XorShift::new(byte as u64).block(0);
-            block[0] = byte;
-            let expected = reference(&[block], TranscodeTarget::Bc7, false).remove(0);
-            assert_eq!(
-                uastc_to_bc7(&block).map(|b| b.to_vec()),
-                expected,
-                "code {byte:#x}"
-            );
-            // 0x45 in the low 7 bits is the only code of no mode (others are rejected only
-            // for a pattern index past the table).
-            if byte & 0x7F == 0x45 {
-                assert_eq!(expected, None);
-            }
-        }
+    fn every_first_byte_transcodes_as_basisu_does() {
+        basisu::assert_every_first_byte_matches(ours, TranscodeTarget::Bc7);
     }
 
     #[cfg(feature = "bake")]
     #[test]
     fn encoded_pictures_transcode_as_basisu_does() {
-        let blocks = crate::read::transcode::reference::encoded_blocks();
-        // The encoder picks 12 of the 19 modes for these pictures.
-        let modes: std::collections::BTreeSet<u8> = blocks.iter().map(uastc::mode_of).collect();
-        assert!(modes.len() >= 10, "modes {modes:?}");
-        for has_alpha in [false, true] {
-            let accepted = assert_matches_basisu(&blocks, has_alpha, "encoded");
-            assert_eq!(accepted, blocks.len());
-        }
+        basisu::assert_encoded_blocks_match(ours, TranscodeTarget::Bc7);
     }
 
     /// Not a check: `cargo test --release ... bc7::tests::speed -- --ignored --nocapture`.

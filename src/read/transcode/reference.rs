@@ -85,6 +85,58 @@ pub(super) fn assert_every_mode_matches(
     }
 }
 
+/// Every value of a block's first byte (the mode code's bits) through `ours` and basisu: the
+/// same output; 0x45 in the low 7 bits, the only code of no mode, rejected by both.
+pub(super) fn assert_every_first_byte_matches(
+    ours: fn(&[u8; 16]) -> Option<Vec<u8>>,
+    target: TranscodeTarget,
+) {
+    for byte in 0..=255u8 {
+        let mut block = XorShift::new(byte as u64).block(0);
+        block[0] = byte;
+        let expected = reference(&[block], target, false).remove(0);
+        assert_eq!(ours(&block), expected, "{target:?}, first byte {byte:#x}");
+        if byte & 0x7F == 0x45 {
+            assert_eq!(expected, None, "{target:?}: the reserved code");
+        }
+    }
+}
+
+/// Solid-colour blocks (mode 8, other bits random) of every RGBA colour whose channels are
+/// among `values`.
+pub(super) fn solid_blocks(values: &[u8]) -> Vec<[u8; 16]> {
+    let n = values.len();
+    let mut random = XorShift::new(8);
+    (0..n.pow(4))
+        .map(|i| {
+            let rgba = [i % n, i / n % n, i / n / n % n, i / n / n / n].map(|v| values[v]);
+            let colour = u32::from_le_bytes(rgba) as u128;
+            let bits = u128::from_le_bytes(random.block(super::uastc::SOLID_MODE as usize));
+            (bits & !(0xFFFF_FFFF << 5) | colour << 5).to_le_bytes()
+        })
+        .collect()
+}
+
+/// Blocks from hearth's encoder ([`encoded_blocks`], 10 or more of the 19 modes) through
+/// `ours` and basisu, as a texture with and without alpha: the same output, all accepted.
+#[cfg(feature = "bake")]
+pub(super) fn assert_encoded_blocks_match(
+    ours: fn(&[u8; 16]) -> Option<Vec<u8>>,
+    target: TranscodeTarget,
+) {
+    let blocks = encoded_blocks();
+    let modes: std::collections::BTreeSet<u8> = blocks.iter().map(super::uastc::mode_of).collect();
+    assert!(modes.len() >= 10, "modes {modes:?}");
+    for has_alpha in [false, true] {
+        let accepted = assert_matches(ours, target, &blocks, has_alpha, "encoded");
+        assert_eq!(
+            accepted,
+            blocks.len(),
+            "{target:?}: encoded blocks rejected"
+        );
+    }
+}
+
 /// Not a check (each transcoder's `#[ignore]`d `speed` test): prints the time per block of
 /// `ours` and of basisu's `target` over 1 Mi random valid blocks of all modes, and of `ours`
 /// for each mode.
@@ -176,7 +228,7 @@ fn transcode_row(
 /// and translucent parts, at the fastest and the slowest level, as colour and as a normal map,
 /// so that the encoder picks many modes.
 #[cfg(feature = "bake")]
-pub(super) fn encoded_blocks() -> Vec<[u8; 16]> {
+fn encoded_blocks() -> Vec<[u8; 16]> {
     use crate::bake::texture::uastc::{self, UastcOptions, LEVEL_FASTEST, LEVEL_VERY_SLOW};
     let (w, h) = (64u32, 64u32);
     let mut random = XorShift::new(64);
