@@ -312,6 +312,9 @@ fn direct_rgba8(
     };
     let (width, height) = (width as usize, height as usize);
     let row_blocks = blocks_x as usize * 16;
+    if row_blocks == 0 {
+        return Ok(Vec::new()); // an empty image (which `Ktx2::parse` never lets through)
+    }
     let mut out = Vec::with_capacity(width * height * 4);
     // One block row's four pixel rows, each `blocks_x * 4` pixels (the edge cut on copying out).
     let mut band = vec![0u8; row_blocks * 4];
