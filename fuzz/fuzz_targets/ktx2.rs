@@ -1,9 +1,10 @@
 //! Arbitrary bytes parsed as KTX2 by `Ktx2::parse` (and with tight `Limits`), then every
 //! accessor, every level read (zstd inflated), and every image of every level transcoded to
-//! RGBA8 and BC7 (feature `transcode`: Basis Universal's UASTC transcoder).
+//! RGBA8, BC7 and ASTC 4x4 (hearth's own UASTC transcoder) and ETC2 (Basis Universal's).
 #![no_main]
 
-use hearth::read::transcode::{transcode, TranscodeTarget};
+use hearth::read::transcode::transcode;
+use hearth::read::transcode::TranscodeTarget::{Astc4x4, Bc7, Etc2Rgba, Rgba8};
 use hearth::{Ktx2, Limits};
 use libfuzzer_sys::fuzz_target;
 
@@ -20,7 +21,7 @@ fn exercise(ktx: &Ktx2<'_>) {
         // A few images of each level, not all of a huge array.
         for layer in 0..ktx.layers().min(2) {
             for face in 0..ktx.faces() {
-                for target in [TranscodeTarget::Rgba8, TranscodeTarget::Bc7] {
+                for target in [Rgba8, Bc7, Astc4x4, Etc2Rgba] {
                     let _ = transcode(ktx, level, layer, face, target);
                 }
             }
