@@ -288,9 +288,7 @@ fn direct_blocks<const OUT: usize>(
     for block in blocks {
         let result = match previous {
             Some((before, result)) if before == block => result,
-            _ => transcode(block).ok_or(ReadError::Invalid {
-                what: "UASTC blocks (the transcoder rejected them)",
-            })?,
+            _ => transcode(block).ok_or_else(rejected_blocks)?,
         };
         out.extend_from_slice(&result);
         previous = Some((block, result));
@@ -307,9 +305,6 @@ fn direct_rgba8(
     width: u32,
     height: u32,
 ) -> Result<Vec<u8>, ReadError> {
-    let rejected = ReadError::Invalid {
-        what: "UASTC blocks (the transcoder rejected them)",
-    };
     let (width, height) = (width as usize, height as usize);
     let row_blocks = blocks_x as usize * 16;
     if row_blocks == 0 {
@@ -324,7 +319,7 @@ fn direct_rgba8(
         for (column, block) in row.iter().enumerate() {
             let texels = match previous {
                 Some((before, texels)) if before == block => texels,
-                _ => rgba8::uastc_to_rgba8(block).ok_or_else(|| rejected.clone())?,
+                _ => rgba8::uastc_to_rgba8(block).ok_or_else(rejected_blocks)?,
             };
             previous = Some((block, texels));
             for (y, texel_row) in texels.chunks_exact(4).enumerate() {
@@ -464,9 +459,15 @@ fn transcode_blocks(
     if ok {
         Ok(out)
     } else {
-        Err(ReadError::Invalid {
-            what: "UASTC blocks (the transcoder rejected them)",
-        })
+        Err(rejected_blocks())
+    }
+}
+
+/// The error for a slice with a block that is no valid UASTC (hearth's transcoder and basisu's
+/// reject the same blocks).
+fn rejected_blocks() -> ReadError {
+    ReadError::Invalid {
+        what: "UASTC blocks (the transcoder rejected them)",
     }
 }
 
