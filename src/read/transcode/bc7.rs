@@ -162,11 +162,11 @@ fn unique_pbit(table: &PbitTable, color: [u8; 4], channels: usize) -> ([u8; 4], 
     (color.map(|c| table[p][c as usize].value), p as u8)
 }
 
-/// BC7 mode 3's endpoints: RGB, 7 bits and a p-bit each.
+/// A pair of endpoints, each with its own p-bit (see [`unique_pbit`]).
 #[inline(always)]
-fn unique_7_bit_rgb(low: [u8; 4], high: [u8; 4]) -> Endpoints {
-    let (low, p_low) = unique_pbit(&UNIQUE_8_BIT, low, 3);
-    let (high, p_high) = unique_pbit(&UNIQUE_8_BIT, high, 3);
+fn unique_pbits(table: &PbitTable, channels: usize, low: [u8; 4], high: [u8; 4]) -> Endpoints {
+    let (low, p_low) = unique_pbit(table, low, channels);
+    let (high, p_high) = unique_pbit(table, high, channels);
     Endpoints {
         low,
         high,
@@ -174,16 +174,16 @@ fn unique_7_bit_rgb(low: [u8; 4], high: [u8; 4]) -> Endpoints {
     }
 }
 
+/// BC7 mode 3's endpoints: RGB, 7 bits and a p-bit each.
+#[inline(always)]
+fn unique_7_bit_rgb(low: [u8; 4], high: [u8; 4]) -> Endpoints {
+    unique_pbits(&UNIQUE_8_BIT, 3, low, high)
+}
+
 /// BC7 mode 7's endpoints: RGBA, 5 bits and a p-bit each.
 #[inline(always)]
 fn unique_5_bit_rgba(low: [u8; 4], high: [u8; 4]) -> Endpoints {
-    let (low, p_low) = unique_pbit(&UNIQUE_6_BIT, low, 4);
-    let (high, p_high) = unique_pbit(&UNIQUE_6_BIT, high, 4);
-    Endpoints {
-        low,
-        high,
-        pbits: [p_low, p_high],
-    }
+    unique_pbits(&UNIQUE_6_BIT, 4, low, high)
 }
 
 /// BC7 mode 1's endpoints: RGB, 6 bits each and one p-bit for the pair, the one whose error
@@ -315,10 +315,9 @@ fn remap_weights(weights: u128, from_bits: u32, to_bits: u32, map: &[u8]) -> u64
 fn to_mode_6(coded: &Coded) -> [u8; 16] {
     let (low, high) = coded.rgba_endpoints(0);
     let channels = if coded.layout.comps == 3 { 3 } else { 4 };
-    let (mut low, p_low) = unique_pbit(&UNIQUE_8_BIT, low, channels);
-    let (mut high, p_high) = unique_pbit(&UNIQUE_8_BIT, high, channels);
+    let mut endpoints = unique_pbits(&UNIQUE_8_BIT, channels, low, high);
     if channels == 3 {
-        (low[3], high[3]) = (127, 127);
+        (endpoints.low[3], endpoints.high[3]) = (127, 127);
     }
     let bits = coded.layout.weight_bits;
     let selectors = match bits {
@@ -331,11 +330,6 @@ fn to_mode_6(coded: &Coded) -> [u8; 16] {
             w << 1 | (w >> 2) & 0x1111_1111_1111_1111
         }
         _ => remap_weights(coded.weights, bits, 4, &FIVE_TO_FOUR_BITS),
-    };
-    let mut endpoints = Endpoints {
-        low,
-        high,
-        pbits: [p_low, p_high],
     };
     // BC7 stores the anchor's selector without its top bit: where it is set, invert.
     let mut selectors = selectors;
